@@ -1,0 +1,50 @@
+# ragmesh: the README's two commands are `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PROTOS := $(wildcard protos/ragmesh/v1/*.proto)
+STUBS_STAMP := shared/stubs/ragmesh/.generated
+
+.PHONY: all install stubs demo test test-unit test-integration lint clean up
+
+all: stubs
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(STAMP)
+
+# Stubs are generated from the protos by the build and never edited by hand.
+$(STUBS_STAMP): $(PROTOS) $(STAMP)
+	rm -rf shared/stubs/ragmesh
+	mkdir -p shared/stubs
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=shared/stubs --grpc_python_out=shared/stubs $(PROTOS)
+	touch $@
+
+stubs: $(STUBS_STAMP)
+
+demo: stubs
+	$(VENV)/bin/ragmesh demo --corpus examples
+
+up: stubs
+	$(VENV)/bin/ragmesh up
+
+test: stubs
+	$(PY) -m pytest -q
+
+test-unit: stubs
+	$(PY) -m pytest -q tests/unit
+
+test-integration: stubs
+	$(PY) -m pytest -q tests/integration
+
+lint: stubs
+	$(VENV)/bin/ruff check services shared tests
+
+clean:
+	rm -rf shared/stubs/ragmesh .ragmesh-data eval/out

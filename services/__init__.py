@@ -1,0 +1,1 @@
+"""The stage services of the ragmesh funnel."""

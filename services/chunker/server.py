@@ -1,0 +1,47 @@
+"""gRPC face of the chunker."""
+
+import dataclasses
+
+from shared import config, convert
+from shared.config import ServerConfig
+from shared.server import serve
+from shared.stubs import chunker_pb2, chunker_pb2_grpc
+from services.chunker.service import StructureChunker
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkerConfig(ServerConfig):
+    port: int = config.DEFAULT_PORTS["chunker"]
+    embed_model: str = config.DEFAULT_EMBED_MODEL
+    # 0 = the embedding model's window.
+    max_tokens: int = 0
+    overlap_ratio: float = 0.12
+    max_bytes: int = 10_000_000
+
+
+class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
+    def __init__(self, chunker: StructureChunker):
+        self.chunker = chunker
+
+    def ChunkDocument(self, request, context):
+        meta, chunks = self.chunker.run(request.document.content, convert.meta_from_pb(request.document.meta))
+        return chunker_pb2.ChunkDocumentResponse(
+            meta=convert.meta_to_pb(meta), chunks=[convert.chunk_to_pb(c) for c in chunks],
+            chunker_id=self.chunker.chunker_id,
+        )
+
+
+def main() -> None:
+    cfg = config.load(ChunkerConfig, "chunker")
+    chunker = StructureChunker(cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes)
+
+    def register(server):
+        chunker.warm_up()
+        chunker_pb2_grpc.add_ChunkerServicer_to_server(ChunkerServicer(chunker), server)
+        return [chunker_pb2.DESCRIPTOR.services_by_name["Chunker"].full_name]
+
+    serve("chunker", cfg, register)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Source text -> a structure tree: sections (heading path, level) holding typed blocks with offsets.
+
+Markdown: ATX headings, paragraphs, list items / numbered clauses, pipe tables, fenced code.
+Plain text: paragraphs; an email-like "From:" line starts a new message section (ticket threads).
+Every offset is into the full source, so a block's text is always `source[start:end]`.
+"""
+
+import dataclasses
+import re
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|\d+(?:\.\d+)+\.?|\([a-z0-9]+\))[ \t]+\S")
+_TABLE_ROW = re.compile(r"^[ \t]*\|")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_MESSAGE_START = re.compile(r"^From:[ \t]*\S", re.IGNORECASE)
+
+
+@dataclasses.dataclass
+class Block:
+    kind: str  # heading | paragraph | list_item | table | code
+    start: int
+    end: int
+    # For tables: the span of the header row plus its rule line, repeated in every piece of a split table.
+    header_end: int = 0
+
+
+@dataclasses.dataclass
+class Section:
+    heading_path: list[str]
+    level: int
+    blocks: list[Block] = dataclasses.field(default_factory=list)
+
+    @property
+    def start(self) -> int:
+        return self.blocks[0].start
+
+    @property
+    def end(self) -> int:
+        return self.blocks[-1].end
+
+    @property
+    def has_content(self) -> bool:
+        return any(b.kind != "heading" for b in self.blocks)
+
+
+def _lines(text: str, start: int) -> list[tuple[int, int, str]]:
+    """(start, end-without-newline, line) for every line from `start`."""
+    out, pos = [], start
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        stop = len(text) if nl < 0 else nl
+        end = stop - 1 if stop > pos and text[stop - 1] == "\r" else stop
+        out.append((pos, end, text[pos:end]))
+        pos = stop + 1
+    return out
+
+
+def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
+    sections = [Section(heading_path=[], level=0)]
+    stack: list[tuple[int, str]] = []
+    lines = _lines(text, start)
+    i = 0
+
+    def add(block: Block) -> None:
+        sections[-1].blocks.append(block)
+
+    while i < len(lines):
+        s, e, line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            level = len(heading.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, heading.group(2).strip()))
+            sections.append(Section(heading_path=[h for _, h in stack], level=level))
+            add(Block("heading", s, e))
+            i += 1
+            continue
+        if _FENCE.match(line):
+            marker = _FENCE.match(line).group(1)
+            j = i + 1
+            while j < len(lines) and not lines[j][2].lstrip().startswith(marker):
+                j += 1
+            j = min(j, len(lines) - 1)
+            add(Block("code", s, lines[j][1]))
+            i = j + 1
+            continue
+        if _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][2]):
+            j = i + 2
+            while j < len(lines) and _TABLE_ROW.match(lines[j][2]):
+                j += 1
+            add(Block("table", s, lines[j - 1][1], header_end=lines[i + 1][1]))
+            i = j
+            continue
+        kind = "list_item" if _LIST_ITEM.match(line) else "paragraph"
+        j = i + 1
+        while j < len(lines):
+            nxt = lines[j][2]
+            if (not nxt.strip() or _HEADING.match(nxt) or _FENCE.match(nxt) or _LIST_ITEM.match(nxt)
+                    or (_TABLE_ROW.match(nxt) and j + 1 < len(lines) and _TABLE_RULE.match(lines[j + 1][2]))):
+                break
+            j += 1
+        add(Block(kind, s, lines[j - 1][1]))
+        i = j
+    return [sec for sec in sections if sec.blocks]
+
+
+def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
+    """Paragraphs separated by blank lines; a "From:" paragraph opens a new message section."""
+    sections = [Section(heading_path=[], level=0)]
+    lines = _lines(text, start)
+    i = 0
+    messages = 0
+    while i < len(lines):
+        s, e, line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j][2].strip() and not _MESSAGE_START.match(lines[j][2]):
+            j += 1
+        if _MESSAGE_START.match(line):
+            messages += 1
+            sender = line.split(":", 1)[1].strip()
+            sections.append(Section(heading_path=[f"Message {messages} from {sender}"], level=1))
+        sections[-1].blocks.append(Block("paragraph", s, lines[j - 1][1]))
+        i = j
+    return [sec for sec in sections if sec.blocks]

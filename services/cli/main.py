@@ -1,0 +1,211 @@
+"""The `ragmesh` command: up, ingest, ask, search, delete, demo."""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+
+import grpc
+from google.protobuf.json_format import MessageToDict
+
+from shared.config import STAGES, stage_address
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2
+from services.cli.documents import collect_files, to_source_document
+from services.cli.mesh import Mesh, MeshError
+from services.cli.render import render_answer, render_chunk_view, render_results
+
+DEMO_QUESTIONS = (
+    "whats E-4412",
+    "how much is the Team plan per month",
+    "what is the parental leave policy",
+)
+_MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
+
+
+def _stub(args) -> gateway_pb2_grpc.GatewayStub:
+    return gateway_pb2_grpc.GatewayStub(grpc.insecure_channel(args.gateway))
+
+
+def _filters(args) -> common_pb2.SearchFilters:
+    return common_pb2.SearchFilters(access_scopes=args.scope or [], as_of=args.as_of or "",
+                                    include_superseded=args.include_superseded)
+
+
+def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, out=sys.stdout) -> tuple[int, int]:
+    from tqdm import tqdm
+
+    files = collect_files(paths)
+    ok = failed = 0
+    with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        for i in range(0, len(files), batch):
+            # Bounded batches keep each request small; a bad document fails alone inside its batch.
+            docs = [to_source_document(path, uri) for path, uri in files[i:i + batch]]
+            for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
+                if result.ok:
+                    ok += 1
+                    line = (f"ok     {result.source_uri} -> {result.document_id}@{result.version}: "
+                            f"{result.chunks_written} written, {result.chunks_unchanged} unchanged, "
+                            f"{result.chunks_removed} removed")
+                else:
+                    failed += 1
+                    line = f"FAILED {result.source_uri}: {result.error_code}: {result.error}"
+                bar.write(line, file=out)
+                bar.update(1)
+    return ok, failed
+
+
+def cmd_up(args) -> int:
+    mesh = Mesh(args.data_dir) if not args.free_ports else Mesh.on_free_ports(args.data_dir)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        mesh.start(timeout=args.start_timeout)
+    except MeshError as err:
+        print(f"ragmesh up failed: {err}", file=sys.stderr)
+        return 1
+    for stage in STAGES:
+        print(f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} {mesh.health(stage)}")
+    print(f"export RAGMESH_GATEWAY_ADDR={mesh.address('gateway')}   # Ctrl-C stops the mesh", flush=True)
+    while not stop.wait(1.0):
+        dead = [s for s, p in mesh.processes.items() if p.poll() is not None]
+        if dead:
+            print(f"stage(s) exited: {', '.join(dead)}; stopping the mesh", file=sys.stderr)
+            break
+    mesh.stop()
+    return 0
+
+
+def cmd_ingest(args) -> int:
+    ok, failed = ingest(_stub(args), args.paths, args.tenant, args.timeout)
+    print(f"{ok} documents ingested, {failed} failed")
+    return 0 if failed == 0 else 2
+
+
+def cmd_ask(args) -> int:
+    stub = _stub(args)
+    response = stub.Ask(gateway_pb2.AskRequest(tenant_id=args.tenant, question=args.question,
+                                               filters=_filters(args)), timeout=args.timeout)
+    if args.json:
+        print(json.dumps(MessageToDict(response, preserving_proto_field_name=True), indent=2))
+        return 0
+    print(render_answer(response))
+    if args.open and response.answer.citations:
+        view = stub.GetChunk(gateway_pb2.GetChunkRequest(
+            tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []),
+            timeout=args.timeout)
+        print("\n" + render_chunk_view(view))
+    return 0
+
+
+def cmd_search(args) -> int:
+    response = _stub(args).Search(gateway_pb2.SearchRequest(
+        tenant_id=args.tenant, query=args.query, filters=_filters(args), top_k=args.top_k,
+        mode=_MODES[args.mode], rerank=args.rerank), timeout=args.timeout)
+    if args.json:
+        print(json.dumps(MessageToDict(response, preserving_proto_field_name=True), indent=2))
+    else:
+        print(render_results(response.results))
+    return 0
+
+
+def cmd_delete(args) -> int:
+    response = _stub(args).DeleteDocument(
+        indexer_pb2.DeleteDocumentRequest(tenant_id=args.tenant, document_id=args.document_id), timeout=args.timeout)
+    print(f"{response.chunks_removed} chunks removed")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    data_dir = args.data_dir or tempfile.mkdtemp(prefix="ragmesh-demo-")
+    print(f"Starting the mesh (six processes on 127.0.0.1, data in {data_dir}) ...", flush=True)
+    mesh = Mesh.on_free_ports(data_dir)
+    try:
+        mesh.start(timeout=args.start_timeout)
+        for stage in STAGES:
+            print(f"  {stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid}  {mesh.health(stage)}")
+        stub = gateway_pb2_grpc.GatewayStub(grpc.insecure_channel(mesh.address("gateway")))
+        print(f"\nIngesting {args.corpus}/ for tenant {args.tenant!r} ...", flush=True)
+        ok, failed = ingest(stub, [args.corpus], args.tenant, args.timeout)
+        print(f"{ok} documents ingested, {failed} failed")
+        for question in DEMO_QUESTIONS:
+            response = stub.Ask(gateway_pb2.AskRequest(tenant_id=args.tenant, question=question), timeout=args.timeout)
+            print(f"\nQ: {question}\n{render_answer(response)}", flush=True)
+        return 0 if failed == 0 else 2
+    except (MeshError, grpc.RpcError) as err:
+        print(f"demo failed: {err}", file=sys.stderr)
+        return 1
+    finally:
+        print("\nStopping the mesh.")
+        mesh.stop()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragmesh", description=__doc__)
+    parser.add_argument("--gateway", default=stage_address("gateway"), help="gateway address (RAGMESH_GATEWAY_ADDR)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="deadline per call, seconds")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
+    up.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
+    up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
+    up.add_argument("--start-timeout", type=float, default=180.0)
+    up.set_defaults(func=cmd_up)
+
+    ing = sub.add_parser("ingest", help="ingest files or folders")
+    ing.add_argument("paths", nargs="+")
+    ing.add_argument("--tenant", required=True)
+    ing.set_defaults(func=cmd_ingest)
+
+    def query_options(p):
+        p.add_argument("--tenant", required=True)
+        p.add_argument("--scope", action="append", help="access scope the caller holds (repeatable)")
+        p.add_argument("--as-of", help="search the versions effective at this date")
+        p.add_argument("--include-superseded", action="store_true")
+        p.add_argument("--json", action="store_true")
+
+    ask = sub.add_parser("ask", help="answer a question with citations, or abstain")
+    ask.add_argument("question")
+    ask.add_argument("--open", action="store_true", help="show the first citation in its section")
+    query_options(ask)
+    ask.set_defaults(func=cmd_ask)
+
+    search = sub.add_parser("search", help="ranked passages with every stage's scores")
+    search.add_argument("query")
+    search.add_argument("--top-k", type=int, default=10)
+    search.add_argument("--mode", choices=sorted(_MODES), default="hybrid")
+    search.add_argument("--rerank", action="store_true")
+    query_options(search)
+    search.set_defaults(func=cmd_search)
+
+    delete = sub.add_parser("delete", help="delete a document and everything derived from it")
+    delete.add_argument("document_id")
+    delete.add_argument("--tenant", required=True)
+    delete.set_defaults(func=cmd_delete)
+
+    demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
+    demo.add_argument("--corpus", default="examples")
+    demo.add_argument("--tenant", default="demo")
+    demo.add_argument("--data-dir")
+    demo.add_argument("--start-timeout", type=float, default=300.0)
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except grpc.RpcError as err:
+        print(f"ragmesh {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)
+        return 1
+    except FileNotFoundError as err:
+        print(f"ragmesh {args.command}: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

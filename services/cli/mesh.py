@@ -1,0 +1,126 @@
+"""Starts the six stages as separate processes on loopback, waits for SERVING, stops them by pid."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from shared.config import DEFAULT_PORTS, STAGES
+
+# Start order matters only for readiness messages; every stage retries nothing at start-up.
+START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class MeshError(RuntimeError):
+    pass
+
+
+class Mesh:
+    def __init__(self, data_dir: str, ports: dict[str, int] | None = None, log_dir: str | None = None,
+                 extra_env: dict[str, str] | None = None, host: str = "127.0.0.1"):
+        self.host = host
+        self.ports = ports or dict(DEFAULT_PORTS)
+        self.data_dir = os.path.abspath(data_dir)
+        self.log_dir = Path(log_dir or os.path.join(self.data_dir, "logs"))
+        self.extra_env = extra_env or {}
+        self.processes: dict[str, subprocess.Popen] = {}
+
+    @classmethod
+    def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
+        return cls(data_dir, ports={stage: free_port() for stage in STAGES}, **kwargs)
+
+    def address(self, stage: str) -> str:
+        return f"{self.host}:{self.ports[stage]}"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update({"RAGMESH_DATA_DIR": self.data_dir, "PYTHONUNBUFFERED": "1"})
+        for stage in STAGES:
+            env[f"RAGMESH_{stage.upper()}_PORT"] = str(self.ports[stage])
+            env[f"RAGMESH_{stage.upper()}_HOST"] = self.host
+            env[f"RAGMESH_{stage.upper()}_ADDR"] = self.address(stage)
+        env.update(self.extra_env)
+        return env
+
+    def start_stage(self, stage: str) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_dir / f"{stage}.log", "ab")
+        self.processes[stage] = subprocess.Popen(
+            [sys.executable, "-m", f"services.{stage}.server"], env=self.env(), stdout=log,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(Path(__file__).resolve().parents[2]),
+        )
+        log.close()
+
+    def start(self, timeout: float = 180.0) -> None:
+        os.makedirs(self.data_dir, exist_ok=True)
+        for stage in START_ORDER:
+            self.start_stage(stage)
+        try:
+            self.wait_serving(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def log_tail(self, stage: str, lines: int = 20) -> str:
+        path = self.log_dir / f"{stage}.log"
+        if not path.exists():
+            return ""
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    def health(self, stage: str, timeout: float = 1.0) -> str:
+        with grpc.insecure_channel(self.address(stage)) as channel:
+            try:
+                reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
+            except grpc.RpcError as err:
+                return f"UNREACHABLE ({err.code().name})"
+        return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+    def wait_serving(self, timeout: float, stages=STAGES) -> None:
+        deadline = time.monotonic() + timeout
+        pending = set(stages)
+        while pending:
+            for stage in sorted(pending):
+                code = self.processes[stage].poll()
+                if code is not None:
+                    raise MeshError(f"{stage} exited with code {code} during start-up:\n{self.log_tail(stage)}")
+                if self.health(stage) == "SERVING":
+                    pending.discard(stage)
+            if pending and time.monotonic() > deadline:
+                raise MeshError(f"not SERVING after {timeout:.0f}s: {', '.join(sorted(pending))}")
+            if pending:
+                time.sleep(0.3)
+
+    def stop_stage(self, stage: str, timeout: float = 15.0) -> None:
+        proc = self.processes.get(stage)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def stop(self) -> None:
+        # Front door first, so no new work enters while the stages drain.
+        for stage in reversed(START_ORDER):
+            self.stop_stage(stage)
+
+    def __enter__(self) -> "Mesh":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,164 @@
+"""The funnel: ingest = chunker -> indexer; ask = retriever -> reranker -> generator.
+
+Each downstream call inherits the caller's deadline (StageClient). A failing stage surfaces as a
+status that names it, except the reranker: without it, answers fall back to the fused order,
+marked degraded.
+"""
+
+import logging
+import time
+
+import grpc
+
+from shared.clients import StageCallError, StageClient
+from shared.errors import InvalidArgument, require
+from shared.stubs import (
+    chunker_pb2, chunker_pb2_grpc, common_pb2, gateway_pb2, generator_pb2, generator_pb2_grpc, indexer_pb2,
+    indexer_pb2_grpc, reranker_pb2, reranker_pb2_grpc, retriever_pb2, retriever_pb2_grpc,
+)
+from services.gateway.policy import invalid_citations, should_abstain
+
+log = logging.getLogger("ragmesh.gateway")
+UNCALIBRATED_RERANKERS = ("passthrough",)
+
+
+class Funnel:
+    def __init__(self, addresses: dict[str, str], abstain_threshold: float, candidates: int = 50,
+                 rerank_top_n: int = 8, context_passages: int = 5, suggested_reading: int = 3):
+        self.chunker = StageClient("chunker", addresses["chunker"], chunker_pb2_grpc.ChunkerStub)
+        self.indexer = StageClient("indexer", addresses["indexer"], indexer_pb2_grpc.IndexerStub)
+        self.retriever = StageClient("retriever", addresses["retriever"], retriever_pb2_grpc.RetrieverStub)
+        self.reranker = StageClient("reranker", addresses["reranker"], reranker_pb2_grpc.RerankerStub)
+        self.generator = StageClient("generator", addresses["generator"], generator_pb2_grpc.GeneratorStub)
+        self.abstain_threshold = abstain_threshold
+        self.candidates = candidates
+        self.rerank_top_n = rerank_top_n
+        self.context_passages = context_passages
+        self.suggested_reading = suggested_reading
+
+    # ---- ingest ---------------------------------------------------------------------------------
+
+    def ingest_one(self, tenant_id: str, document: common_pb2.SourceDocument, context) -> gateway_pb2.IngestResult:
+        """One document end to end; its failure is reported in its result and touches nothing else."""
+        document.meta.tenant_id = tenant_id
+        result = gateway_pb2.IngestResult(document_id=document.meta.document_id, source_uri=document.meta.source_uri)
+        try:
+            chunked = self.chunker.call("ChunkDocument", chunker_pb2.ChunkDocumentRequest(document=document), context)
+            result.document_id, result.version = chunked.meta.document_id, chunked.meta.version
+            upserted = self.indexer.call(
+                "UpsertDocument", indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks), context)
+        except StageCallError as err:
+            result.ok, result.error_code, result.error = False, err.code.name, err.message
+            return result
+        result.ok = True
+        result.chunks_written = upserted.chunks_written
+        result.chunks_unchanged = upserted.chunks_unchanged
+        result.chunks_removed = upserted.chunks_removed
+        return result
+
+    # ---- search and ask -------------------------------------------------------------------------
+
+    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings):
+        started = time.perf_counter()
+        response = self.retriever.call("Retrieve", retriever_pb2.RetrieveRequest(
+            tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode), context)
+        timings.append(gateway_pb2.StageTiming(stage="retrieve", seconds=time.perf_counter() - started))
+        return list(response.candidates)
+
+    def _rerank(self, query, candidates, top_n, context, timings):
+        """(ranked, model_id, degraded_reason). Only an unreachable or failing reranker degrades;
+        a bad request is still the caller's error."""
+        started = time.perf_counter()
+        try:
+            response = self.reranker.call(
+                "Rerank", reranker_pb2.RerankRequest(query=query, candidates=candidates, top_n=top_n), context)
+        except StageCallError as err:
+            if err.code != grpc.StatusCode.UNAVAILABLE:
+                raise
+            log.warning("reranker unavailable, answering from the fused order: %s", err.message)
+            return candidates[:top_n], "", f"reranker unavailable: {err.message}"
+        finally:
+            timings.append(gateway_pb2.StageTiming(stage="rerank", seconds=time.perf_counter() - started))
+        return list(response.candidates), response.model_id, ""
+
+    def search(self, request: gateway_pb2.SearchRequest, context) -> gateway_pb2.SearchResponse:
+        require(request.tenant_id, "tenant_id")
+        if not request.query.strip():
+            raise InvalidArgument("query", "is empty")
+        timings: list = []
+        top_k = request.top_k or 10
+        candidates = self._retrieve(request.tenant_id, request.query, request.filters, request.mode,
+                                    max(top_k, self.candidates if request.rerank else top_k), context, timings)
+        response = gateway_pb2.SearchResponse(timings=timings)
+        if request.rerank and candidates:
+            ranked, model_id, degraded = self._rerank(request.query, candidates, top_k, context, timings)
+            response.results.extend(ranked)
+            response.reranker_model_id, response.degraded = model_id, bool(degraded)
+            response.timings[:] = timings
+        else:
+            response.results.extend(candidates[:top_k])
+        return response
+
+    def ask(self, request: gateway_pb2.AskRequest, context) -> gateway_pb2.AskResponse:
+        require(request.tenant_id, "tenant_id")
+        if not request.question.strip():
+            raise InvalidArgument("question", "is empty")
+        timings: list = []
+        candidates = self._retrieve(request.tenant_id, request.question, request.filters, 0, self.candidates,
+                                    context, timings)
+        response = gateway_pb2.AskResponse(abstain_threshold=self.abstain_threshold)
+        ranked, model_id, degraded = (
+            self._rerank(request.question, candidates, self.rerank_top_n, context, timings) if candidates
+            else ([], "", ""))
+        response.reranker_model_id, response.degraded, response.degraded_reason = model_id, bool(degraded), degraded
+        top_score = ranked[0].scores.rerank_score if ranked else None
+        if top_score is not None:
+            response.top_rerank_score = top_score
+        calibrated = bool(model_id) and not model_id.startswith(UNCALIBRATED_RERANKERS)
+        decision = should_abstain(top_score, self.abstain_threshold, calibrated)
+        if decision.abstain:
+            response.answer.CopyFrom(_not_found(decision.reason, request.question))
+            response.suggested_reading.extend(ranked[: self.suggested_reading])
+            response.timings.extend(timings)
+            return response
+
+        context_passages = ranked[: self.context_passages]
+        started = time.perf_counter()
+        generated = self.generator.call(
+            "Generate", generator_pb2.GenerateRequest(query=request.question, passages=context_passages), context)
+        timings.append(gateway_pb2.StageTiming(stage="generate", seconds=time.perf_counter() - started))
+        answer = generated.answer
+        response.context.extend(context_passages)
+        if not answer.abstained:
+            problem = invalid_citations([c.chunk_id for c in answer.citations],
+                                        {p.chunk.chunk_id for p in context_passages})
+            if problem:
+                log.warning("answer rejected by citation validation: %s", problem)
+                answer = _not_found("citation_validation_failed", request.question, problem,
+                                    generator_id=answer.generator_id)
+        if answer.abstained:
+            response.suggested_reading.extend(ranked[: self.suggested_reading])
+        response.answer.CopyFrom(answer)
+        response.timings.extend(timings)
+        return response
+
+    def get_chunk(self, request: gateway_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
+        found = self.retriever.call("GetChunk", retriever_pb2.GetChunkRequest(
+            tenant_id=request.tenant_id, chunk_id=request.chunk_id, access_scopes=request.access_scopes), context)
+        chunk = found.chunk
+        start = chunk.section_text.find(chunk.body)
+        start = max(start, 0)
+        return gateway_pb2.ChunkView(chunk=chunk, highlight_start=start, highlight_end=start + len(chunk.body))
+
+    def delete_document(self, request, context):
+        return self.indexer.call("DeleteDocument", request, context)
+
+
+def _not_found(reason: str, question: str, detail: str = "", generator_id: str = "") -> common_pb2.Answer:
+    missing = {
+        "below_threshold": "no indexed passage is relevant enough to answer this question",
+        "no_candidates": "nothing in the index matches this question for this tenant and its filters",
+        "citation_validation_failed": "a verifiable answer (the generated one failed citation checks)",
+    }.get(reason, "")
+    return common_pb2.Answer(text="", abstained=True, reason=reason + (f": {detail}" if detail else ""),
+                             missing=missing, generator_id=generator_id)

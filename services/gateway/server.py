@@ -1,0 +1,62 @@
+"""gRPC face of the gateway."""
+
+import dataclasses
+
+from shared import config
+from shared.config import ServerConfig
+from shared.errors import InvalidArgument, require
+from shared.server import serve
+from shared.stubs import gateway_pb2, gateway_pb2_grpc
+from services.gateway.funnel import Funnel
+
+
+@dataclasses.dataclass(frozen=True)
+class GatewayConfig(ServerConfig):
+    port: int = config.DEFAULT_PORTS["gateway"]
+    # Top reranker score below which the gateway abstains without calling the generator.
+    abstain_threshold: float = 0.45
+    candidates: int = 50
+    rerank_top_n: int = 8
+    context_passages: int = 5
+    max_documents_per_ingest: int = 1000
+
+
+class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
+    def __init__(self, funnel: Funnel, max_documents: int):
+        self.funnel = funnel
+        self.max_documents = max_documents
+
+    def Ingest(self, request, context):
+        require(request.tenant_id, "tenant_id")
+        if len(request.documents) > self.max_documents:
+            raise InvalidArgument("documents", f"{len(request.documents)} documents, over the limit of {self.max_documents}")
+        for document in request.documents:
+            yield self.funnel.ingest_one(request.tenant_id, document, context)
+
+    def Search(self, request, context):
+        return self.funnel.search(request, context)
+
+    def Ask(self, request, context):
+        return self.funnel.ask(request, context)
+
+    def GetChunk(self, request, context):
+        return self.funnel.get_chunk(request, context)
+
+    def DeleteDocument(self, request, context):
+        return self.funnel.delete_document(request, context)
+
+
+def main() -> None:
+    cfg = config.load(GatewayConfig, "gateway")
+    addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
+    funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages)
+
+    def register(server):
+        gateway_pb2_grpc.add_GatewayServicer_to_server(GatewayServicer(funnel, cfg.max_documents_per_ingest), server)
+        return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
+
+    serve("gateway", cfg, register)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The extractive generator: the answer is sentences quoted from the passages, each with its citation.
+
+Deterministic, and it never states anything that is not in a passage. It abstains when no unit of
+any passage shares a content word with the question.
+"""
+
+from shared.model import Answer, Citation, ScoredChunk
+from shared.text import answer_units, content_terms
+
+
+class ExtractiveGenerator:
+    generator_id = "extractive-v1"
+
+    def __init__(self, max_units: int = 3):
+        self.max_units = max_units
+
+    def warm_up(self) -> None:
+        pass
+
+    def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
+        wanted = content_terms(query)
+        if not wanted:
+            return Answer("", [], True, missing="a question with content words", reason="empty_question",
+                          generator_id=self.generator_id)
+        scored = []  # (score, passage rank, start, end, passage)
+        seen_terms: set[str] = set()
+        for rank, passage in enumerate(passages):
+            body = passage.chunk.body
+            heading_terms = content_terms(" ".join(passage.chunk.heading_path)) & wanted
+            for start, end in answer_units(body):
+                if body[start:end].lstrip().startswith("#"):
+                    continue  # a heading line restates the path; it answers nothing
+                hits = content_terms(body[start:end]) & wanted
+                seen_terms |= hits | heading_terms
+                if hits:
+                    scored.append((len(hits) + 0.5 * len(heading_terms - hits), rank, start, end, passage))
+        if not scored:
+            return Answer("", [], True, missing=_missing(wanted, seen_terms), reason="no_supporting_sentence",
+                          generator_id=self.generator_id)
+        best = max(s[0] for s in scored)
+        chosen = sorted((s for s in scored if s[0] >= max(1.0, 0.6 * best)), key=lambda s: (-s[0], s[1], s[2]))
+        chosen = sorted(chosen[: self.max_units], key=lambda s: (s[1], s[2]))
+        lines, citations = [], []
+        for _, _, start, end, passage in chosen:
+            chunk = passage.chunk
+            quote = chunk.body[start:end]
+            citations.append(Citation(
+                chunk_id=chunk.chunk_id, char_start=chunk.char_start + start, char_end=chunk.char_start + end,
+                quote=quote, document_id=chunk.meta.document_id, version=chunk.meta.version,
+                heading_path=list(chunk.heading_path),
+            ))
+            lines.append(f"{quote.strip()} [{len(citations)}]")
+        return Answer("\n".join(lines), citations, False, reason="answered", generator_id=self.generator_id)
+
+
+def _missing(wanted: set[str], seen: set[str]) -> str:
+    absent = sorted(wanted - seen)
+    if not absent:
+        return "no passage sentence addresses the question"
+    return "the passages do not mention: " + ", ".join(absent)

@@ -1,0 +1,64 @@
+"""gRPC face of the indexer."""
+
+import dataclasses
+
+from shared import config, convert
+from shared.config import ServerConfig
+from shared.embedding import SentenceTransformerEmbedder
+from shared.index.factory import open_index
+from shared.server import serve
+from shared.stubs import indexer_pb2, indexer_pb2_grpc
+from services.indexer.service import DocumentIndexer
+
+
+@dataclasses.dataclass(frozen=True)
+class IndexerConfig(ServerConfig):
+    port: int = config.DEFAULT_PORTS["indexer"]
+    data_dir: str = ".ragmesh-data"
+    index: str = "embedded"
+    embed_model: str = config.DEFAULT_EMBED_MODEL
+    embed_threads: int = 2
+
+
+class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
+    def __init__(self, indexer: DocumentIndexer):
+        self.indexer = indexer
+
+    def UpsertDocument(self, request, context):
+        meta = convert.meta_from_pb(request.meta)
+        chunks = [convert.chunk_from_pb(c) for c in request.chunks]
+        for chunk in chunks:
+            chunk.meta = meta
+        result = self.indexer.upsert(meta, chunks)
+        return indexer_pb2.UpsertDocumentResponse(
+            chunks_written=result.written, chunks_unchanged=result.unchanged,
+            chunks_removed=result.removed, embedding_model_id=self.indexer.model_id,
+        )
+
+    def DeleteDocument(self, request, context):
+        return indexer_pb2.DeleteDocumentResponse(
+            chunks_removed=self.indexer.delete(request.tenant_id, request.document_id))
+
+    def Stats(self, request, context):
+        stats = self.indexer.index.stats(request.tenant_id)
+        return indexer_pb2.StatsResponse(
+            chunk_count=stats["chunks"], document_count=stats["documents"],
+            embedding_model_id=self.indexer.model_id, backend=self.indexer.index.name,
+        )
+
+
+def main() -> None:
+    cfg = config.load(IndexerConfig, "indexer")
+    indexer = DocumentIndexer(open_index(cfg.index, cfg.data_dir),
+                              SentenceTransformerEmbedder(cfg.embed_model, threads=cfg.embed_threads))
+
+    def register(server):
+        indexer.warm_up()
+        indexer_pb2_grpc.add_IndexerServicer_to_server(IndexerServicer(indexer), server)
+        return [indexer_pb2.DESCRIPTOR.services_by_name["Indexer"].full_name]
+
+    serve("indexer", cfg, register)
+
+
+if __name__ == "__main__":
+    main()

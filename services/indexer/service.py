@@ -1,0 +1,46 @@
+"""The indexer component: embeds new chunks and writes a document version through the index backend."""
+
+from shared.embedding.base import Embedder
+from shared.errors import InvalidArgument, require
+from shared.index.base import IndexBackend, UpsertResult
+from shared.model import Chunk, DocumentMeta
+
+
+class DocumentIndexer:
+    def __init__(self, index: IndexBackend, embedder: Embedder):
+        self.index = index
+        self.embedder = embedder
+
+    def warm_up(self) -> None:
+        self.index.warm_up()
+        self.embedder.warm_up()
+
+    @property
+    def model_id(self) -> str:
+        return self.embedder.spec.model_id
+
+    def upsert(self, meta: DocumentMeta, chunks: list[Chunk]) -> UpsertResult:
+        require(meta.tenant_id, "meta.tenant_id")
+        require(meta.document_id, "meta.document_id")
+        require(meta.version, "meta.version")
+        window = self.embedder.spec.max_tokens
+        for chunk in chunks:
+            require(chunk.chunk_id, f"chunks[{chunk.position}].chunk_id")
+            if chunk.token_count > window:
+                # Refuse rather than let the embedder silently truncate the chunk.
+                raise InvalidArgument(
+                    f"chunks[{chunk.position}].token_count",
+                    f"{meta.document_id}: chunk {chunk.chunk_id} has {chunk.token_count} tokens, "
+                    f"over the {self.model_id} window of {window}",
+                )
+        existing = self.index.existing_chunk_ids(meta, self.model_id)
+        fresh = [c for c in chunks if c.chunk_id not in existing]
+        vectors = self.embedder.embed_passages([c.embed_text for c in fresh])
+        return self.index.replace_document_version(
+            meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors)}, self.model_id
+        )
+
+    def delete(self, tenant_id: str, document_id: str) -> int:
+        require(tenant_id, "tenant_id")
+        require(document_id, "document_id")
+        return self.index.delete_document(tenant_id, document_id)

@@ -1,0 +1,68 @@
+"""gRPC face of the retriever."""
+
+import dataclasses
+
+from shared import config, convert
+from shared.config import ServerConfig
+from shared.embedding import SentenceTransformerEmbedder
+from shared.index.factory import open_index
+from shared.server import serve
+from shared.stubs import retriever_pb2, retriever_pb2_grpc
+from services.retriever.service import HybridRetriever
+
+_MODES = {
+    retriever_pb2.RETRIEVAL_MODE_UNSPECIFIED: "hybrid",
+    retriever_pb2.RETRIEVAL_MODE_HYBRID: "hybrid",
+    retriever_pb2.RETRIEVAL_MODE_BM25: "bm25",
+    retriever_pb2.RETRIEVAL_MODE_DENSE: "dense",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RetrieverConfig(ServerConfig):
+    port: int = config.DEFAULT_PORTS["retriever"]
+    data_dir: str = ".ragmesh-data"
+    index: str = "embedded"
+    embed_model: str = config.DEFAULT_EMBED_MODEL
+    embed_threads: int = 1
+    rrf_k: int = 60
+    per_retriever_k: int = 50
+    top_k: int = 50
+
+
+class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
+    def __init__(self, retriever: HybridRetriever):
+        self.retriever = retriever
+
+    def Retrieve(self, request, context):
+        results = self.retriever.run(
+            request.tenant_id, request.query, convert.filters_from_pb(request.filters),
+            _MODES.get(request.mode, "hybrid"), request.top_k,
+        )
+        return retriever_pb2.RetrieveResponse(
+            candidates=[convert.scored_to_pb(r) for r in results],
+            embedding_model_id=self.retriever.model_id, backend=self.retriever.index.name,
+        )
+
+    def GetChunk(self, request, context):
+        chunk = self.retriever.get_chunk(request.tenant_id, request.chunk_id, list(request.access_scopes))
+        return retriever_pb2.GetChunkResponse(chunk=convert.chunk_to_pb(chunk))
+
+
+def main() -> None:
+    cfg = config.load(RetrieverConfig, "retriever")
+    retriever = HybridRetriever(
+        open_index(cfg.index, cfg.data_dir), SentenceTransformerEmbedder(cfg.embed_model, threads=cfg.embed_threads),
+        rrf_k=cfg.rrf_k, per_retriever_k=cfg.per_retriever_k, default_top_k=cfg.top_k,
+    )
+
+    def register(server):
+        retriever.warm_up()
+        retriever_pb2_grpc.add_RetrieverServicer_to_server(RetrieverServicer(retriever), server)
+        return [retriever_pb2.DESCRIPTOR.services_by_name["Retriever"].full_name]
+
+    serve("retriever", cfg, register)
+
+
+if __name__ == "__main__":
+    main()

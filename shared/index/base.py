@@ -1,0 +1,46 @@
+"""The contract every index backend meets (embedded SQLite today, OpenSearch later)."""
+
+import dataclasses
+from typing import Protocol
+
+import numpy as np
+
+from shared.model import Chunk, DocumentMeta, SearchFilters
+
+
+@dataclasses.dataclass
+class SearchHit:
+    chunk: Chunk
+    score: float
+
+
+@dataclasses.dataclass
+class UpsertResult:
+    written: int
+    unchanged: int
+    removed: int
+
+
+class IndexBackend(Protocol):
+    name: str
+
+    def existing_chunk_ids(self, meta: DocumentMeta, model_id: str) -> set[str]:
+        """Chunk ids already stored for (tenant, document, version) under this embedding model."""
+
+    def replace_document_version(
+        self, meta: DocumentMeta, chunks: list[Chunk], vectors: dict[str, np.ndarray], model_id: str
+    ) -> UpsertResult:
+        """Make the stored chunks of (tenant, document, version) exactly `chunks`, atomically.
+        `vectors` holds embeddings for the chunks that were not already stored."""
+
+    def delete_document(self, tenant_id: str, document_id: str) -> int: ...
+
+    def bm25(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]: ...
+
+    def knn(
+        self, tenant_id: str, vector: np.ndarray, model_id: str, filters: SearchFilters, top_k: int
+    ) -> list[SearchHit]: ...
+
+    def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None: ...
+
+    def stats(self, tenant_id: str) -> dict: ...

@@ -1,0 +1,110 @@
+"""Domain objects shared by the stages. They know nothing of protobuf or gRPC (see shared/convert.py)."""
+
+import dataclasses
+from datetime import datetime, timezone
+
+from shared.errors import InvalidArgument
+
+
+@dataclasses.dataclass
+class DocumentMeta:
+    tenant_id: str
+    document_id: str
+    version: str = "1"
+    access_scopes: list[str] = dataclasses.field(default_factory=lambda: ["public"])
+    effective_from: str = ""
+    effective_to: str = ""
+    source_uri: str = ""
+    content_type: str = ""
+    title: str = ""
+    source_sha256: str = ""
+
+
+@dataclasses.dataclass
+class Chunk:
+    chunk_id: str
+    meta: DocumentMeta
+    heading_path: list[str]
+    body: str
+    embed_text: str
+    char_start: int
+    char_end: int
+    parent_section_id: str
+    token_count: int
+    position: int
+    section_text: str = ""
+    embedding_model_id: str = ""
+
+
+@dataclasses.dataclass
+class StageScores:
+    bm25_rank: int = 0
+    bm25_score: float = 0.0
+    dense_rank: int = 0
+    dense_score: float = 0.0
+    fused_rank: int = 0
+    fused_score: float = 0.0
+    rerank_rank: int = 0
+    rerank_score: float = 0.0
+
+
+@dataclasses.dataclass
+class ScoredChunk:
+    chunk: Chunk
+    scores: StageScores
+
+
+@dataclasses.dataclass
+class SearchFilters:
+    access_scopes: list[str] = dataclasses.field(default_factory=list)
+    as_of: str = ""
+    include_superseded: bool = False
+    document_ids: list[str] = dataclasses.field(default_factory=list)
+    content_types: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Citation:
+    chunk_id: str
+    char_start: int
+    char_end: int
+    quote: str
+    document_id: str = ""
+    version: str = ""
+    heading_path: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Answer:
+    text: str
+    citations: list[Citation]
+    abstained: bool
+    missing: str = ""
+    reason: str = ""
+    generator_id: str = ""
+
+
+PUBLIC_SCOPE = "public"
+
+
+def visible_scopes(requested: list[str]) -> list[str]:
+    """Every caller may read public chunks; other scopes only when the caller holds them."""
+    return sorted({PUBLIC_SCOPE, *[s for s in requested if s]})
+
+
+def normalize_time(value: str, field: str) -> str:
+    """ISO date or timestamp -> 'YYYY-MM-DDTHH:MM:SSZ' (UTC), so strings compare in time order."""
+    if not value:
+        return ""
+    text = value.strip().replace("Z", "+00:00")
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgument(field, f"{value!r} is not an ISO-8601 date or timestamp") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,106 @@
+"""Server bootstrap shared by every stage: health, reflection, error mapping, graceful shutdown."""
+
+import logging
+import signal
+import threading
+import traceback
+from concurrent import futures
+from typing import Callable, Iterable
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from shared.config import ServerConfig
+from shared.errors import RagmeshError
+
+log = logging.getLogger("ragmesh.server")
+
+
+def _guard(stage: str, behavior, streaming: bool):
+    """Map domain errors to their status; anything else becomes INTERNAL naming the stage."""
+
+    def fail(exc: Exception, context: grpc.ServicerContext):
+        if isinstance(exc, RagmeshError):
+            context.abort(exc.code, exc.message)
+        log.error("unhandled error in %s:\n%s", stage, traceback.format_exc())
+        context.abort(grpc.StatusCode.INTERNAL, f"{stage}: internal error: {type(exc).__name__}: {exc}")
+
+    if streaming:
+        def stream(request, context):
+            try:
+                yield from behavior(request, context)
+            except Exception as exc:  # noqa: BLE001 - mapped to a status, never swallowed
+                if isinstance(exc, grpc.RpcError) and context.code() is not None:
+                    raise
+                fail(exc, context)
+        return stream
+
+    def unary(request, context):
+        try:
+            return behavior(request, context)
+        except Exception as exc:  # noqa: BLE001
+            if isinstance(exc, grpc.RpcError) and context.code() is not None:
+                raise  # already aborted with a status
+            fail(exc, context)
+    return unary
+
+
+class DomainErrorInterceptor(grpc.ServerInterceptor):
+    def __init__(self, stage: str):
+        self._stage = stage
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        if handler.unary_unary:
+            return handler._replace(unary_unary=_guard(self._stage, handler.unary_unary, False))
+        if handler.unary_stream:
+            return handler._replace(unary_stream=_guard(self._stage, handler.unary_stream, True))
+        return handler
+
+
+def serve(
+    stage: str,
+    config: ServerConfig,
+    register: Callable[[grpc.Server], Iterable[str]],
+    interceptors: Iterable[grpc.ServerInterceptor] = (),
+) -> None:
+    """Run one stage until SIGTERM/SIGINT; in-flight calls get `grace_seconds` to finish.
+
+    `register` adds the servicers (after any heavy warm-up) and returns their full service names.
+    """
+    logging.basicConfig(
+        level=config.log_level, format=f"%(asctime)s {stage} %(levelname)s %(name)s: %(message)s"
+    )
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix=stage),
+        interceptors=[DomainErrorInterceptor(stage), *interceptors],
+    )
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = list(register(server))
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    if port == 0:
+        raise SystemExit(f"{stage}: cannot bind {config.host}:{config.port}")
+
+    stopped = threading.Event()
+
+    def shutdown(signum, _frame):
+        log.info("%s: signal %d, draining for up to %.0fs", stage, signum, config.grace_seconds)
+        health_servicer.enter_graceful_shutdown()
+        server.stop(config.grace_seconds).wait()
+        stopped.set()
+
+    signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
+    server.start()
+    for name in ["", *names]:
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("%s listening on %s:%d", stage, config.host, port)
+    print(f"ragmesh {stage} listening on {config.host}:{port}", flush=True)
+    while not stopped.wait(0.5):
+        pass
+    log.info("%s stopped", stage)

@@ -1,0 +1,82 @@
+"""Sentence boundaries that survive version numbers (v2.1.0), decimals (3.14), abbreviations and code."""
+
+import re
+
+_ABBREVIATIONS = {
+    "e.g", "i.e", "etc", "vs", "cf", "dr", "mr", "mrs", "ms", "prof", "inc", "ltd", "co", "corp", "no",
+    "fig", "approx", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+    "nov", "dec", "u.s", "u.k", "e.u", "a.m", "p.m", "al", "st", "sec", "art", "para", "ref", "min", "max",
+}
+# A boundary candidate: terminal punctuation (plus closing quotes/brackets), then whitespace, then a
+# capital, digit, quote or bracket. "3.14" and "v2.1.0" never match: no whitespace after their dots.
+_CANDIDATE = re.compile(r"[.!?][\"'\)\]]*(\s+)(?=[A-Z0-9\"'\(\[`*])")
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans (absolute offsets) of the sentences in text[start:end]; together they cover every
+    non-whitespace character of the range."""
+    end = len(text) if end is None else end
+    segment = text[start:end]
+    spans, cursor = [], 0
+    in_code = False
+    for match in _CANDIDATE.finditer(segment):
+        # Inline code spans (`...`) hold no sentence boundaries.
+        in_code = segment.count("`", cursor, match.start()) % 2 == 1
+        if in_code:
+            continue
+        before = segment[cursor:match.start() + 1]
+        word = _LAST_WORD.search(before[:-1] if before.endswith(".") else "")
+        if before.endswith(".") and word:
+            token = word.group(1).lower().rstrip(".")
+            if token in _ABBREVIATIONS or len(token) == 1:
+                continue
+        spans.append((cursor, match.start(1)))
+        cursor = match.end(1)
+    if segment[cursor:].strip():
+        spans.append((cursor, len(segment.rstrip())))
+    return [(start + a, start + b) for a, b in spans if segment[a:b].strip()]
+
+
+_STOPWORDS = frozenset("""
+a an and are as at be been but by can could did do does for from had has have how i if in into is it its
+me my of on or our should so than that the their them then there these they this to was we were what when
+where which who whom why will with would you your about any after also all per not no yes just get got
+""".split())
+_TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith("ss"):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole."""
+    return {_stem(w) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
+
+
+def answer_units(text: str) -> list[tuple[int, int]]:
+    """Quotable units of a passage: table rows and list items by line, prose by sentence."""
+    units = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        start, end = pos, pos + len(line.rstrip("\r\n"))
+        pos += len(line)
+        if not stripped or set(stripped) <= set("|-: "):
+            continue  # blank lines and table rules are not quotable
+        if stripped.startswith(("|", "#")) or re.match(r"^([-*+]|\d+[.)])\s", stripped):
+            units.append((start, end))
+        else:
+            units += sentence_spans(text, start, end)
+    return units
+
+
+def heading_prefix(title: str, path: list[str]) -> str:
+    parts = [p for p in [title, *path] if p]
+    if len(parts) > 1 and parts[0].strip().lower() == parts[1].strip().lower():
+        parts = parts[1:]
+    return " > ".join(parts)
