@@ -42,11 +42,14 @@ _STOPWORDS = frozenset("""
 a an and are as at be been but by can could did do does for from had has have how i if in into is it its
 me my of on or our should so than that the their them then there these they this to was we were what when
 where which who whom why will with would you your about any after also all per not no yes just get got
+whats hows whos wheres much many tell please pls need know
 """.split())
 _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
 def _stem(word: str) -> str:
+    if word.endswith("ly") and len(word) > 5:
+        word = word[:-2]  # monthly -> month, yearly -> year
     for suffix in ("ies", "es", "s"):
         if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith("ss"):
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")

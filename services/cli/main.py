@@ -12,7 +12,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from shared.config import STAGES, stage_address
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 from services.cli.documents import collect_files, to_source_document
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
@@ -94,7 +94,7 @@ def cmd_ask(args) -> int:
         return 0
     print(render_answer(response))
     if args.open and response.answer.citations:
-        view = stub.GetChunk(gateway_pb2.GetChunkRequest(
+        view = stub.GetChunk(retriever_pb2.GetChunkRequest(
             tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []),
             timeout=args.timeout)
         print("\n" + render_chunk_view(view))

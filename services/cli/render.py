@@ -1,10 +1,11 @@
 """Human-readable output of answers and search results."""
 
 from shared.stubs import common_pb2, gateway_pb2
+from shared.text import heading_prefix
 
 
 def _path(chunk: common_pb2.Chunk) -> str:
-    return " > ".join([chunk.meta.title, *chunk.heading_path]) if chunk.meta.title else " > ".join(chunk.heading_path)
+    return heading_prefix(chunk.meta.title, list(chunk.heading_path))
 
 
 def _one_line(text: str, limit: int = 160) -> str:

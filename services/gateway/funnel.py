@@ -142,7 +142,7 @@ class Funnel:
         response.timings.extend(timings)
         return response
 
-    def get_chunk(self, request: gateway_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
+    def get_chunk(self, request: retriever_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
         found = self.retriever.call("GetChunk", retriever_pb2.GetChunkRequest(
             tenant_id=request.tenant_id, chunk_id=request.chunk_id, access_scopes=request.access_scopes), context)
         chunk = found.chunk

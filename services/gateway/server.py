@@ -14,7 +14,7 @@ from services.gateway.funnel import Funnel
 class GatewayConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["gateway"]
     # Top reranker score below which the gateway abstains without calling the generator.
-    abstain_threshold: float = 0.45
+    abstain_threshold: float = 0.35
     candidates: int = 50
     rerank_top_n: int = 8
     context_passages: int = 5

@@ -1,7 +1,7 @@
 """The extractive generator: the answer is sentences quoted from the passages, each with its citation.
 
 Deterministic, and it never states anything that is not in a passage. It abstains when no unit of
-any passage shares a content word with the question.
+any passage (read under its heading path) covers enough of the question's content words.
 """
 
 from shared.model import Answer, Citation, ScoredChunk
@@ -11,8 +11,10 @@ from shared.text import answer_units, content_terms
 class ExtractiveGenerator:
     generator_id = "extractive-v1"
 
-    def __init__(self, max_units: int = 3):
+    def __init__(self, max_units: int = 3, min_coverage: float = 0.5):
         self.max_units = max_units
+        # A unit supports the answer only if it (with its heading) covers this share of the question's terms.
+        self.min_coverage = min_coverage
 
     def warm_up(self) -> None:
         pass
@@ -27,18 +29,27 @@ class ExtractiveGenerator:
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
             heading_terms = content_terms(" ".join(passage.chunk.heading_path)) & wanted
+            header_terms: set[str] = set()
             for start, end in answer_units(body):
-                if body[start:end].lstrip().startswith("#"):
+                unit = body[start:end].lstrip()
+                if unit.startswith("#"):
                     continue  # a heading line restates the path; it answers nothing
-                hits = content_terms(body[start:end]) & wanted
+                hits = content_terms(unit) & wanted
+                if unit.startswith("|"):
+                    # A table row means nothing without its header: the header's words count fully.
+                    if _is_header(body, end):
+                        header_terms = content_terms(unit) & wanted
+                        continue
+                    hits |= header_terms
                 seen_terms |= hits | heading_terms
-                if hits:
-                    scored.append((len(hits) + 0.5 * len(heading_terms - hits), rank, start, end, passage))
+                score = len(hits) + 0.5 * len(heading_terms - hits)
+                if len(hits | heading_terms) >= self.min_coverage * len(wanted):
+                    scored.append((score, rank, start, end, passage))
         if not scored:
             return Answer("", [], True, missing=_missing(wanted, seen_terms), reason="no_supporting_sentence",
                           generator_id=self.generator_id)
         best = max(s[0] for s in scored)
-        chosen = sorted((s for s in scored if s[0] >= max(1.0, 0.6 * best)), key=lambda s: (-s[0], s[1], s[2]))
+        chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
         chosen = sorted(chosen[: self.max_units], key=lambda s: (s[1], s[2]))
         lines, citations = [], []
         for _, _, start, end, passage in chosen:
@@ -51,6 +62,12 @@ class ExtractiveGenerator:
             ))
             lines.append(f"{quote.strip()} [{len(citations)}]")
         return Answer("\n".join(lines), citations, False, reason="answered", generator_id=self.generator_id)
+
+
+def _is_header(body: str, row_end: int) -> bool:
+    """True when the next line is a Markdown table rule (| --- | --- |)."""
+    following = body[row_end:].lstrip("\r\n").split("\n", 1)[0].strip()
+    return bool(following) and set(following) <= set("|-: ")
 
 
 def _missing(wanted: set[str], seen: set[str]) -> str:
