@@ -1,8 +1,35 @@
 """Calls from one stage to another: deadline propagation and errors that name the stage."""
 
+import json
+
 import grpc
 
 from shared.errors import RagmeshError
+
+# A restarted stage is found again within a second or two: short reconnect backoff, and a couple of
+# retries of UNAVAILABLE (safe: a call that never reached the stage did nothing). A stage that stays
+# down still fails fast with a status that names it, never a hang.
+_SERVICE_CONFIG = json.dumps({
+    "methodConfig": [{
+        "name": [{}],
+        "retryPolicy": {
+            "maxAttempts": 4,
+            "initialBackoff": "0.2s",
+            "maxBackoff": "1s",
+            "backoffMultiplier": 2,
+            "retryableStatusCodes": ["UNAVAILABLE"],
+        },
+    }]
+})
+CHANNEL_OPTIONS = [
+    ("grpc.service_config", _SERVICE_CONFIG),
+    ("grpc.enable_retries", 1),
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+    ("grpc.max_send_message_length", 64 * 1024 * 1024),
+    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+]
 
 # Statuses that describe the caller's request: passed through unchanged, prefixed with the stage.
 _PASS_THROUGH = {
@@ -42,7 +69,7 @@ class StageClient:
         self.stage = stage
         self.address = address
         self.default_timeout = default_timeout
-        self._channel = grpc.insecure_channel(address)
+        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = stub_cls(self._channel)
 
     def _timeout(self, context: grpc.ServicerContext | None) -> float:

@@ -77,6 +77,8 @@ def serve(
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix=stage),
         interceptors=[DomainErrorInterceptor(stage), *interceptors],
+        options=[("grpc.max_receive_message_length", 64 * 1024 * 1024),
+                 ("grpc.max_send_message_length", 64 * 1024 * 1024)],
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

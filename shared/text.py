@@ -48,11 +48,17 @@ _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
 def _stem(word: str) -> str:
+    """Just enough stemming to match plurals and -ly adverbs; identifiers pass through."""
+    if not word.isalpha():
+        return word
     if word.endswith("ly") and len(word) > 5:
         word = word[:-2]  # monthly -> month, yearly -> year
-    for suffix in ("ies", "es", "s"):
-        if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith("ss"):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
     return word
 
 

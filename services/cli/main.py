@@ -34,15 +34,30 @@ def _filters(args) -> common_pb2.SearchFilters:
                                     include_superseded=args.include_superseded)
 
 
+MAX_BATCH_BYTES = 32 * 1024 * 1024
+
+
+def batches(files, max_docs: int):
+    """Bounded requests (count and bytes); a bad document still fails alone inside its batch."""
+    batch, size = [], 0
+    for path, uri in files:
+        doc = to_source_document(path, uri)
+        if batch and (len(batch) >= max_docs or size + len(doc.content) > MAX_BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(doc)
+        size += len(doc.content)
+    if batch:
+        yield batch
+
+
 def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, out=sys.stdout) -> tuple[int, int]:
     from tqdm import tqdm
 
     files = collect_files(paths)
     ok = failed = 0
     with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
-        for i in range(0, len(files), batch):
-            # Bounded batches keep each request small; a bad document fails alone inside its batch.
-            docs = [to_source_document(path, uri) for path, uri in files[i:i + batch]]
+        for docs in batches(files, batch):
             for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
                 if result.ok:
                     ok += 1

@@ -89,15 +89,11 @@ class Funnel:
         top_k = request.top_k or 10
         candidates = self._retrieve(request.tenant_id, request.query, request.filters, request.mode,
                                     max(top_k, self.candidates if request.rerank else top_k), context, timings)
-        response = gateway_pb2.SearchResponse(timings=timings)
+        model_id, degraded = "", ""
         if request.rerank and candidates:
-            ranked, model_id, degraded = self._rerank(request.query, candidates, top_k, context, timings)
-            response.results.extend(ranked)
-            response.reranker_model_id, response.degraded = model_id, bool(degraded)
-            response.timings[:] = timings
-        else:
-            response.results.extend(candidates[:top_k])
-        return response
+            candidates, model_id, degraded = self._rerank(request.query, candidates, top_k, context, timings)
+        return gateway_pb2.SearchResponse(results=candidates[:top_k], reranker_model_id=model_id,
+                                          degraded=bool(degraded), timings=timings)
 
     def ask(self, request: gateway_pb2.AskRequest, context) -> gateway_pb2.AskResponse:
         require(request.tenant_id, "tenant_id")

@@ -36,9 +36,12 @@ class ExtractiveGenerator:
                     continue  # a heading line restates the path; it answers nothing
                 hits = content_terms(unit) & wanted
                 if unit.startswith("|"):
-                    # A table row means nothing without its header: the header's words count fully.
+                    # A table row means nothing without its header: the header's words count fully,
+                    # but only for a row that matches on its own (the header is shared by every row).
                     if _is_header(body, end):
                         header_terms = content_terms(unit) & wanted
+                        continue
+                    if not hits:
                         continue
                     hits |= header_terms
                 seen_terms |= hits | heading_terms
@@ -50,7 +53,7 @@ class ExtractiveGenerator:
                           generator_id=self.generator_id)
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
-        chosen = sorted(chosen[: self.max_units], key=lambda s: (s[1], s[2]))
+        chosen = chosen[: self.max_units]
         lines, citations = [], []
         for _, _, start, end, passage in chosen:
             chunk = passage.chunk

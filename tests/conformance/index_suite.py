@@ -1,0 +1,146 @@
+"""One conformance suite for every index backend (Haystack's DocumentStore tests are the model).
+
+A backend's test module subclasses `IndexConformance` and provides an `index` fixture returning a
+fresh, warmed-up backend. Vectors are synthetic unit vectors: the suite tests the index, not a model.
+"""
+
+import numpy as np
+import pytest
+
+from shared.errors import FailedPrecondition
+from shared.model import Chunk, DocumentMeta, SearchFilters
+
+MODEL_ID = "test/model"
+DIM = 8
+
+
+def unit(*values) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[: len(values)] = values
+    return v / np.linalg.norm(v)
+
+
+def meta(tenant="acme", doc="doc-1", version="1", scopes=("public",), eff_from="2020-01-01", eff_to="") -> DocumentMeta:
+    return DocumentMeta(tenant_id=tenant, document_id=doc, version=version, access_scopes=list(scopes),
+                        effective_from=eff_from, effective_to=eff_to, source_uri=f"{doc}.md",
+                        content_type="text/markdown", title=doc)
+
+
+def chunk(m: DocumentMeta, position: int, body: str) -> Chunk:
+    return Chunk(chunk_id=f"{m.tenant_id}-{m.document_id}-{m.version}-{position}-{abs(hash(body)) % 10**8}",
+                 meta=m, heading_path=["Section"], body=body, embed_text=f"Section\n{body}", char_start=0,
+                 char_end=len(body), parent_section_id="sec", token_count=10, position=position,
+                 section_text=body)
+
+
+def write(index, m: DocumentMeta, bodies_and_vectors: list[tuple[str, np.ndarray]]):
+    chunks = [chunk(m, i, body) for i, (body, _) in enumerate(bodies_and_vectors)]
+    existing = index.existing_chunk_ids(m, MODEL_ID)
+    vectors = {c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors) if c.chunk_id not in existing}
+    return index.replace_document_version(m, chunks, vectors, MODEL_ID)
+
+
+def ids(hits) -> list[str]:
+    return [h.chunk.meta.document_id for h in hits]
+
+
+class IndexConformance:
+    ANY = SearchFilters()
+
+    def test_empty_index_answers_nothing(self, index):
+        assert index.bm25("acme", "refund", self.ANY, 10) == []
+        assert index.knn("acme", unit(1), MODEL_ID, self.ANY, 10) == []
+
+    def test_upsert_is_idempotent(self, index):
+        docs = [("refunds within 14 days", unit(1, 0)), ("invoices are monthly", unit(0, 1))]
+        first = write(index, meta(), docs)
+        second = write(index, meta(), docs)
+        assert (first.written, first.unchanged) == (2, 0)
+        assert (second.written, second.unchanged, second.removed) == (0, 2, 0)
+        assert index.stats("acme")["chunks"] == 2
+
+    def test_changed_document_replaces_exactly_its_own_chunks(self, index):
+        write(index, meta(doc="a"), [("alpha one", unit(1)), ("alpha two", unit(1, 1))])
+        write(index, meta(doc="b"), [("beta one", unit(0, 1))])
+        result = write(index, meta(doc="a"), [("alpha one", unit(1)), ("alpha three", unit(1, 0, 1))])
+        assert (result.written, result.unchanged, result.removed) == (1, 1, 1)
+        bodies = sorted(h.chunk.body for h in index.bm25("acme", "alpha beta", self.ANY, 10))
+        assert bodies == ["alpha one", "alpha three", "beta one"]
+
+    def test_bm25_ranks_the_matching_chunk_first(self, index):
+        write(index, meta(doc="err"), [("E-4412 sync conflict between two devices", unit(1))])
+        write(index, meta(doc="other"), [("E-4421 sync token invalid", unit(0, 1))])
+        hits = index.bm25("acme", "E-4412", self.ANY, 10)
+        assert ids(hits)[0] == "err" and hits[0].score > 0
+        assert "other" not in ids(hits)  # the identifier is one phrase, not "e" OR "4412"
+
+    def test_knn_orders_by_cosine(self, index):
+        write(index, meta(doc="x"), [("x", unit(1, 0))])
+        write(index, meta(doc="y"), [("y", unit(0.7, 0.7))])
+        write(index, meta(doc="z"), [("z", unit(0, 1))])
+        hits = index.knn("acme", unit(1, 0.1), MODEL_ID, self.ANY, 3)
+        assert ids(hits) == ["x", "y", "z"]
+        assert hits[0].score == pytest.approx(float(unit(1, 0) @ unit(1, 0.1)), abs=1e-5)
+
+    def test_tenant_isolation_even_with_few_chunks(self, index):
+        write(index, meta(tenant="big", doc="b"), [(f"refund rule {i}", unit(1, i)) for i in range(20)])
+        write(index, meta(tenant="tiny", doc="t"), [("refund rule tiny", unit(1))])
+        assert ids(index.bm25("tiny", "refund rule", self.ANY, 50)) == ["t"]
+        assert ids(index.knn("tiny", unit(1), MODEL_ID, self.ANY, 50)) == ["t"]
+        assert index.bm25("nobody", "refund", self.ANY, 50) == []
+
+    def test_access_scopes_filter_inside_both_queries(self, index):
+        write(index, meta(doc="pub"), [("salary policy overview", unit(1))])
+        write(index, meta(doc="hr", scopes=("hr-confidential",)), [("salary bands table", unit(1))])
+        assert ids(index.bm25("acme", "salary", self.ANY, 10)) == ["pub"]
+        assert ids(index.knn("acme", unit(1), MODEL_ID, self.ANY, 10)) == ["pub"]
+        hr = SearchFilters(access_scopes=["hr-confidential"])
+        assert sorted(ids(index.bm25("acme", "salary", hr, 10))) == ["hr", "pub"]
+        assert index.get_chunk("acme", index.bm25("acme", "bands", hr, 1)[0].chunk.chunk_id, []) is None
+
+    def test_current_only_by_default_and_as_of(self, index):
+        write(index, meta(doc="refund", version="2025", eff_from="2025-01-01", eff_to="2026-01-01"),
+              [("refund window 30 days", unit(1))])
+        write(index, meta(doc="refund", version="2026", eff_from="2026-01-01"), [("refund window 14 days", unit(1))])
+        current = index.bm25("acme", "refund window", self.ANY, 10)
+        assert [h.chunk.meta.version for h in current] == ["2026"]
+        assert [h.chunk.meta.version for h in index.knn("acme", unit(1), MODEL_ID, self.ANY, 10)] == ["2026"]
+        then = SearchFilters(as_of="2025-06-30")
+        assert [h.chunk.meta.version for h in index.bm25("acme", "refund window", then, 10)] == ["2025"]
+        everything = SearchFilters(include_superseded=True)
+        assert sorted(h.chunk.meta.version for h in index.bm25("acme", "refund", everything, 10)) == ["2025", "2026"]
+
+    def test_future_versions_are_not_yet_current(self, index):
+        write(index, meta(doc="future", eff_from="2999-01-01"), [("quantum refunds", unit(1))])
+        assert index.bm25("acme", "quantum", self.ANY, 10) == []
+
+    def test_document_and_content_type_filters(self, index):
+        write(index, meta(doc="a"), [("shared words here", unit(1))])
+        write(index, meta(doc="b"), [("shared words there", unit(1))])
+        only_b = SearchFilters(document_ids=["b"])
+        assert ids(index.bm25("acme", "shared words", only_b, 10)) == ["b"]
+        assert ids(index.knn("acme", unit(1), MODEL_ID, only_b, 10)) == ["b"]
+        assert index.bm25("acme", "shared", SearchFilters(content_types=["application/pdf"]), 10) == []
+
+    def test_delete_removes_every_version_from_both_sides(self, index):
+        write(index, meta(doc="gone", version="1"), [("delete me please", unit(1))])
+        write(index, meta(doc="gone", version="2"), [("delete me again", unit(1, 1))])
+        write(index, meta(doc="stay"), [("delete me not", unit(0, 1))])
+        assert index.delete_document("acme", "gone") == 2
+        everything = SearchFilters(include_superseded=True)
+        assert ids(index.bm25("acme", "delete", everything, 10)) == ["stay"]
+        assert ids(index.knn("acme", unit(1), MODEL_ID, everything, 10)) == ["stay"]
+
+    def test_model_mismatch_is_refused(self, index):
+        write(index, meta(), [("vectors from one model", unit(1))])
+        with pytest.raises(FailedPrecondition, match="embedding model mismatch"):
+            index.knn("acme", unit(1), "other/model", self.ANY, 10)
+
+    @pytest.mark.parametrize("query", [
+        '"unbalanced quote', "AND OR NOT", "NEAR(a b)", "col:refund", "refund*", "😀 emoji 🚀", "(((", "-", "^x",
+        "refund " * 2000,
+    ])
+    def test_special_characters_never_break_the_query(self, index, query):
+        write(index, meta(), [("refund emoji policy", unit(1))])
+        hits = index.bm25("acme", query, self.ANY, 10)
+        assert isinstance(hits, list)

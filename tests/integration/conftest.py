@@ -1,0 +1,41 @@
+"""A real mesh: six service processes on free loopback ports, stopped by pid at the end."""
+
+import os
+
+import grpc
+import pytest
+
+from shared.stubs import gateway_pb2, gateway_pb2_grpc
+from services.cli.documents import collect_files, to_source_document
+from services.cli.mesh import Mesh
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples")
+TENANT = "demo"
+
+
+@pytest.fixture(scope="session")
+def mesh(tmp_path_factory):
+    m = Mesh.on_free_ports(str(tmp_path_factory.mktemp("mesh")))
+    m.start(timeout=240)
+    yield m
+    m.stop()
+
+
+@pytest.fixture(scope="session")
+def gateway(mesh):
+    channel = grpc.insecure_channel(mesh.address("gateway"))
+    yield gateway_pb2_grpc.GatewayStub(channel)
+    channel.close()
+
+
+def ingest_paths(gateway, tenant, paths, timeout=300):
+    docs = [to_source_document(p, uri) for p, uri in collect_files(paths)]
+    return list(gateway.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout))
+
+
+@pytest.fixture(scope="session")
+def ingested(gateway):
+    results = ingest_paths(gateway, TENANT, [EXAMPLES])
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    return results

@@ -1,0 +1,214 @@
+"""ingest -> ask through the six real processes over gRPC on loopback."""
+
+import threading
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from shared.config import STAGES
+from shared.stubs import common_pb2, gateway_pb2, indexer_pb2, indexer_pb2_grpc, retriever_pb2
+from tests.integration.conftest import EXAMPLES, TENANT, ingest_paths
+
+pytestmark = pytest.mark.integration
+
+
+def ask(gateway, question, tenant=TENANT, timeout=60, **filters):
+    return gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question=question,
+                                              filters=common_pb2.SearchFilters(**filters)), timeout=timeout)
+
+
+def assert_citations_verifiable(response):
+    context_ids = {p.chunk.chunk_id for p in response.context}
+    assert response.answer.citations
+    for cite in response.answer.citations:
+        assert cite.chunk_id in context_ids
+        chunk = next(p.chunk for p in response.context if p.chunk.chunk_id == cite.chunk_id)
+        offset = cite.char_start - chunk.char_start
+        assert chunk.body[offset:offset + len(cite.quote)] == cite.quote
+
+
+def test_every_stage_serves_health_and_reflection(mesh):
+    for stage in STAGES:
+        with grpc.insecure_channel(mesh.address(stage)) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            answer = next(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+            names = {s.name for s in answer.list_services_response.service}
+            assert f"ragmesh.v1.{stage.capitalize()}" in names
+    assert len({p.pid for p in mesh.processes.values()}) == 6
+
+
+def test_identifier_lookup_cites_the_right_chunk(gateway, ingested):
+    response = ask(gateway, "whats E-4412")
+    assert not response.answer.abstained, response.answer
+    assert_citations_verifiable(response)
+    top = response.answer.citations[0]
+    assert top.document_id == "manuals/error-codes"
+    assert any("E-4412" in h for h in top.heading_path)
+
+
+def test_table_lookup_quotes_the_row(gateway, ingested):
+    response = ask(gateway, "how much is the Team plan per month")
+    assert_citations_verifiable(response)
+    assert any("$79" in c.quote and c.document_id == "pricing/price-list" for c in response.answer.citations)
+
+
+def test_unanswerable_question_abstains_with_suggested_reading(gateway, ingested):
+    response = ask(gateway, "what is the parental leave policy")
+    assert response.answer.abstained and not response.answer.citations
+    assert response.answer.missing
+    assert len(response.suggested_reading) == 3
+
+
+def test_superseded_version_is_hidden_unless_asked_for_by_date(gateway, ingested):
+    now = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="refund window days", top_k=20), timeout=60)
+    versions = {r.chunk.meta.version for r in now.results if r.chunk.meta.document_id == "handbook/refund-policy"}
+    assert versions == {"2026"}
+    then = gateway.Search(gateway_pb2.SearchRequest(
+        tenant_id=TENANT, query="refund window days", top_k=20,
+        filters=common_pb2.SearchFilters(as_of="2025-06-01")), timeout=60)
+    versions = {r.chunk.meta.version for r in then.results if r.chunk.meta.document_id == "handbook/refund-policy"}
+    assert versions == {"2025"}
+
+
+def test_access_scopes_are_enforced_in_the_query(gateway, ingested):
+    def docs(**filters):
+        response = gateway.Search(gateway_pb2.SearchRequest(
+            tenant_id=TENANT, query="salary bands", top_k=50, filters=common_pb2.SearchFilters(**filters)), timeout=60)
+        return {r.chunk.meta.document_id for r in response.results}
+
+    assert "handbook/salary-bands" not in docs()
+    assert "handbook/salary-bands" in docs(access_scopes=["hr-confidential"])
+
+
+def test_search_reports_every_stage_score(gateway, ingested):
+    response = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="E-4412 sync conflict", top_k=5,
+                                                        rerank=True), timeout=60)
+    assert response.reranker_model_id and not response.degraded
+    top = response.results[0]
+    assert top.scores.bm25_rank >= 1 and top.scores.dense_rank >= 1
+    assert top.scores.fused_rank >= 1 and top.scores.rerank_rank == 1
+
+
+def test_get_chunk_resolves_a_citation_to_its_highlight(gateway, ingested):
+    response = ask(gateway, "whats E-4412")
+    cite = response.answer.citations[0]
+    view = gateway.GetChunk(retriever_pb2.GetChunkRequest(tenant_id=TENANT, chunk_id=cite.chunk_id), timeout=30)
+    section = view.chunk.section_text
+    assert section[view.highlight_start:view.highlight_end] == view.chunk.body
+    assert cite.quote in view.chunk.body
+
+
+def test_reingest_is_an_idempotent_upsert(mesh, gateway, ingested):
+    with grpc.insecure_channel(mesh.address("indexer")) as channel:
+        stats = indexer_pb2_grpc.IndexerStub(channel).Stats
+        before = stats(indexer_pb2.StatsRequest(tenant_id=TENANT), timeout=10).chunk_count
+        again = ingest_paths(gateway, TENANT, [EXAMPLES])
+        after = stats(indexer_pb2.StatsRequest(tenant_id=TENANT), timeout=10).chunk_count
+    assert before == after > 0
+    assert all(r.ok and r.chunks_written == 0 and r.chunks_removed == 0 for r in again)
+
+
+def test_a_bad_document_fails_alone(gateway, tmp_path):
+    (tmp_path / "good.md").write_text("# Good\n\nThe good document mentions zebra crossings.\n")
+    (tmp_path / "empty.md").write_bytes(b"")
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    (tmp_path / "garbage.txt").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.7 not really")
+    results = {r.source_uri: r for r in ingest_paths(gateway, "batch", [str(tmp_path)])}
+    assert results["good.md"].ok and results["good.md"].chunks_written >= 1
+    for name in ("empty.md", "latin1.txt", "garbage.txt", "scan.pdf"):
+        assert not results[name].ok
+        assert results[name].error_code == "INVALID_ARGUMENT"
+        assert name in results[name].error
+    found = gateway.Search(gateway_pb2.SearchRequest(tenant_id="batch", query="zebra", top_k=5), timeout=60)
+    assert found.results[0].chunk.meta.document_id == "good.md"
+
+
+def test_tenants_never_see_each_other(gateway, ingested):
+    response = gateway.Search(gateway_pb2.SearchRequest(tenant_id="stranger", query="E-4412", top_k=5), timeout=60)
+    assert list(response.results) == []
+    assert ask(gateway, "whats E-4412", tenant="stranger").answer.abstained
+
+
+def test_delete_propagates(gateway, tmp_path):
+    (tmp_path / "note.md").write_text("# Note\n\nThe secret launch codename is Bluefin.\n")
+    assert all(r.ok for r in ingest_paths(gateway, "deleting", [str(tmp_path)]))
+    query = gateway_pb2.SearchRequest(tenant_id="deleting", query="launch codename", top_k=5)
+    assert len(gateway.Search(query, timeout=60).results) == 1
+    removed = gateway.DeleteDocument(indexer_pb2.DeleteDocumentRequest(tenant_id="deleting", document_id="note.md"),
+                                     timeout=30)
+    assert removed.chunks_removed == 1
+    assert list(gateway.Search(query, timeout=60).results) == []
+
+
+@pytest.mark.parametrize("request_, field", [
+    (gateway_pb2.AskRequest(tenant_id="", question="x"), "tenant_id"),
+    (gateway_pb2.AskRequest(tenant_id="t", question="  "), "question"),
+])
+def test_bad_requests_get_invalid_argument_naming_the_field(gateway, request_, field):
+    with pytest.raises(grpc.RpcError) as err:
+        gateway.Ask(request_, timeout=30)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert field in err.value.details()
+
+
+def test_deadline_is_honoured(gateway, ingested):
+    with pytest.raises(grpc.RpcError) as err:
+        ask(gateway, "whats E-4412", timeout=0.001)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_sigterm_drains_in_flight_calls(mesh, gateway, tmp_path):
+    for i in range(12):
+        (tmp_path / f"doc{i}.md").write_text(f"# Doc {i}\n\n" + " ".join(f"Fact {j} of doc {i}." for j in range(60)))
+    outcome = {}
+
+    def run():
+        try:
+            outcome["results"] = ingest_paths(gateway, "draining", [str(tmp_path)])
+        except grpc.RpcError as err:
+            outcome["error"] = err
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    indexer = mesh.processes["indexer"]
+    import time
+    time.sleep(1.0)  # the ingest is in flight (embedding takes seconds)
+    indexer.terminate()
+    worker.join(120)
+    try:
+        assert indexer.wait(30) == 0
+        # Calls that were running when SIGTERM arrived finished; later ones may find the indexer gone.
+        results = outcome.get("results", [])
+        assert results and results[0].ok, outcome
+    finally:
+        mesh.start_stage("indexer")
+        mesh.wait_serving(120, ["indexer"])
+
+
+def test_a_dead_stage_fails_with_a_status_naming_it(mesh, gateway, ingested):
+    mesh.stop_stage("retriever")
+    try:
+        with pytest.raises(grpc.RpcError) as err:
+            ask(gateway, "whats E-4412", timeout=30)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert "retriever" in err.value.details()
+    finally:
+        mesh.start_stage("retriever")
+        mesh.wait_serving(120, ["retriever"])
+
+
+def test_without_the_reranker_answers_are_degraded_not_failed(mesh, gateway, ingested):
+    mesh.stop_stage("reranker")
+    try:
+        response = ask(gateway, "how much is the Team plan per month", timeout=30)
+        assert response.degraded and "reranker" in response.degraded_reason
+        assert not response.answer.abstained
+        assert_citations_verifiable(response)
+    finally:
+        mesh.start_stage("reranker")
+        mesh.wait_serving(120, ["reranker"])

@@ -1,0 +1,146 @@
+import pytest
+
+from shared.errors import InvalidArgument
+from shared.model import DocumentMeta
+from services.chunker.service import StructureChunker
+from tests.conftest import MODEL
+
+DOC = """---
+doc_id: handbook/refunds
+title: Refund Policy
+version: 2026
+effective_from: 2026-01-01
+access_scopes: public, finance
+---
+# Refund Policy
+
+## Consumer returns
+
+### Timing
+Consumers may request a refund within 14 days of purchase.
+
+## Plans
+
+| Plan | Monthly price |
+| --- | --- |
+| Team | $79 |
+| Business | $299 |
+
+1. The first clause.
+2. The second clause.
+"""
+
+
+@pytest.fixture(scope="module")
+def chunker():
+    c = StructureChunker(MODEL)
+    c.warm_up()
+    return c
+
+
+def run(chunker, content, uri="doc.md", **meta):
+    return chunker.run(content if isinstance(content, bytes) else content.encode(),
+                       DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri, **meta))
+
+
+def test_front_matter_resolves_governance_metadata(chunker):
+    meta, _ = run(chunker, DOC)
+    assert (meta.document_id, meta.version, meta.effective_from) == ("handbook/refunds", "2026", "2026-01-01")
+    assert meta.access_scopes == ["public", "finance"]
+    assert meta.title == "Refund Policy" and meta.content_type == "text/markdown"
+
+
+def test_bodies_are_exact_source_slices_and_cover_all_text(chunker):
+    _, chunks = run(chunker, DOC)
+    content_start = DOC.index("# Refund Policy")
+    covered = set()
+    for chunk in chunks:
+        assert DOC[chunk.char_start:chunk.char_end] == chunk.body
+        covered |= set(range(chunk.char_start, chunk.char_end))
+    missing = [i for i in range(content_start, len(DOC)) if not DOC[i].isspace() and i not in covered]
+    assert missing == []
+
+
+def test_heading_path_is_prepended_and_heading_only_parents_are_kept(chunker):
+    _, chunks = run(chunker, DOC)
+    timing = next(c for c in chunks if "14 days" in c.body)
+    assert timing.heading_path == ["Refund Policy", "Consumer returns", "Timing"]
+    assert timing.embed_text.startswith("Refund Policy > Consumer returns > Timing\n")
+    # "## Consumer returns" has no text of its own: it rides with its child rather than being dropped.
+    assert "## Consumer returns" in timing.body
+
+
+def test_table_stays_whole_with_its_header(chunker):
+    _, chunks = run(chunker, DOC)
+    table = next(c for c in chunks if "| Team | $79 |" in c.body)
+    assert "| Plan | Monthly price |" in table.body and "| Business | $299 |" in table.body
+
+
+def test_oversized_table_is_split_by_rows_with_the_header_repeated(chunker):
+    rows = "\n".join(f"| Plan {i} | ${i * 10} | included storage of {i} terabytes |" for i in range(80))
+    doc = f"# Prices\n\n| Plan | Price | Notes |\n| --- | --- | --- |\n{rows}\n"
+    _, chunks = run(chunker, doc)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert "| Plan | Price | Notes |" in chunk.embed_text
+        assert chunk.token_count <= chunker.max_tokens
+
+
+def test_long_prose_splits_on_sentences_with_overlap_and_fits_the_window(chunker):
+    sentences = " ".join(f"Sentence number {i} explains one more detail about refunds." for i in range(120))
+    doc = f"# Long\n\n{sentences}\n"
+    _, chunks = run(chunker, doc)
+    assert len(chunks) > 2
+    assert all(c.token_count <= chunker.max_tokens for c in chunks)
+    # Consecutive pieces overlap (start of one before the end of the previous) and always advance.
+    for prev, nxt in zip(chunks, chunks[1:]):
+        assert nxt.char_start < prev.char_end
+        assert nxt.char_end > prev.char_end
+
+
+def test_a_single_huge_sentence_is_cut_by_token_windows_without_losing_text(chunker):
+    doc = "# Code\n\n" + "x" * 20 + " ".join(f"token{i}" for i in range(2000)) + "\n"
+    _, chunks = run(chunker, doc)
+    covered = set()
+    for c in chunks:
+        assert c.token_count <= chunker.max_tokens
+        covered |= set(range(c.char_start, c.char_end))
+    assert all(i in covered for i, ch in enumerate(doc) if not ch.isspace())
+
+
+def test_chunk_ids_are_stable_and_change_with_content(chunker):
+    _, first = run(chunker, DOC)
+    _, again = run(chunker, DOC)
+    assert [c.chunk_id for c in first] == [c.chunk_id for c in again]
+    _, edited = run(chunker, DOC.replace("14 days", "30 days"))
+    changed = {c.chunk_id for c in edited} - {c.chunk_id for c in first}
+    assert len(changed) == 1
+
+
+def test_ticket_threads_get_one_section_per_message(chunker):
+    thread = ("Ticket #1\n\nFrom: Ann <a@x.example>\nDate: 2025-01-01\n\nSync fails with E-4412.\n\n"
+              "From: Support <s@y.example>\nDate: 2025-01-02\n\nResolve with nwctl sync resolve.\n")
+    _, chunks = run(chunker, thread, uri="ticket.txt")
+    paths = [c.heading_path for c in chunks]
+    assert ["Message 1 from Ann <a@x.example>"] in paths and ["Message 2 from Support <s@y.example>"] in paths
+
+
+@pytest.mark.parametrize("content, uri, needle", [
+    (b"", "empty.md", "empty"),
+    (b"   \n\t\n", "blank.txt", "empty"),
+    (b"\xff\xfe\xfa not utf8", "bad.txt", "UTF-8"),
+    (b"\x00\x01\x02\x03binary", "garbage.txt", "binary"),
+    (b"%PDF-1.7 ...", "scan.pdf", "unsupported content type"),
+    (b"---\ntitle: only\n---\n", "front.md", "no text"),
+])
+def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, needle):
+    with pytest.raises(InvalidArgument) as err:
+        run(chunker, content, uri=uri)
+    assert needle in err.value.message and uri in err.value.message
+
+
+def test_size_limit(chunker):
+    small = StructureChunker(MODEL, max_bytes=100)
+    small.warm_up()
+    with pytest.raises(InvalidArgument, match="over the 100-byte limit"):
+        run(small, "# Big\n\n" + "word " * 100, uri="big.md")

@@ -1,0 +1,40 @@
+from shared.model import ScoredChunk, StageScores
+from tests.conformance.index_suite import chunk, meta
+from services.generator.extractive import ExtractiveGenerator
+
+PRICES = "| Plan | Monthly price |\n| --- | --- |\n| Starter | $19 |\n| Team | $79 |\n"
+REFUND = "Consumers may request a refund within 14 days. Business refunds carry a 5% fee."
+
+
+def passage(body, doc="d", path=("Section",)):
+    c = chunk(meta(doc=doc), 0, body)
+    c.heading_path = list(path)
+    c.char_start, c.char_end = 100, 100 + len(body)
+    return ScoredChunk(c, StageScores())
+
+
+def test_answers_with_quoted_sentences_and_exact_spans():
+    gen = ExtractiveGenerator()
+    answer = gen.run("refund window for consumers?", [passage(REFUND)])
+    assert not answer.abstained
+    cite = answer.citations[0]
+    assert cite.quote == "Consumers may request a refund within 14 days."
+    assert (cite.char_start, cite.char_end) == (100, 100 + len(cite.quote))
+    assert "[1]" in answer.text
+
+
+def test_table_rows_are_matched_through_their_header():
+    answer = ExtractiveGenerator().run("team plan monthly price", [passage(PRICES, path=("Plans",))])
+    assert answer.citations[0].quote == "| Team | $79 |"
+
+
+def test_abstains_and_names_what_is_missing():
+    answer = ExtractiveGenerator().run("parental leave policy", [passage(REFUND, path=("Refund policy",))])
+    assert answer.abstained and answer.reason == "no_supporting_sentence"
+    assert "parental" in answer.missing and "leave" in answer.missing
+
+
+def test_is_deterministic():
+    gen = ExtractiveGenerator()
+    passages = [passage(REFUND, "a"), passage(PRICES, "b")]
+    assert gen.run("refund fee business", passages) == gen.run("refund fee business", passages)
