@@ -1,7 +1,7 @@
 """Domain objects shared by the stages. They know nothing of protobuf or gRPC (see shared/convert.py)."""
 
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from shared.errors import InvalidArgument
 
@@ -102,9 +102,9 @@ def normalize_time(value: str, field: str) -> str:
     except ValueError:
         raise InvalidArgument(field, f"{value!r} is not an ISO-8601 date or timestamp") from None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -4,8 +4,8 @@ import logging
 import signal
 import threading
 import traceback
+from collections.abc import Callable, Iterable
 from concurrent import futures
-from typing import Callable, Iterable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc

@@ -8,10 +8,10 @@ exceeds the budget is split further: tables by rows (header repeated), prose by 
 import dataclasses
 import hashlib
 
+from services.chunker.structure import Block, Section
 from shared.embedding.tokens import TokenCounter, token_windows
 from shared.model import Chunk, DocumentMeta
 from shared.text import heading_prefix, sentence_spans
-from services.chunker.structure import Block, Section
 
 
 @dataclasses.dataclass

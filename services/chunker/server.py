@@ -2,11 +2,11 @@
 
 import dataclasses
 
+from services.chunker.service import StructureChunker
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.server import serve
 from shared.stubs import chunker_pb2, chunker_pb2_grpc
-from services.chunker.service import StructureChunker
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,12 +5,12 @@ import hashlib
 import os
 from pathlib import PurePosixPath
 
-from shared.embedding.tokens import TokenCounter
-from shared.errors import InvalidArgument
-from shared.model import Chunk, DocumentMeta
 from services.chunker.chunking import SectionPacker, build_chunks
 from services.chunker.frontmatter import split_front_matter
 from services.chunker.structure import parse_markdown, parse_text
+from shared.embedding.tokens import TokenCounter
+from shared.errors import InvalidArgument
+from shared.model import Chunk, DocumentMeta
 
 PARSERS = {"text/markdown": parse_markdown, "text/plain": parse_text}
 EXTENSIONS = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".text": "text/plain"}
@@ -48,7 +48,8 @@ class StructureChunker:
         if not meta.tenant_id:
             raise InvalidArgument("document.meta.tenant_id", f"is required ({name})")
         if len(content) > self.max_bytes:
-            raise InvalidArgument("document.content", f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit")
+            raise InvalidArgument("document.content",
+                                  f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit")
         if not content.strip():
             raise InvalidArgument("document.content", f"{name} is empty")
         content_type = content_type_for(meta)

@@ -11,11 +11,12 @@ import threading
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from shared.config import STAGES, stage_address
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
-from services.cli.documents import collect_files, to_source_document
+from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
+from services.evaluation import command as eval_command
+from shared.config import STAGES, stage_address
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
 DEMO_QUESTIONS = (
     "whats E-4412",
@@ -32,44 +33,6 @@ def _stub(args) -> gateway_pb2_grpc.GatewayStub:
 def _filters(args) -> common_pb2.SearchFilters:
     return common_pb2.SearchFilters(access_scopes=args.scope or [], as_of=args.as_of or "",
                                     include_superseded=args.include_superseded)
-
-
-MAX_BATCH_BYTES = 32 * 1024 * 1024
-
-
-def batches(files, max_docs: int):
-    """Bounded requests (count and bytes); a bad document still fails alone inside its batch."""
-    batch, size = [], 0
-    for path, uri in files:
-        doc = to_source_document(path, uri)
-        if batch and (len(batch) >= max_docs or size + len(doc.content) > MAX_BATCH_BYTES):
-            yield batch
-            batch, size = [], 0
-        batch.append(doc)
-        size += len(doc.content)
-    if batch:
-        yield batch
-
-
-def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, out=sys.stdout) -> tuple[int, int]:
-    from tqdm import tqdm
-
-    files = collect_files(paths)
-    ok = failed = 0
-    with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
-        for docs in batches(files, batch):
-            for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
-                if result.ok:
-                    ok += 1
-                    line = (f"ok     {result.source_uri} -> {result.document_id}@{result.version}: "
-                            f"{result.chunks_written} written, {result.chunks_unchanged} unchanged, "
-                            f"{result.chunks_removed} removed")
-                else:
-                    failed += 1
-                    line = f"FAILED {result.source_uri}: {result.error_code}: {result.error}"
-                bar.write(line, file=out)
-                bar.update(1)
-    return ok, failed
 
 
 def cmd_up(args) -> int:
@@ -200,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("document_id")
     delete.add_argument("--tenant", required=True)
     delete.set_defaults(func=cmd_delete)
+
+    eval_command.add_parser(sub)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
     demo.add_argument("--corpus", default="examples")

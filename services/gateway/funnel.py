@@ -10,13 +10,23 @@ import time
 
 import grpc
 
+from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.errors import InvalidArgument, require
 from shared.stubs import (
-    chunker_pb2, chunker_pb2_grpc, common_pb2, gateway_pb2, generator_pb2, generator_pb2_grpc, indexer_pb2,
-    indexer_pb2_grpc, reranker_pb2, reranker_pb2_grpc, retriever_pb2, retriever_pb2_grpc,
+    chunker_pb2,
+    chunker_pb2_grpc,
+    common_pb2,
+    gateway_pb2,
+    generator_pb2,
+    generator_pb2_grpc,
+    indexer_pb2,
+    indexer_pb2_grpc,
+    reranker_pb2,
+    reranker_pb2_grpc,
+    retriever_pb2,
+    retriever_pb2_grpc,
 )
-from services.gateway.policy import invalid_citations, should_abstain
 
 log = logging.getLogger("ragmesh.gateway")
 UNCALIBRATED_RERANKERS = ("passthrough",)
@@ -100,12 +110,16 @@ class Funnel:
         if not request.question.strip():
             raise InvalidArgument("question", "is empty")
         timings: list = []
-        candidates = self._retrieve(request.tenant_id, request.question, request.filters, 0, self.candidates,
-                                    context, timings)
+        candidates = self._retrieve(request.tenant_id, request.question, request.filters, request.mode,
+                                    self.candidates, context, timings)
         response = gateway_pb2.AskResponse(abstain_threshold=self.abstain_threshold)
+        # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         ranked, model_id, degraded = (
-            self._rerank(request.question, candidates, self.rerank_top_n, context, timings) if candidates
+            self._rerank(request.question, candidates, len(candidates), context, timings) if candidates
             else ([], "", ""))
+        if request.include_candidates:
+            response.candidates.extend(ranked)
+        ranked = ranked[: self.rerank_top_n]
         response.reranker_model_id, response.degraded, response.degraded_reason = model_id, bool(degraded), degraded
         top_score = ranked[0].scores.rerank_score if ranked else None
         if top_score is not None:

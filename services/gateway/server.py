@@ -2,12 +2,12 @@
 
 import dataclasses
 
+from services.gateway.funnel import Funnel
 from shared import config
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument, require
 from shared.server import serve
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
-from services.gateway.funnel import Funnel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +29,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     def Ingest(self, request, context):
         require(request.tenant_id, "tenant_id")
         if len(request.documents) > self.max_documents:
-            raise InvalidArgument("documents", f"{len(request.documents)} documents, over the limit of {self.max_documents}")
+            raise InvalidArgument("documents",
+                                  f"{len(request.documents)} documents, over the limit of {self.max_documents}")
         for document in request.documents:
             yield self.funnel.ingest_one(request.tenant_id, document, context)
 

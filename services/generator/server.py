@@ -2,12 +2,12 @@
 
 import dataclasses
 
+from services.generator.extractive import ExtractiveGenerator
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument
 from shared.server import serve
 from shared.stubs import generator_pb2, generator_pb2_grpc
-from services.generator.extractive import ExtractiveGenerator
 
 
 @dataclasses.dataclass(frozen=True)

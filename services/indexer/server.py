@@ -2,13 +2,13 @@
 
 import dataclasses
 
+from services.indexer.service import DocumentIndexer
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import SentenceTransformerEmbedder
 from shared.index.factory import open_index
 from shared.server import serve
 from shared.stubs import indexer_pb2, indexer_pb2_grpc
-from services.indexer.service import DocumentIndexer
 
 
 @dataclasses.dataclass(frozen=True)

@@ -37,7 +37,7 @@ class DocumentIndexer:
         fresh = [c for c in chunks if c.chunk_id not in existing]
         vectors = self.embedder.embed_passages([c.embed_text for c in fresh])
         return self.index.replace_document_version(
-            meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors)}, self.model_id
+            meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors, strict=True)}, self.model_id
         )
 
     def delete(self, tenant_id: str, document_id: str) -> int:

@@ -2,13 +2,13 @@
 
 import dataclasses
 
+from services.reranker.service import MaxSimReranker, PassthroughReranker
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import SentenceTransformerEmbedder
 from shared.errors import InvalidArgument
 from shared.server import serve
 from shared.stubs import reranker_pb2, reranker_pb2_grpc
-from services.reranker.service import MaxSimReranker, PassthroughReranker
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,13 +2,13 @@
 
 import dataclasses
 
+from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import SentenceTransformerEmbedder
 from shared.index.factory import open_index
 from shared.server import serve
 from shared.stubs import retriever_pb2, retriever_pb2_grpc
-from services.retriever.service import HybridRetriever
 
 _MODES = {
     retriever_pb2.RETRIEVAL_MODE_UNSPECIFIED: "hybrid",

@@ -2,11 +2,11 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
+from services.retriever.fusion import reciprocal_rank_fusion
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument, NotFound, require
 from shared.index.base import IndexBackend
 from shared.model import Chunk, ScoredChunk, SearchFilters
-from services.retriever.fusion import reciprocal_rank_fusion
 
 MODES = ("hybrid", "bm25", "dense")
 MAX_QUERY_CHARS = 20_000

@@ -16,7 +16,13 @@ import numpy as np
 from shared.errors import FailedPrecondition
 from shared.index.base import SearchHit, UpsertResult
 from shared.model import (
-    PUBLIC_SCOPE, Chunk, DocumentMeta, SearchFilters, normalize_time, utc_now, visible_scopes,
+    PUBLIC_SCOPE,
+    Chunk,
+    DocumentMeta,
+    SearchFilters,
+    normalize_time,
+    utc_now,
+    visible_scopes,
 )
 
 _SCHEMA = """
@@ -200,8 +206,8 @@ class EmbeddedIndex:
         params: list = [tenant_id]
         scopes = visible_scopes(filters.access_scopes)
         clauses.append(
-            "EXISTS (SELECT 1 FROM chunk_scopes s WHERE s.chunk_rowid = c.rowid AND s.scope IN (%s))"
-            % ",".join("?" * len(scopes))
+            "EXISTS (SELECT 1 FROM chunk_scopes s WHERE s.chunk_rowid = c.rowid "
+            f"AND s.scope IN ({','.join('?' * len(scopes))}))"
         )
         params += scopes
         if not filters.include_superseded:
@@ -272,7 +278,8 @@ class EmbeddedIndex:
         chosen = [int(candidate_rows[i]) for i in top]
         by_rowid = {r["rowid"]: r for r in conn.execute(
             f"SELECT c.* FROM chunks c WHERE c.rowid IN ({','.join('?' * len(chosen))})", chosen)}
-        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i])) for r, i in zip(chosen, top)]
+        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i]))
+                for r, i in zip(chosen, top, strict=True)]
 
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None:
         scopes = visible_scopes(access_scopes)

@@ -36,7 +36,8 @@ def chunk(m: DocumentMeta, position: int, body: str) -> Chunk:
 def write(index, m: DocumentMeta, bodies_and_vectors: list[tuple[str, np.ndarray]]):
     chunks = [chunk(m, i, body) for i, (body, _) in enumerate(bodies_and_vectors)]
     existing = index.existing_chunk_ids(m, MODEL_ID)
-    vectors = {c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors) if c.chunk_id not in existing}
+    vectors = {c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors, strict=True)
+               if c.chunk_id not in existing}
     return index.replace_document_version(m, chunks, vectors, MODEL_ID)
 
 

@@ -5,9 +5,9 @@ import os
 import grpc
 import pytest
 
-from shared.stubs import gateway_pb2, gateway_pb2_grpc
 from services.cli.documents import collect_files, to_source_document
 from services.cli.mesh import Mesh
+from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")

@@ -1,8 +1,8 @@
 import pytest
 
+from services.chunker.service import StructureChunker
 from shared.errors import InvalidArgument
 from shared.model import DocumentMeta
-from services.chunker.service import StructureChunker
 from tests.conftest import MODEL
 
 DOC = """---
@@ -40,7 +40,8 @@ def chunker():
 
 def run(chunker, content, uri="doc.md", **meta):
     return chunker.run(content if isinstance(content, bytes) else content.encode(),
-                       DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri, **meta))
+                       DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri,
+                                    **meta))
 
 
 def test_front_matter_resolves_governance_metadata(chunker):
@@ -93,7 +94,7 @@ def test_long_prose_splits_on_sentences_with_overlap_and_fits_the_window(chunker
     assert len(chunks) > 2
     assert all(c.token_count <= chunker.max_tokens for c in chunks)
     # Consecutive pieces overlap (start of one before the end of the previous) and always advance.
-    for prev, nxt in zip(chunks, chunks[1:]):
+    for prev, nxt in zip(chunks, chunks[1:], strict=False):
         assert nxt.char_start < prev.char_end
         assert nxt.char_end > prev.char_end
 

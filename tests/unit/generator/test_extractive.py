@@ -1,6 +1,6 @@
+from services.generator.extractive import ExtractiveGenerator
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta
-from services.generator.extractive import ExtractiveGenerator
 
 PRICES = "| Plan | Monthly price |\n| --- | --- |\n| Starter | $19 |\n| Team | $79 |\n"
 REFUND = "Consumers may request a refund within 14 days. Business refunds carry a 5% fee."

@@ -1,8 +1,8 @@
 import pytest
 
+from services.retriever.fusion import reciprocal_rank_fusion
 from shared.index.base import SearchHit
 from tests.conformance.index_suite import chunk, meta
-from services.retriever.fusion import reciprocal_rank_fusion
 
 
 def hits(*names):

@@ -1,0 +1,43 @@
+"""Client-side ingestion: files -> bounded Ingest requests -> one result line per document."""
+
+import sys
+
+from services.cli.documents import collect_files, to_source_document
+from shared.stubs import gateway_pb2
+
+MAX_BATCH_BYTES = 32 * 1024 * 1024
+
+
+def batches(files, max_docs: int):
+    """Bounded requests (count and bytes); a bad document still fails alone inside its batch."""
+    batch, size = [], 0
+    for path, uri in files:
+        doc = to_source_document(path, uri)
+        if batch and (len(batch) >= max_docs or size + len(doc.content) > MAX_BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(doc)
+        size += len(doc.content)
+    if batch:
+        yield batch
+
+
+def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, out=sys.stdout) -> tuple[int, int]:
+    from tqdm import tqdm
+
+    files = collect_files(paths)
+    ok = failed = 0
+    with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        for docs in batches(files, batch):
+            for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
+                if result.ok:
+                    ok += 1
+                    line = (f"ok     {result.source_uri} -> {result.document_id}@{result.version}: "
+                            f"{result.chunks_written} written, {result.chunks_unchanged} unchanged, "
+                            f"{result.chunks_removed} removed")
+                else:
+                    failed += 1
+                    line = f"FAILED {result.source_uri}: {result.error_code}: {result.error}"
+                bar.write(line, file=out)
+                bar.update(1)
+    return ok, failed

@@ -1,0 +1,1 @@
+"""The evaluation harness: labelled cases through the live mesh, metrics, triage, reports, the CI gate."""

@@ -1,0 +1,120 @@
+"""Evaluation inputs: the project's case format (evidence quoted from documents) and BEIR.
+
+Case format, one JSON object per line:
+  {"id", "question", "tenant", "category", "gold": [{"doc_id", "version", "evidence"}]}
+Gold evidence is a quote, not a chunk id (chunk ids change with the chunker); it is resolved to a
+character span in its source document here, and a retrieved chunk is relevant when its span holds
+the evidence.
+"""
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+from services.chunker.frontmatter import split_front_matter
+from services.cli.documents import collect_files
+
+UNANSWERABLE = "unanswerable"
+
+
+@dataclasses.dataclass(frozen=True)
+class Gold:
+    doc_id: str
+    version: str = ""
+    evidence: str = ""
+    start: int = -1  # resolved span in the source text (case format)
+    end: int = -1
+    gain: float = 1.0
+
+    @property
+    def key(self) -> str:
+        return f"{self.doc_id}@{self.version}:{self.start}" if self.evidence else self.doc_id
+
+
+@dataclasses.dataclass
+class EvalCase:
+    case_id: str
+    question: str
+    tenant: str
+    category: str
+    gold: list[Gold]
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.gold)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    # newline=None turns CRLF into LF, so files written on Windows load the same.
+    with open(path, encoding="utf-8", newline=None) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+class SourceTexts:
+    """The ingested corpus as the chunker saw it: (doc_id, version) -> decoded text."""
+
+    def __init__(self, corpus_dirs: list[str]):
+        self.texts: dict[tuple[str, str], str] = {}
+        for path, uri in collect_files(corpus_dirs):
+            try:
+                text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+            except UnicodeDecodeError:
+                continue
+            fields, _ = split_front_matter(text)
+            self.texts[(fields.get("doc_id") or uri, fields.get("version") or "1")] = text
+
+    def locate(self, gold: dict, case_id: str) -> Gold:
+        key = (gold["doc_id"], gold.get("version") or "1")
+        text = self.texts.get(key)
+        if text is None:
+            raise ValueError(f"case {case_id}: no document {key[0]!r} version {key[1]!r} in the corpus")
+        start = text.find(gold["evidence"])
+        if start < 0:
+            raise ValueError(f"case {case_id}: evidence not found verbatim in {key[0]}@{key[1]}: {gold['evidence']!r}")
+        return Gold(key[0], key[1], gold["evidence"], start, start + len(gold["evidence"]))
+
+
+def load_cases(path: str, corpus_dirs: list[str]) -> list[EvalCase]:
+    sources = SourceTexts(corpus_dirs)
+    cases = []
+    for row in read_jsonl(Path(path)):
+        gold = [sources.locate(g, row["id"]) for g in row.get("gold", [])]
+        cases.append(EvalCase(row["id"], row["question"], row.get("tenant", "demo"),
+                              row.get("category", "general") if gold else UNANSWERABLE, gold))
+    ids = [c.case_id for c in cases]
+    if len(ids) != len(set(ids)):
+        raise ValueError(f"{path}: duplicate case ids")
+    return cases
+
+
+def beir_tenant(beir_dir: str) -> str:
+    """A tenant per corpus content: re-ingestion is skipped while the corpus is unchanged."""
+    digest = hashlib.sha256(Path(beir_dir, "corpus.jsonl").read_bytes()).hexdigest()[:12]
+    return f"beir-{Path(beir_dir).name}-{digest}"
+
+
+def load_beir(beir_dir: str, split: str, query_ids: set[str] | None = None) -> list[EvalCase]:
+    root = Path(beir_dir)
+    queries = {str(q["_id"]): q["text"] for q in read_jsonl(root / "queries.jsonl")}
+    qrels: dict[str, dict[str, float]] = {}
+    with open(root / "qrels" / f"{split}.tsv", encoding="utf-8", newline=None) as fh:
+        for n, line in enumerate(fh):
+            parts = line.rstrip("\n").split("\t")
+            if n == 0 and not parts[-1].lstrip("-").isdigit():
+                continue  # header row
+            qid, did, score = parts[0], parts[1], float(parts[2])
+            if score > 0:
+                qrels.setdefault(qid, {})[did] = score
+    tenant = beir_tenant(beir_dir)
+    return [
+        EvalCase(qid, queries[qid], tenant, "beir", [Gold(doc_id=d, gain=g) for d, g in sorted(rels.items())])
+        for qid, rels in sorted(qrels.items())
+        if qid in queries and (query_ids is None or qid in query_ids)
+    ]
+
+
+def beir_documents(beir_dir: str):
+    """(doc_id, title, text) for every corpus row."""
+    for row in read_jsonl(Path(beir_dir, "corpus.jsonl")):
+        yield str(row["_id"]), row.get("title", ""), row.get("text", "")

@@ -1,0 +1,155 @@
+"""`ragmesh eval`: ingest (when needed), run the cases through the live mesh, report, gate."""
+
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+import grpc
+
+from services.cli.ingest import ingest
+from services.cli.mesh import Mesh
+from services.evaluation import gate
+from services.evaluation.cases import beir_documents, beir_tenant, load_beir, load_cases
+from services.evaluation.report import HEADLINE, build_report, write_report
+from services.evaluation.runner import ask_case, search_case
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, indexer_pb2_grpc
+
+
+@contextlib.contextmanager
+def _mesh_or_gateway(args):
+    if args.spawn:
+        mesh = Mesh.on_free_ports(args.data_dir, extra_env=dict(args.env or []))
+        print(f"starting a mesh for the evaluation (data in {args.data_dir}) ...", file=sys.stderr, flush=True)
+        mesh.start(timeout=300)
+        try:
+            yield mesh.address("gateway"), mesh.address("indexer")
+        finally:
+            mesh.stop()
+    else:
+        yield args.gateway, args.indexer
+
+
+def _ingest_corpus_dirs(stub, dirs: list[str], tenants: set[str], timeout: float) -> None:
+    for tenant in sorted(tenants):
+        ok, failed = ingest(stub, dirs, tenant, timeout, out=sys.stderr)
+        if failed:
+            raise SystemExit(f"eval: {failed} corpus documents failed to ingest for tenant {tenant}")
+
+
+def _ingest_beir(stub, indexer_addr: str, beir_dir: str, tenant: str, timeout: float, batch: int = 64) -> None:
+    docs = list(beir_documents(beir_dir))
+    with grpc.insecure_channel(indexer_addr) as channel:
+        stats = indexer_pb2_grpc.IndexerStub(channel).Stats(indexer_pb2.StatsRequest(tenant_id=tenant), timeout=30)
+    if stats.document_count == len(docs):
+        print(f"corpus already indexed as tenant {tenant} ({stats.chunk_count} chunks); reusing it", file=sys.stderr)
+        return
+    started = time.monotonic()
+    failed = 0
+    for i in range(0, len(docs), batch):
+        request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=[
+            common_pb2.SourceDocument(
+                meta=common_pb2.DocumentMeta(document_id=did, title=title, source_uri=did, content_type="text/plain"),
+                content=(text or title).encode())
+            for did, title, text in docs[i:i + batch]])
+        failed += sum(1 for r in stub.Ingest(request, timeout=timeout) if not r.ok)
+        done = min(i + batch, len(docs))
+        rate = done / max(time.monotonic() - started, 1e-9)
+        print(f"\ringested {done}/{len(docs)} documents ({rate:.1f}/s)", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    if failed:
+        raise SystemExit(f"eval: {failed} BEIR documents failed to ingest")
+
+
+def run(args) -> int:
+    if args.beir:
+        query_ids = set(Path(args.queries_file).read_text().split()) if args.queries_file else None
+        cases = load_beir(args.beir, args.split, query_ids)
+        name = f"{Path(args.beir).name}/{args.split}" + (f" ({Path(args.queries_file).name})" if query_ids else "")
+    else:
+        cases = load_cases(args.cases, args.corpus)
+        name = Path(args.cases).name
+    if args.limit:
+        cases = cases[: args.limit]
+    results = []
+    with _mesh_or_gateway(args) as (gateway_addr, indexer_addr):
+        with grpc.insecure_channel(gateway_addr) as channel:
+            stub = gateway_pb2_grpc.GatewayStub(channel)
+            if args.beir:
+                _ingest_beir(stub, indexer_addr, args.beir, beir_tenant(args.beir), args.timeout)
+            elif args.ingest:
+                _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
+            for n, case in enumerate(cases, start=1):
+                if args.beir:
+                    results.append(search_case(stub, case, args.mode, args.timeout, args.top_k, args.rerank))
+                else:
+                    results.append(ask_case(stub, case, args.mode, args.timeout))
+                print(f"\revaluated {n}/{len(cases)}", end="", file=sys.stderr, flush=True)
+            print(file=sys.stderr)
+            threshold = _threshold(stub, cases) if not args.beir else None
+    meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or not args.beir),
+            "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    report = build_report(results, meta, answers=not args.beir)
+    out = write_report(report, args.out, threshold)
+    _print_summary(report)
+    print(f"report: {out / 'report.md'}")
+    if args.write_baseline:
+        gate.write_baseline(args.write_baseline, report, HEADLINE, args.reason or "")
+        print(f"baseline written to {args.write_baseline}")
+    if args.gate:
+        failures = gate.compare(report["overall"], gate.load_baseline(args.gate), HEADLINE, args.tolerance)
+        if failures:
+            print("EVAL GATE FAILED:\n  " + "\n  ".join(failures))
+            return 3
+        print(f"eval gate passed against {args.gate}")
+    return 0
+
+
+def _threshold(stub, cases) -> float | None:
+    """The gateway's abstention threshold, as it reports it, for the score plot."""
+    for case in cases:
+        response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question), timeout=60)
+        return response.abstain_threshold
+    return None
+
+
+def _print_summary(report: dict) -> None:
+    overall = report["overall"]
+    keys = [k for k in ("recall@1", "recall@5", "recall@10", "recall@50", "recall@100", "mrr@10", "ndcg@10",
+                        "citation_validity", "answer_accuracy", "false_answer_rate", "over_abstention_rate")
+            if overall.get(k) is not None]
+    print("  ".join(f"{k}={overall[k]:.3f}" for k in keys))
+    if report["triage"]:
+        print("triage: " + ", ".join(f"{k}={v}" for k, v in sorted(report["triage"].items())))
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("eval", help="evaluate retrieval and answers on a labelled set through the mesh")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--cases", help="JSONL in the project's case format")
+    src.add_argument("--beir", help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    p.add_argument("--corpus", action="append", default=None, help="corpus folder(s) the cases quote (case format)")
+    p.add_argument("--split", default="test")
+    p.add_argument("--queries-file", help="only these query ids (whitespace-separated)")
+    p.add_argument("--mode", choices=("hybrid", "bm25", "dense"), default="hybrid")
+    p.add_argument("--rerank", action="store_true", help="BEIR: rerank the candidates too")
+    p.add_argument("--top-k", type=int, default=200, help="BEIR: chunks retrieved per query")
+    p.add_argument("--spawn", action="store_true", help="start a private mesh for the run")
+    p.add_argument("--data-dir", default=".ragmesh-data/eval")
+    p.add_argument("--env", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL passthrough)")
+    p.add_argument("--no-ingest", dest="ingest", action="store_false", help="case format: corpus already ingested")
+    p.add_argument("--indexer", default="127.0.0.1:7072")
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--out", default="eval/out/latest")
+    p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")
+    p.add_argument("--tolerance", type=float, default=0.02)
+    p.add_argument("--write-baseline", help="write this run's headline metrics as the new baseline")
+    p.add_argument("--reason", help="why the baseline changes (stored in it)")
+    p.set_defaults(func=lambda args: run(_defaults(args)))
+
+
+def _defaults(args):
+    if args.cases and not args.corpus:
+        args.corpus = ["examples"]
+    return args

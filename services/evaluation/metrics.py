@@ -1,0 +1,44 @@
+"""Ranking metrics over one query. `ranks` maps each gold item to the 1-based rank where it was first
+retrieved (absent = never retrieved); `gains` gives graded relevance (1 when binary)."""
+
+import math
+
+import numpy as np
+
+
+def recall_at(ranks: dict[str, int], gold: list[str], k: int) -> float:
+    return sum(1 for g in gold if ranks.get(g, 10**9) <= k) / len(gold) if gold else 0.0
+
+
+def hit_at(ranks: dict[str, int], gold: list[str], k: int) -> float:
+    return 1.0 if any(ranks.get(g, 10**9) <= k for g in gold) else 0.0
+
+
+def mrr_at(ranks: dict[str, int], gold: list[str], k: int) -> float:
+    best = min((ranks[g] for g in gold if g in ranks), default=None)
+    return 1.0 / best if best is not None and best <= k else 0.0
+
+
+def ndcg_at(ranks: dict[str, int], gains: dict[str, float], k: int) -> float:
+    dcg = sum(gains[g] / math.log2(r + 1) for g, r in ranks.items() if g in gains and r <= k)
+    ideal = sorted(gains.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def precision_at(relevant_positions: list[bool], k: int) -> float:
+    return sum(relevant_positions[:k]) / k
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else 0.0
+
+
+def paired_bootstrap(a: list[float], b: list[float], samples: int = 2000, seed: int = 13) -> tuple[float, float, float]:
+    """Mean of b - a with a 95% interval from resampling queries (paired, so per-query noise cancels)."""
+    diff = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    if diff.size == 0:
+        return 0.0, 0.0, 0.0
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, diff.size, size=(samples, diff.size))].mean(axis=1)
+    return float(diff.mean()), float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))

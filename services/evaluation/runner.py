@@ -1,0 +1,125 @@
+"""Runs evaluation cases through the live mesh (gateway Ask / Search) and judges each one."""
+
+import dataclasses
+import time
+
+from services.evaluation.cases import EvalCase, Gold
+from shared.stubs import gateway_pb2
+
+MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
+
+
+@dataclasses.dataclass
+class CaseResult:
+    case: EvalCase
+    ranks: dict[str, int]            # gold key -> 1-based rank of its first relevant position
+    relevant_positions: list[bool]   # for the first 10 positions
+    positions: int
+    seconds: dict[str, float]
+    answered: bool = False
+    citation_valid: bool | None = None
+    answer_correct: bool | None = None
+    cited_superseded: bool = False
+    gold_in_context: bool = False
+    top_rerank_score: float | None = None
+    abstain_reason: str = ""
+    answer_text: str = ""
+    cited: list[str] = dataclasses.field(default_factory=list)
+    top_ids: list[str] = dataclasses.field(default_factory=list)
+    triage: str = "ok"
+
+
+def _holds(chunk, gold: Gold) -> bool:
+    """A chunk holds gold evidence when it is the same document version and covers most of the quote."""
+    if chunk.meta.document_id != gold.doc_id or chunk.meta.version != gold.version:
+        return False
+    overlap = min(chunk.char_end, gold.end) - max(chunk.char_start, gold.start)
+    return overlap >= max(1, (gold.end - gold.start) // 2)
+
+
+def _chunk_ranks(case: EvalCase, chunks) -> tuple[dict[str, int], list[bool]]:
+    ranks: dict[str, int] = {}
+    relevant = []
+    for position, chunk in enumerate(chunks, start=1):
+        hits = [g for g in case.gold if _holds(chunk, g)]
+        for g in hits:
+            ranks.setdefault(g.key, position)
+        relevant.append(bool(hits))
+    return ranks, relevant[:10]
+
+
+def _doc_ranks(case: EvalCase, chunks) -> tuple[dict[str, int], list[bool], int]:
+    """BEIR: a document counts at the rank of its best chunk."""
+    order: list[str] = []
+    for chunk in chunks:
+        if chunk.meta.document_id not in order:
+            order.append(chunk.meta.document_id)
+    gold = {g.doc_id for g in case.gold}
+    ranks = {d: i for i, d in enumerate(order, start=1) if d in gold}
+    return ranks, [d in gold for d in order[:10]], len(order)
+
+
+def _timings(response, total: float) -> dict[str, float]:
+    seconds = {t.stage: t.seconds for t in response.timings}
+    seconds["total"] = total
+    return seconds
+
+
+def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
+    started = time.perf_counter()
+    response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question,
+                                               include_candidates=True, mode=MODES[mode]), timeout=timeout)
+    total = time.perf_counter() - started
+    chunks = [c.chunk for c in response.candidates]
+    ranks, relevant = _chunk_ranks(case, chunks)
+    answer = response.answer
+    result = CaseResult(case, ranks, relevant, len(chunks), _timings(response, total),
+                        answered=not answer.abstained, abstain_reason=answer.reason if answer.abstained else "",
+                        answer_text=answer.text, cited=[c.chunk_id for c in answer.citations],
+                        top_ids=[c.chunk_id for c in chunks[:5]])
+    if response.candidates:
+        result.top_rerank_score = response.top_rerank_score
+    # What the generator saw, or would have seen had the gate not abstained.
+    context = [p.chunk for p in response.context] or chunks[: len(response.context) or 5]
+    result.gold_in_context = any(_holds(c, g) for c in context for g in case.gold)
+    if result.answered:
+        context_ids = {p.chunk.chunk_id for p in response.context}
+        result.citation_valid = bool(answer.citations) and all(c.chunk_id in context_ids for c in answer.citations)
+        spans = [(c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations]
+        result.answer_correct = any(
+            d == g.doc_id and v == g.version and min(e, g.end) > max(s, g.start)
+            for d, v, s, e in spans for g in case.gold)
+        result.cited_superseded = any(d == g.doc_id and v != g.version for d, v, _, _ in spans for g in case.gold)
+    result.triage = triage(result)
+    return result
+
+
+def search_case(stub, case: EvalCase, mode: str, timeout: float, top_k: int, rerank: bool) -> CaseResult:
+    started = time.perf_counter()
+    response = stub.Search(gateway_pb2.SearchRequest(tenant_id=case.tenant, query=case.question, top_k=top_k,
+                                                     mode=MODES[mode], rerank=rerank), timeout=timeout)
+    total = time.perf_counter() - started
+    chunks = [r.chunk for r in response.results]
+    ranks, relevant, positions = _doc_ranks(case, chunks)
+    result = CaseResult(case, ranks, relevant, positions, _timings(response, total),
+                        top_ids=[c.meta.document_id for c in chunks[:5]])
+    if response.results and rerank:
+        result.top_rerank_score = response.results[0].scores.rerank_score
+    result.triage = "ok" if any(r <= 10 for r in ranks.values()) else (
+        "ranking_failure" if ranks else "recall_failure")
+    return result
+
+
+def triage(r: CaseResult) -> str:
+    """Which stage a failed case points at."""
+    if not r.case.answerable:
+        return "false_answer" if r.answered else "ok"
+    if r.answered and r.answer_correct and r.citation_valid:
+        return "ok"
+    if r.answered and r.cited_superseded and not r.answer_correct:
+        return "freshness_failure"
+    if not r.ranks:
+        return "recall_failure"
+    if not r.gold_in_context:
+        return "ranking_failure"
+    return "generation_failure"
