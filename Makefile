@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/ragmesh/v1/*.proto)
 STUBS_STAMP := shared/stubs/ragmesh/.generated
 
-.PHONY: all install stubs demo test test-unit test-integration lint clean up
+.PHONY: all install stubs demo test test-unit test-integration lint clean up eval eval-gate eval-scifact
 
 all: stubs
 
@@ -42,6 +42,20 @@ test-unit: stubs
 
 test-integration: stubs
 	$(PY) -m pytest -q tests/integration
+
+# The sample set through a private mesh; fails (exit 3) when a headline metric regresses > 2 points.
+eval-gate: stubs
+	$(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$(mktemp -d) \
+		--out eval/out/gate --gate eval/baseline.json
+
+eval: stubs
+	$(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$(mktemp -d) --out eval/out/sample
+
+# SciFact train queries, fixed 20% dev portion (eval/scifact-dev-queries.txt). The index is cached.
+SCIFACT ?= ../shared/data/scifact
+eval-scifact: stubs
+	$(VENV)/bin/ragmesh eval --beir $(SCIFACT) --split train --queries-file eval/scifact-dev-queries.txt \
+		--spawn --data-dir .ragmesh-data/scifact --out eval/out/scifact-dev $(EVAL_ARGS)
 
 lint: stubs
 	$(VENV)/bin/ruff check services shared tests

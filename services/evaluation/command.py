@@ -71,7 +71,6 @@ def run(args) -> int:
         name = Path(args.cases).name
     if args.limit:
         cases = cases[: args.limit]
-    results = []
     with _mesh_or_gateway(args) as (gateway_addr, indexer_addr):
         with grpc.insecure_channel(gateway_addr) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
@@ -79,13 +78,8 @@ def run(args) -> int:
                 _ingest_beir(stub, indexer_addr, args.beir, beir_tenant(args.beir), args.timeout)
             elif args.ingest:
                 _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
-            for n, case in enumerate(cases, start=1):
-                if args.beir:
-                    results.append(search_case(stub, case, args.mode, args.timeout, args.top_k, args.rerank))
-                else:
-                    results.append(ask_case(stub, case, args.mode, args.timeout))
-                print(f"\revaluated {n}/{len(cases)}", end="", file=sys.stderr, flush=True)
-            print(file=sys.stderr)
+            results = evaluate(stub, cases, args.mode, args.timeout, beir=bool(args.beir), top_k=args.top_k,
+                               rerank=args.rerank)
             threshold = _threshold(stub, cases) if not args.beir else None
     meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or not args.beir),
             "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -103,6 +97,20 @@ def run(args) -> int:
             return 3
         print(f"eval gate passed against {args.gate}")
     return 0
+
+
+def evaluate(stub, cases, mode: str = "hybrid", timeout: float = 120.0, beir: bool = False, top_k: int = 200,
+             rerank: bool = False) -> list:
+    """Every case through the gateway, one at a time (so latency figures are not contended)."""
+    results = []
+    for n, case in enumerate(cases, start=1):
+        if beir:
+            results.append(search_case(stub, case, mode, timeout, top_k, rerank))
+        else:
+            results.append(ask_case(stub, case, mode, timeout))
+        if sys.stderr.isatty() or n % 50 == 0 or n == len(cases):
+            print(f"evaluated {n}/{len(cases)}", file=sys.stderr, flush=True)
+    return results
 
 
 def _threshold(stub, cases) -> float | None:

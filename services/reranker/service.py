@@ -6,6 +6,9 @@
 - `PassthroughReranker`: keeps the fused order and says so.
 """
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from shared.embedding.base import Embedder
@@ -33,9 +36,13 @@ class PassthroughReranker:
 class MaxSimReranker:
     model_version = "1"
 
-    def __init__(self, embedder: Embedder, rescore_k: int = 20):
+    def __init__(self, embedder: Embedder, rescore_k: int = 20, cache_chunks: int = 50_000):
         self.embedder = embedder
         self.rescore_k = rescore_k
+        # Chunk ids are derived from content, so a chunk's unit vectors never go stale.
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_chunks
+        self._lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -44,22 +51,38 @@ class MaxSimReranker:
     def warm_up(self) -> None:
         self.embedder.warm_up()
 
-    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
-        if not query.strip():
-            raise InvalidArgument("query", "is empty")
-        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+    def _unit_vectors(self, candidates: list[ScoredChunk]) -> list[np.ndarray]:
+        with self._lock:
+            cached = {sc.chunk.chunk_id: self._cache.get(sc.chunk.chunk_id) for sc in candidates}
+        missing = [sc for sc in candidates if cached[sc.chunk.chunk_id] is None]
         texts, owners = [], []
-        for i, sc in enumerate(head):
+        for i, sc in enumerate(missing):
             prefix = heading_prefix(sc.chunk.meta.title, sc.chunk.heading_path)
             spans = answer_units(sc.chunk.body)[:MAX_UNITS_PER_CANDIDATE] or [(0, len(sc.chunk.body))]
             for start, end in spans:
                 texts.append(f"{prefix}: {sc.chunk.body[start:end]}" if prefix else sc.chunk.body[start:end])
                 owners.append(i)
-        scores = np.full(len(head), -1.0, dtype=np.float32)
         if texts:
+            vectors = self.embedder.embed_passages(texts)
+            owners_arr = np.array(owners)
+            with self._lock:
+                for i, sc in enumerate(missing):
+                    cached[sc.chunk.chunk_id] = vectors[owners_arr == i]
+                    self._cache[sc.chunk.chunk_id] = cached[sc.chunk.chunk_id]
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return [cached[sc.chunk.chunk_id] for sc in candidates]
+
+    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+        if not query.strip():
+            raise InvalidArgument("query", "is empty")
+        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+        scores = np.full(len(head), -1.0, dtype=np.float32)
+        if head:
             query_vec = self.embedder.embed_queries([query])[0]
-            sims = self.embedder.embed_passages(texts) @ query_vec
-            np.maximum.at(scores, np.array(owners), sims)
+            for i, units in enumerate(self._unit_vectors(head)):
+                if len(units):
+                    scores[i] = float(np.max(units @ query_vec))
         order = sorted(range(len(head)), key=lambda i: (-scores[i], head[i].scores.fused_rank))
         ranked = [head[i] for i in order] + tail
         for rank, sc in enumerate(ranked, start=1):
