@@ -3,8 +3,11 @@
 import json
 
 import grpc
+from opentelemetry import propagate
+from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from shared.errors import RagmeshError
+from shared.observability.tracing import tracer
 
 # A restarted stage is found again within a second or two: short reconnect backoff, and a couple of
 # retries of UNAVAILABLE (safe: a call that never reached the stage did nothing). A stage that stays
@@ -79,10 +82,17 @@ class StageClient:
         return max(0.0, min(self.default_timeout, remaining))
 
     def call(self, method: str, request, context: grpc.ServicerContext | None = None):
-        try:
-            return getattr(self._stub, method)(request, timeout=self._timeout(context))
-        except grpc.RpcError as err:
-            raise StageCallError(self.stage, self.address, err) from None
+        with tracer().start_as_current_span(f"{self.stage}.{method}", kind=SpanKind.CLIENT, attributes={
+                "rpc.system": "grpc", "rpc.method": method, "server.address": self.address}) as span:
+            metadata: dict[str, str] = {}
+            propagate.inject(metadata)  # the callee continues this trace
+            try:
+                return getattr(self._stub, method)(request, timeout=self._timeout(context),
+                                                   metadata=tuple(metadata.items()))
+            except grpc.RpcError as err:
+                error = StageCallError(self.stage, self.address, err)
+                span.set_status(Status(StatusCode.ERROR, error.message))
+                raise error from None
 
     def close(self) -> None:
         self._channel.close()

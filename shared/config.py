@@ -12,6 +12,7 @@ T = TypeVar("T")
 
 STAGES = ("gateway", "chunker", "indexer", "retriever", "reranker", "generator")
 DEFAULT_PORTS = {stage: 7070 + i for i, stage in enumerate(STAGES)}
+DEFAULT_METRICS_PORTS = {stage: 9470 + i for i, stage in enumerate(STAGES)}
 DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -52,6 +53,8 @@ class ServerConfig:
 
     host: str = "127.0.0.1"
     port: int = 0
+    # Prometheus /metrics; 0 disables it.
+    metrics_port: int = 0
     max_workers: int = 8
     grace_seconds: float = 10.0
     log_level: str = "INFO"

@@ -13,6 +13,9 @@ from grpc_reflection.v1alpha import reflection
 
 from shared.config import ServerConfig
 from shared.errors import RagmeshError
+from shared.observability.interceptor import ObservabilityInterceptor
+from shared.observability.metrics import start_metrics_server
+from shared.observability.tracing import setup_tracing
 
 log = logging.getLogger("ragmesh.server")
 
@@ -74,9 +77,11 @@ def serve(
     logging.basicConfig(
         level=config.log_level, format=f"%(asctime)s {stage} %(levelname)s %(name)s: %(message)s"
     )
+    provider = setup_tracing(stage)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix=stage),
-        interceptors=[DomainErrorInterceptor(stage), *interceptors],
+        # Outermost first: observability sees the final status the error mapping produced.
+        interceptors=[ObservabilityInterceptor(), DomainErrorInterceptor(stage), *interceptors],
         options=[("grpc.max_receive_message_length", 64 * 1024 * 1024),
                  ("grpc.max_send_message_length", 64 * 1024 * 1024)],
     )
@@ -98,6 +103,7 @@ def serve(
 
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)
+    start_metrics_server(stage, config.host, config.metrics_port)
     server.start()
     for name in ["", *names]:
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -105,4 +111,5 @@ def serve(
     print(f"ragmesh {stage} listening on {config.host}:{port}", flush=True)
     while not stopped.wait(0.5):
         pass
+    provider.shutdown()  # flush spans still in the batch
     log.info("%s stopped", stage)

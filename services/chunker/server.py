@@ -12,6 +12,7 @@ from shared.stubs import chunker_pb2, chunker_pb2_grpc
 @dataclasses.dataclass(frozen=True)
 class ChunkerConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["chunker"]
+    metrics_port: int = config.DEFAULT_METRICS_PORTS["chunker"]
     embed_model: str = config.DEFAULT_EMBED_MODEL
     # 0 = the embedding model's window.
     max_tokens: int = 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from shared.config import DEFAULT_PORTS, STAGES
+from shared.config import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
 
 # Start order matters only for readiness messages; every stage retries nothing at start-up.
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
@@ -28,10 +28,12 @@ class MeshError(RuntimeError):
 
 
 class Mesh:
-    def __init__(self, data_dir: str, ports: dict[str, int] | None = None, log_dir: str | None = None,
+    def __init__(self, data_dir: str, ports: dict[str, int] | None = None,
+                 metrics_ports: dict[str, int] | None = None, log_dir: str | None = None,
                  extra_env: dict[str, str] | None = None, host: str = "127.0.0.1"):
         self.host = host
         self.ports = ports or dict(DEFAULT_PORTS)
+        self.metrics_ports = metrics_ports or dict(DEFAULT_METRICS_PORTS)
         self.data_dir = os.path.abspath(data_dir)
         self.log_dir = Path(log_dir or os.path.join(self.data_dir, "logs"))
         self.extra_env = extra_env or {}
@@ -39,10 +41,14 @@ class Mesh:
 
     @classmethod
     def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
-        return cls(data_dir, ports={stage: free_port() for stage in STAGES}, **kwargs)
+        return cls(data_dir, ports={stage: free_port() for stage in STAGES},
+                   metrics_ports={stage: free_port() for stage in STAGES}, **kwargs)
 
     def address(self, stage: str) -> str:
         return f"{self.host}:{self.ports[stage]}"
+
+    def metrics_url(self, stage: str) -> str:
+        return f"http://{self.host}:{self.metrics_ports[stage]}/metrics"
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -51,6 +57,7 @@ class Mesh:
             env[f"RAGMESH_{stage.upper()}_PORT"] = str(self.ports[stage])
             env[f"RAGMESH_{stage.upper()}_HOST"] = self.host
             env[f"RAGMESH_{stage.upper()}_ADDR"] = self.address(stage)
+            env[f"RAGMESH_{stage.upper()}_METRICS_PORT"] = str(self.metrics_ports[stage])
         env.update(self.extra_env)
         return env
 

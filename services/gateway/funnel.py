@@ -6,13 +6,17 @@ marked degraded.
 """
 
 import logging
+import threading
 import time
 
 import grpc
+from opentelemetry import trace
 
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.errors import InvalidArgument, require
+from shared.observability import metrics
+from shared.observability.tracing import annotate_query
 from shared.stubs import (
     chunker_pb2,
     chunker_pb2_grpc,
@@ -45,21 +49,51 @@ class Funnel:
         self.rerank_top_n = rerank_top_n
         self.context_passages = context_passages
         self.suggested_reading = suggested_reading
+        # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
+        self._pending: dict[int, float] = {}
+        self._pending_lock = threading.Lock()
+        metrics.INGEST_OLDEST_PENDING.set_function(self.oldest_pending_age)
+
+    def oldest_pending_age(self) -> float:
+        with self._pending_lock:
+            oldest = min(self._pending.values(), default=None)
+        return 0.0 if oldest is None else time.monotonic() - oldest
 
     # ---- ingest ---------------------------------------------------------------------------------
 
-    def ingest_one(self, tenant_id: str, document: common_pb2.SourceDocument, context) -> gateway_pb2.IngestResult:
-        """One document end to end; its failure is reported in its result and touches nothing else."""
+    def ingest(self, tenant_id: str, documents, context):
+        """Every document of a request is accepted at once (the freshness clock starts), then each
+        goes through chunker and indexer; a failure is reported in its own result only."""
+        accepted = time.monotonic()
+        keys = [object() for _ in documents]
+        with self._pending_lock:
+            self._pending.update({id(k): accepted for k in keys})
+        try:
+            for key, document in zip(keys, documents, strict=True):
+                yield self._ingest_one(tenant_id, document, context, accepted, id(key))
+        finally:
+            with self._pending_lock:
+                for key in keys:
+                    self._pending.pop(id(key), None)
+
+    def _ingest_one(self, tenant_id, document, context, accepted: float, key: int) -> gateway_pb2.IngestResult:
         document.meta.tenant_id = tenant_id
         result = gateway_pb2.IngestResult(document_id=document.meta.document_id, source_uri=document.meta.source_uri)
         try:
-            chunked = self.chunker.call("ChunkDocument", chunker_pb2.ChunkDocumentRequest(document=document), context)
+            chunked = self._timed("chunk", self.chunker, "ChunkDocument",
+                                  chunker_pb2.ChunkDocumentRequest(document=document), context)
             result.document_id, result.version = chunked.meta.document_id, chunked.meta.version
-            upserted = self.indexer.call(
-                "UpsertDocument", indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks), context)
+            upserted = self._timed("index", self.indexer, "UpsertDocument",
+                                   indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks), context)
         except StageCallError as err:
             result.ok, result.error_code, result.error = False, err.code.name, err.message
+            metrics.INGESTED_DOCUMENTS.labels("failed").inc()
             return result
+        finally:
+            with self._pending_lock:
+                self._pending.pop(key, None)
+        metrics.INGEST_LAG.observe(time.monotonic() - accepted)
+        metrics.INGESTED_DOCUMENTS.labels("ok").inc()
         result.ok = True
         result.chunks_written = upserted.chunks_written
         result.chunks_unchanged = upserted.chunks_unchanged
@@ -68,27 +102,34 @@ class Funnel:
 
     # ---- search and ask -------------------------------------------------------------------------
 
-    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings):
+    @staticmethod
+    def _timed(stage: str, client: StageClient, method: str, request, context, timings: list | None = None):
         started = time.perf_counter()
-        response = self.retriever.call("Retrieve", retriever_pb2.RetrieveRequest(
-            tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode), context)
-        timings.append(gateway_pb2.StageTiming(stage="retrieve", seconds=time.perf_counter() - started))
+        try:
+            return client.call(method, request, context)
+        finally:
+            seconds = time.perf_counter() - started
+            metrics.STAGE_DURATION.labels(stage).observe(seconds)
+            if timings is not None:
+                timings.append(gateway_pb2.StageTiming(stage=stage, seconds=seconds))
+
+    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings):
+        response = self._timed("retrieve", self.retriever, "Retrieve", retriever_pb2.RetrieveRequest(
+            tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode), context, timings)
         return list(response.candidates)
 
     def _rerank(self, query, candidates, top_n, context, timings):
         """(ranked, model_id, degraded_reason). Only an unreachable or failing reranker degrades;
         a bad request is still the caller's error."""
-        started = time.perf_counter()
         try:
-            response = self.reranker.call(
-                "Rerank", reranker_pb2.RerankRequest(query=query, candidates=candidates, top_n=top_n), context)
+            response = self._timed("rerank", self.reranker, "Rerank", reranker_pb2.RerankRequest(
+                query=query, candidates=candidates, top_n=top_n), context, timings)
         except StageCallError as err:
             if err.code != grpc.StatusCode.UNAVAILABLE:
                 raise
             log.warning("reranker unavailable, answering from the fused order: %s", err.message)
+            metrics.DEGRADED.labels("reranker").inc()
             return candidates[:top_n], "", f"reranker unavailable: {err.message}"
-        finally:
-            timings.append(gateway_pb2.StageTiming(stage="rerank", seconds=time.perf_counter() - started))
         return list(response.candidates), response.model_id, ""
 
     def search(self, request: gateway_pb2.SearchRequest, context) -> gateway_pb2.SearchResponse:
@@ -109,6 +150,8 @@ class Funnel:
         require(request.tenant_id, "tenant_id")
         if not request.question.strip():
             raise InvalidArgument("question", "is empty")
+        span = trace.get_current_span()
+        annotate_query(span, request.tenant_id, request.question)
         timings: list = []
         candidates = self._retrieve(request.tenant_id, request.question, request.filters, request.mode,
                                     self.candidates, context, timings)
@@ -126,17 +169,21 @@ class Funnel:
             response.top_rerank_score = top_score
         calibrated = bool(model_id) and not model_id.startswith(UNCALIBRATED_RERANKERS)
         decision = should_abstain(top_score, self.abstain_threshold, calibrated)
+        span.set_attribute("ragmesh.abstain.threshold", self.abstain_threshold)
+        span.set_attribute("ragmesh.abstain.top_rerank_score", top_score if top_score is not None else float("nan"))
+        span.set_attribute("ragmesh.abstain.gate_applies", calibrated)
+        span.set_attribute("ragmesh.abstain.decision", decision.reason or "proceed")
+        span.set_attribute("ragmesh.degraded", bool(degraded))
         if decision.abstain:
             response.answer.CopyFrom(_not_found(decision.reason, request.question))
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             response.timings.extend(timings)
+            _record_answer(span, response.answer)
             return response
 
         context_passages = ranked[: self.context_passages]
-        started = time.perf_counter()
-        generated = self.generator.call(
-            "Generate", generator_pb2.GenerateRequest(query=request.question, passages=context_passages), context)
-        timings.append(gateway_pb2.StageTiming(stage="generate", seconds=time.perf_counter() - started))
+        generated = self._timed("generate", self.generator, "Generate", generator_pb2.GenerateRequest(
+            query=request.question, passages=context_passages), context, timings)
         answer = generated.answer
         response.context.extend(context_passages)
         if not answer.abstained:
@@ -144,12 +191,15 @@ class Funnel:
                                         {p.chunk.chunk_id for p in context_passages})
             if problem:
                 log.warning("answer rejected by citation validation: %s", problem)
+                metrics.CITATION_FAILURES.labels(problem.split(":")[0]).inc()
+                span.set_attribute("ragmesh.citation_failure", problem)
                 answer = _not_found("citation_validation_failed", request.question, problem,
                                     generator_id=answer.generator_id)
         if answer.abstained:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
         response.answer.CopyFrom(answer)
         response.timings.extend(timings)
+        _record_answer(span, response.answer)
         return response
 
     def get_chunk(self, request: retriever_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
@@ -162,6 +212,17 @@ class Funnel:
 
     def delete_document(self, request, context):
         return self.indexer.call("DeleteDocument", request, context)
+
+
+def _record_answer(span, answer: common_pb2.Answer) -> None:
+    outcome = "abstained" if answer.abstained else "answered"
+    metrics.ANSWERS.labels(outcome).inc()
+    if answer.abstained:
+        metrics.ABSTENTIONS.labels(answer.reason.split(":")[0]).inc()
+    span.set_attribute("ragmesh.answer.abstained", answer.abstained)
+    span.set_attribute("ragmesh.answer.reason", answer.reason)
+    span.set_attribute("ragmesh.answer.text", answer.text)
+    span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
 
 
 def _not_found(reason: str, question: str, detail: str = "", generator_id: str = "") -> common_pb2.Answer:

@@ -13,6 +13,7 @@ from shared.stubs import gateway_pb2, gateway_pb2_grpc
 @dataclasses.dataclass(frozen=True)
 class GatewayConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["gateway"]
+    metrics_port: int = config.DEFAULT_METRICS_PORTS["gateway"]
     # Top reranker score below which the gateway abstains without calling the generator.
     abstain_threshold: float = 0.35
     candidates: int = 50
@@ -31,8 +32,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         if len(request.documents) > self.max_documents:
             raise InvalidArgument("documents",
                                   f"{len(request.documents)} documents, over the limit of {self.max_documents}")
-        for document in request.documents:
-            yield self.funnel.ingest_one(request.tenant_id, document, context)
+        yield from self.funnel.ingest(request.tenant_id, request.documents, context)
 
     def Search(self, request, context):
         return self.funnel.search(request, context)

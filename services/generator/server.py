@@ -2,10 +2,13 @@
 
 import dataclasses
 
+from opentelemetry.trace import SpanKind
+
 from services.generator.extractive import ExtractiveGenerator
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument
+from shared.observability.tracing import tracer
 from shared.server import serve
 from shared.stubs import generator_pb2, generator_pb2_grpc
 
@@ -13,6 +16,7 @@ from shared.stubs import generator_pb2, generator_pb2_grpc
 @dataclasses.dataclass(frozen=True)
 class GeneratorConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["generator"]
+    metrics_port: int = config.DEFAULT_METRICS_PORTS["generator"]
     backend: str = "extractive"
     max_units: int = 3
 
@@ -24,7 +28,17 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
     def Generate(self, request, context):
         if not request.query.strip():
             raise InvalidArgument("query", "is empty")
-        answer = self.generator.run(request.query, [convert.scored_from_pb(p) for p in request.passages])
+        passages = [convert.scored_from_pb(p) for p in request.passages]
+        with tracer().start_as_current_span("generate", kind=SpanKind.INTERNAL) as span:
+            span.set_attribute("ragmesh.generator.id", self.generator.generator_id)
+            span.set_attribute("ragmesh.generator.context_chunk_ids", [p.chunk.chunk_id for p in passages])
+            # Prompt size: what the generator reads (for the extractive backend, the passages).
+            span.set_attribute("gen_ai.usage.input_tokens", sum(p.chunk.token_count for p in passages))
+            answer = self.generator.run(request.query, passages)
+            span.set_attribute("ragmesh.answer.text", answer.text)
+            span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
+            span.set_attribute("ragmesh.answer.abstained", answer.abstained)
+            span.set_attribute("ragmesh.answer.reason", answer.reason)
         return generator_pb2.GenerateResponse(answer=convert.answer_to_pb(answer))
 
 

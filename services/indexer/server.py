@@ -7,6 +7,7 @@ from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import SentenceTransformerEmbedder
 from shared.index.factory import open_index
+from shared.observability.metrics import INDEX_CHUNKS, SOURCE_CHANGED
 from shared.server import serve
 from shared.stubs import indexer_pb2, indexer_pb2_grpc
 
@@ -14,6 +15,7 @@ from shared.stubs import indexer_pb2, indexer_pb2_grpc
 @dataclasses.dataclass(frozen=True)
 class IndexerConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["indexer"]
+    metrics_port: int = config.DEFAULT_METRICS_PORTS["indexer"]
     data_dir: str = ".ragmesh-data"
     index: str = "embedded"
     embed_model: str = config.DEFAULT_EMBED_MODEL
@@ -30,14 +32,18 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
         for chunk in chunks:
             chunk.meta = meta
         result = self.indexer.upsert(meta, chunks)
+        if result.replaced_existing and (result.written or result.removed):
+            SOURCE_CHANGED.inc()
+        INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
         return indexer_pb2.UpsertDocumentResponse(
             chunks_written=result.written, chunks_unchanged=result.unchanged,
             chunks_removed=result.removed, embedding_model_id=self.indexer.model_id,
         )
 
     def DeleteDocument(self, request, context):
-        return indexer_pb2.DeleteDocumentResponse(
-            chunks_removed=self.indexer.delete(request.tenant_id, request.document_id))
+        removed = self.indexer.delete(request.tenant_id, request.document_id)
+        INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
+        return indexer_pb2.DeleteDocumentResponse(chunks_removed=removed)
 
     def Stats(self, request, context):
         stats = self.indexer.index.stats(request.tenant_id)
@@ -54,6 +60,7 @@ def main() -> None:
 
     def register(server):
         indexer.warm_up()
+        INDEX_CHUNKS.labels(indexer.index.name).set(indexer.index.count_chunks())
         indexer_pb2_grpc.add_IndexerServicer_to_server(IndexerServicer(indexer), server)
         return [indexer_pb2.DESCRIPTOR.services_by_name["Indexer"].full_name]
 

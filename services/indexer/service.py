@@ -36,9 +36,11 @@ class DocumentIndexer:
         existing = self.index.existing_chunk_ids(meta, self.model_id)
         fresh = [c for c in chunks if c.chunk_id not in existing]
         vectors = self.embedder.embed_passages([c.embed_text for c in fresh])
-        return self.index.replace_document_version(
+        result = self.index.replace_document_version(
             meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors, strict=True)}, self.model_id
         )
+        result.replaced_existing = bool(existing)
+        return result
 
     def delete(self, tenant_id: str, document_id: str) -> int:
         require(tenant_id, "tenant_id")

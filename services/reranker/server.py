@@ -2,11 +2,15 @@
 
 import dataclasses
 
+from opentelemetry.trace import SpanKind
+
 from services.reranker.service import MaxSimReranker, PassthroughReranker
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import SentenceTransformerEmbedder
 from shared.errors import InvalidArgument
+from shared.observability.metrics import RERANK_BATCH
+from shared.observability.tracing import annotate_candidates, annotate_documents, tracer
 from shared.server import serve
 from shared.stubs import reranker_pb2, reranker_pb2_grpc
 
@@ -14,6 +18,7 @@ from shared.stubs import reranker_pb2, reranker_pb2_grpc
 @dataclasses.dataclass(frozen=True)
 class RerankerConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["reranker"]
+    metrics_port: int = config.DEFAULT_METRICS_PORTS["reranker"]
     # maxsim | passthrough
     model: str = "maxsim"
     embed_model: str = config.DEFAULT_EMBED_MODEL
@@ -31,7 +36,12 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
         if request.top_n < 0:
             raise InvalidArgument("top_n", "must not be negative")
         candidates = [convert.scored_from_pb(c) for c in request.candidates]
-        ranked = self.reranker.run(request.query, candidates, request.top_n or self.default_top_n)
+        RERANK_BATCH.observe(len(candidates))
+        with tracer().start_as_current_span("rerank", kind=SpanKind.INTERNAL) as span:
+            span.set_attribute("ragmesh.rerank.model_id", self.reranker.model_id)
+            ranked = self.reranker.run(request.query, candidates, request.top_n or self.default_top_n)
+            annotate_candidates(span, "ragmesh.rerank", ranked)
+            annotate_documents(span, ranked, "rerank_score")
         return reranker_pb2.RerankResponse(
             candidates=[convert.scored_to_pb(c) for c in ranked],
             model_id=self.reranker.model_id, model_version=self.reranker.model_version,

@@ -2,11 +2,15 @@
 
 import dataclasses
 
+from opentelemetry.trace import SpanKind
+
 from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import SentenceTransformerEmbedder
 from shared.index.factory import open_index
+from shared.observability.metrics import CANDIDATES
+from shared.observability.tracing import annotate_candidates, annotate_documents, annotate_query, tracer
 from shared.server import serve
 from shared.stubs import retriever_pb2, retriever_pb2_grpc
 
@@ -21,6 +25,7 @@ _MODES = {
 @dataclasses.dataclass(frozen=True)
 class RetrieverConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["retriever"]
+    metrics_port: int = config.DEFAULT_METRICS_PORTS["retriever"]
     data_dir: str = ".ragmesh-data"
     index: str = "embedded"
     embed_model: str = config.DEFAULT_EMBED_MODEL
@@ -35,10 +40,16 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
         self.retriever = retriever
 
     def Retrieve(self, request, context):
-        results = self.retriever.run(
-            request.tenant_id, request.query, convert.filters_from_pb(request.filters),
-            _MODES.get(request.mode, "hybrid"), request.top_k,
-        )
+        mode = _MODES.get(request.mode, "hybrid")
+        with tracer().start_as_current_span("retrieval", kind=SpanKind.INTERNAL) as span:
+            span.set_attribute("gen_ai.operation.name", "retrieval")
+            span.set_attribute("ragmesh.retrieval.mode", mode)
+            annotate_query(span, request.tenant_id, request.query)
+            results = self.retriever.run(
+                request.tenant_id, request.query, convert.filters_from_pb(request.filters), mode, request.top_k)
+            annotate_candidates(span, "ragmesh.retrieval", results)
+            annotate_documents(span, results, "fused_score")
+        CANDIDATES.labels(mode).observe(len(results))
         return retriever_pb2.RetrieveResponse(
             candidates=[convert.scored_to_pb(r) for r in results],
             embedding_model_id=self.retriever.model_id, backend=self.retriever.index.name,

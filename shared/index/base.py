@@ -19,6 +19,8 @@ class UpsertResult:
     written: int
     unchanged: int
     removed: int
+    # The document version was already indexed before this write.
+    replaced_existing: bool = False
 
 
 class IndexBackend(Protocol):
@@ -44,3 +46,6 @@ class IndexBackend(Protocol):
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None: ...
 
     def stats(self, tenant_id: str) -> dict: ...
+
+    def count_chunks(self) -> int:
+        """All chunks, every tenant (the index-size gauge)."""

@@ -290,6 +290,9 @@ class EmbeddedIndex:
         ).fetchone()
         return _row_to_chunk(row) if row else None
 
+    def count_chunks(self) -> int:
+        return int(self._conn().execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
     def stats(self, tenant_id: str) -> dict:
         conn = self._conn()
         chunks, docs = conn.execute(

@@ -7,6 +7,7 @@ import pytest
 
 from services.cli.documents import collect_files, to_source_document
 from services.cli.mesh import Mesh
+from tests.integration.otlp_receiver import OtlpReceiver
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -15,8 +16,17 @@ TENANT = "demo"
 
 
 @pytest.fixture(scope="session")
-def mesh(tmp_path_factory):
-    m = Mesh.on_free_ports(str(tmp_path_factory.mktemp("mesh")))
+def otlp():
+    receiver = OtlpReceiver()
+    receiver.endpoint = receiver.start()
+    yield receiver
+    receiver.stop()
+
+
+@pytest.fixture(scope="session")
+def mesh(tmp_path_factory, otlp):
+    m = Mesh.on_free_ports(str(tmp_path_factory.mktemp("mesh")),
+                           extra_env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint})
     m.start(timeout=240)
     yield m
     m.stop()

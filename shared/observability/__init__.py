@@ -1,0 +1,1 @@
+"""Tracing (OpenTelemetry) and metrics (Prometheus) shared by every stage."""

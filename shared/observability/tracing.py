@@ -1,0 +1,70 @@
+"""OpenTelemetry set-up and the attributes ragmesh records on its spans.
+
+Each stage exports its spans over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+`RAGMESH_OTLP_ENDPOINT`) is set; context crosses the mesh in gRPC metadata (W3C traceparent).
+Attribute names follow OpenTelemetry's GenAI conventions where they fit (`gen_ai.*`); the
+per-stage scores that explain a ranking are ragmesh's own (`ragmesh.*`).
+"""
+
+import hashlib
+import json
+import logging
+import os
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+
+log = logging.getLogger("ragmesh.tracing")
+TRACER_NAME = "ragmesh"
+
+
+def setup_tracing(stage: str, exporter: SpanExporter | None = None) -> TracerProvider:
+    """Install a tracer provider for this process. Without an endpoint spans are created (so
+    context still propagates) but not exported."""
+    provider = TracerProvider(resource=Resource.create({"service.name": f"ragmesh-{stage}"}))
+    endpoint = os.environ.get("RAGMESH_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    if exporter is None and endpoint:
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+        exporter = OTLPSpanExporter(endpoint=endpoint, insecure=True)
+        log.info("%s: exporting spans over OTLP to %s", stage, endpoint)
+    if exporter is not None:
+        provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=200))
+    trace.set_tracer_provider(provider)
+    return provider
+
+
+def tracer() -> trace.Tracer:
+    return trace.get_tracer(TRACER_NAME)
+
+
+def query_attribute(query: str) -> tuple[str, str]:
+    """The query itself, or only its hash when RAGMESH_REDACT_QUERIES is on."""
+    if os.environ.get("RAGMESH_REDACT_QUERIES", "").lower() in ("1", "true", "yes", "on"):
+        return "ragmesh.query.sha256", hashlib.sha256(query.encode()).hexdigest()
+    return "ragmesh.query", query
+
+
+def annotate_query(span, tenant_id: str, query: str) -> None:
+    key, value = query_attribute(query)
+    span.set_attribute(key, value)
+    span.set_attribute("ragmesh.tenant_id", tenant_id)
+
+
+def annotate_documents(span, candidates, score: str) -> None:
+    """GenAI convention: gen_ai.retrieval.documents as a JSON list of {id, score}."""
+    span.set_attribute("gen_ai.retrieval.documents", json.dumps(
+        [{"id": c.chunk.chunk_id, "score": round(float(getattr(c.scores, score)), 6)} for c in candidates]))
+
+
+def annotate_candidates(span, prefix: str, candidates) -> None:
+    """Chunk ids with every stage's rank and score, as parallel arrays (one entry per chunk)."""
+    scores = [c.scores for c in candidates]
+    span.set_attribute(f"{prefix}.chunk_ids", [c.chunk.chunk_id for c in candidates])
+    span.set_attribute(f"{prefix}.count", len(candidates))
+    for name in ("bm25_rank", "dense_rank", "fused_rank", "rerank_rank"):
+        span.set_attribute(f"{prefix}.{name}", [int(getattr(s, name)) for s in scores])
+    for name in ("bm25_score", "dense_score", "fused_score", "rerank_score"):
+        span.set_attribute(f"{prefix}.{name}", [float(getattr(s, name)) for s in scores])
