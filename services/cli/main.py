@@ -11,6 +11,7 @@ import threading
 import grpc
 from google.protobuf.json_format import MessageToDict
 
+from services.cli import feedback
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
@@ -71,6 +72,7 @@ def cmd_ask(args) -> int:
         print(json.dumps(MessageToDict(response, preserving_proto_field_name=True), indent=2))
         return 0
     print(render_answer(response))
+    print(f"(answer {response.answer_id}, trace {response.trace_id})")
     if args.open and response.answer.citations:
         view = stub.GetChunk(retriever_pb2.GetChunkRequest(
             tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []),
@@ -165,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.set_defaults(func=cmd_delete)
 
     eval_command.add_parser(sub)
+    feedback.add_parsers(sub, 120.0)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
     demo.add_argument("--corpus", default="examples")
@@ -178,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.func == "feedback_send":
+            return feedback.cmd_feedback_send(args, _stub(args))
         return args.func(args)
     except grpc.RpcError as err:
         print(f"ragmesh {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)

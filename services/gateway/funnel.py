@@ -12,9 +12,10 @@ import time
 import grpc
 from opentelemetry import trace
 
+from services.gateway.answer_log import AnswerLog
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
-from shared.errors import InvalidArgument, require
+from shared.errors import FailedPrecondition, InvalidArgument, NotFound, require
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
 from shared.stubs import (
@@ -38,7 +39,8 @@ UNCALIBRATED_RERANKERS = ("passthrough",)
 
 class Funnel:
     def __init__(self, addresses: dict[str, str], abstain_threshold: float, candidates: int = 50,
-                 rerank_top_n: int = 8, context_passages: int = 5, suggested_reading: int = 3):
+                 rerank_top_n: int = 8, context_passages: int = 5, suggested_reading: int = 3,
+                 answer_log: AnswerLog | None = None):
         self.chunker = StageClient("chunker", addresses["chunker"], chunker_pb2_grpc.ChunkerStub)
         self.indexer = StageClient("indexer", addresses["indexer"], indexer_pb2_grpc.IndexerStub)
         self.retriever = StageClient("retriever", addresses["retriever"], retriever_pb2_grpc.RetrieverStub)
@@ -49,6 +51,7 @@ class Funnel:
         self.rerank_top_n = rerank_top_n
         self.context_passages = context_passages
         self.suggested_reading = suggested_reading
+        self.answer_log = answer_log
         # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
         self._pending: dict[int, float] = {}
         self._pending_lock = threading.Lock()
@@ -177,9 +180,7 @@ class Funnel:
         if decision.abstain:
             response.answer.CopyFrom(_not_found(decision.reason, request.question))
             response.suggested_reading.extend(ranked[: self.suggested_reading])
-            response.timings.extend(timings)
-            _record_answer(span, response.answer)
-            return response
+            return self._finish(request, response, ranked, timings, span)
 
         context_passages = ranked[: self.context_passages]
         generated = self._timed("generate", self.generator, "Generate", generator_pb2.GenerateRequest(
@@ -198,9 +199,43 @@ class Funnel:
         if answer.abstained:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
         response.answer.CopyFrom(answer)
+        return self._finish(request, response, ranked, timings, span)
+
+    def _finish(self, request, response, ranked, timings, span) -> gateway_pb2.AskResponse:
+        """Timings, metrics, trace attributes and the answer-log entry, for every way an ask ends."""
         response.timings.extend(timings)
         _record_answer(span, response.answer)
+        span_context = span.get_span_context()
+        response.trace_id = f"{span_context.trace_id:032x}" if span_context.is_valid else ""
+        if self.answer_log is not None:
+            response.answer_id = self.answer_log.record(
+                trace_id=response.trace_id, tenant_id=request.tenant_id, query=request.question,
+                candidates=[{"chunk_id": c.chunk.chunk_id, "document_id": c.chunk.meta.document_id,
+                             "version": c.chunk.meta.version, "bm25_rank": c.scores.bm25_rank,
+                             "dense_rank": c.scores.dense_rank, "fused_score": c.scores.fused_score,
+                             "rerank_score": c.scores.rerank_score} for c in ranked],
+                context_ids=[p.chunk.chunk_id for p in response.context], answer=response.answer.text,
+                cited_ids=[c.chunk_id for c in response.answer.citations], abstained=response.answer.abstained,
+                reason=response.answer.reason, prompt_tokens=sum(p.chunk.token_count for p in response.context),
+                reranker_model_id=response.reranker_model_id, degraded=response.degraded)
         return response
+
+    def feedback(self, request: gateway_pb2.FeedbackRequest) -> gateway_pb2.FeedbackResponse:
+        require(request.tenant_id, "tenant_id")
+        require(request.answer_id, "answer_id")
+        if request.rating == gateway_pb2.RATING_UNSPECIFIED:
+            raise InvalidArgument("rating", "must be RATING_THUMBS_UP or RATING_THUMBS_DOWN")
+        if self.answer_log is None:
+            raise FailedPrecondition("the answer log is disabled on this gateway")
+        row = self.answer_log.answer(request.tenant_id, request.answer_id)
+        if row is None:
+            raise NotFound(f"answer {request.answer_id!r} not in the answer log of tenant {request.tenant_id!r} "
+                           "(unknown, or past its retention)")
+        feedback_id = self.answer_log.add_feedback(
+            request.answer_id, gateway_pb2.Rating.Name(request.rating), request.comment,
+            request.expected_document_id, request.expected_version, request.expected_evidence,
+            request.should_abstain)
+        return gateway_pb2.FeedbackResponse(feedback_id=feedback_id, trace_id=row["trace_id"])
 
     def get_chunk(self, request: retriever_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
         found = self.retriever.call("GetChunk", retriever_pb2.GetChunkRequest(

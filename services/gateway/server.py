@@ -1,7 +1,9 @@
 """gRPC face of the gateway."""
 
 import dataclasses
+import os
 
+from services.gateway.answer_log import AnswerLog
 from services.gateway.funnel import Funnel
 from shared import config
 from shared.config import ServerConfig
@@ -20,6 +22,8 @@ class GatewayConfig(ServerConfig):
     rerank_top_n: int = 8
     context_passages: int = 5
     max_documents_per_ingest: int = 1000
+    data_dir: str = ".ragmesh-data"
+    answer_log_retention_days: float = 30.0
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
@@ -46,13 +50,19 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     def DeleteDocument(self, request, context):
         return self.funnel.delete_document(request, context)
 
+    def Feedback(self, request, context):
+        return self.funnel.feedback(request)
+
 
 def main() -> None:
     cfg = config.load(GatewayConfig, "gateway")
     addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
-    funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages)
+    answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days)
+    funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages,
+                    answer_log=answer_log)
 
     def register(server):
+        answer_log.warm_up()
         gateway_pb2_grpc.add_GatewayServicer_to_server(GatewayServicer(funnel, cfg.max_documents_per_ingest), server)
         return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
 

@@ -7,8 +7,8 @@ import pytest
 
 from services.cli.documents import collect_files, to_source_document
 from services.cli.mesh import Mesh
-from tests.integration.otlp_receiver import OtlpReceiver
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
+from tests.integration.otlp_receiver import OtlpReceiver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")
