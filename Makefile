@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/ragmesh/v1/*.proto)
 STUBS_STAMP := shared/stubs/ragmesh/.generated
 
-.PHONY: all install stubs demo test test-unit test-integration lint clean up eval eval-gate eval-scifact
+.PHONY: all install stubs demo test promtool check-alerts test-unit test-integration lint clean up eval eval-gate eval-scifact
 
 all: stubs
 
@@ -34,8 +34,16 @@ demo: stubs
 up: stubs
 	$(VENV)/bin/ragmesh up
 
-test: stubs
+test: stubs check-alerts
 	$(PY) -m pytest -q
+
+# promtool comes with Debian's prometheus package (the server is not started).
+promtool:
+	@command -v promtool >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null; }
+
+check-alerts: promtool
+	promtool check rules deploy/observability/alerts.yml
+	promtool test rules deploy/observability/alerts_test.yml
 
 test-unit: stubs
 	$(PY) -m pytest -q tests/unit
