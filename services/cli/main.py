@@ -167,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.set_defaults(func=cmd_delete)
 
     eval_command.add_parser(sub)
+    eval_command.add_calibrate_parser(sub)
     feedback.add_parsers(sub, 120.0)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")

@@ -13,6 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from shared.config import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
 
+ROOT_DIR = str(Path(__file__).resolve().parents[2])
 # Start order matters only for readiness messages; every stage retries nothing at start-up.
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
 
@@ -66,7 +67,7 @@ class Mesh:
         log = open(self.log_dir / f"{stage}.log", "ab")
         self.processes[stage] = subprocess.Popen(
             [sys.executable, "-m", f"services.{stage}.server"], env=self.env(), stdout=log,
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(Path(__file__).resolve().parents[2]),
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT_DIR,
         )
         log.close()
 

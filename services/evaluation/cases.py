@@ -12,8 +12,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from services.chunker.frontmatter import split_front_matter
+from services.chunker.parsing import read_document
 from services.cli.documents import collect_files
+from shared.errors import InvalidArgument
 
 UNANSWERABLE = "unanswerable"
 
@@ -52,17 +53,19 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 class SourceTexts:
-    """The ingested corpus as the chunker saw it: (doc_id, version) -> decoded text."""
+    """The ingested corpus as the chunker saw it: (doc_id, version) -> the text chunk offsets point
+    into (the decoded file for Markdown and plain text, the chunker's canonical text for HTML, PDF,
+    DOCX and JSON threads), so evidence spans line up with chunk spans."""
 
     def __init__(self, corpus_dirs: list[str]):
         self.texts: dict[tuple[str, str], str] = {}
         for path, uri in collect_files(corpus_dirs):
             try:
-                text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
-            except UnicodeDecodeError:
-                continue
-            fields, _ = split_front_matter(text)
-            self.texts[(fields.get("doc_id") or uri, fields.get("version") or "1")] = text
+                parsed = read_document(path.read_bytes(), uri)
+            except InvalidArgument:
+                continue  # the chunker rejects it too, so no evidence can live there
+            fields = parsed.fields
+            self.texts[(fields.get("doc_id") or uri, fields.get("version") or "1")] = parsed.text
 
     def locate(self, gold: dict, case_id: str) -> Gold:
         key = (gold["doc_id"], gold.get("version") or "1")

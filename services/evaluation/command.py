@@ -10,9 +10,11 @@ import grpc
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh
 from services.evaluation import gate
+from services.evaluation.calibrate import calibrate as calibrate_threshold
 from services.evaluation.cases import beir_documents, beir_tenant, load_beir, load_cases
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
+from shared.calibration import save as save_calibration
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, indexer_pb2_grpc
 
 
@@ -129,6 +131,45 @@ def _print_summary(report: dict) -> None:
     print("  ".join(f"{k}={overall[k]:.3f}" for k in keys))
     if report["triage"]:
         print("triage: " + ", ".join(f"{k}={v}" for k, v in sorted(report["triage"].items())))
+
+
+def run_calibration(args) -> int:
+    cases = load_cases(args.cases, args.corpus or ["examples"])
+    # The gate is switched off so every question reaches the generator; the threshold is then
+    # chosen from what each threshold would have let through.
+    args.env = [*(args.env or []), ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
+                ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none")]
+    with _mesh_or_gateway(args) as (gateway_addr, _):
+        with grpc.insecure_channel(gateway_addr) as channel:
+            stub = gateway_pb2_grpc.GatewayStub(channel)
+            if args.ingest:
+                _ingest_corpus_dirs(stub, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
+            results = evaluate(stub, cases, "hybrid", args.timeout)
+    models = {r.reranker_model_id for r in results if r.reranker_model_id}
+    if len(models) != 1:
+        raise SystemExit(f"calibrate: expected one reranker model across the run, saw {sorted(models) or 'none'}")
+    generators = sorted({r.generator_id for r in results if r.generator_id})
+    result = calibrate_threshold(results, models.pop(), ",".join(generators), args.target_far, Path(args.cases).name)
+    save_calibration(result, args.out)
+    print(f"threshold {result.threshold:.4f} for reranker {result.reranker_model_id}: false-answer rate "
+          f"{result.false_answer_rate:.3f} (target {args.target_far:.3f}), answerable answered "
+          f"{result.answered_answerable_rate:.3f}, correct {result.correct_answerable_rate:.3f}; written to {args.out}")
+    return 0
+
+
+def add_calibrate_parser(sub) -> None:
+    p = sub.add_parser("calibrate", help="choose the abstention threshold from cases with unanswerable questions")
+    p.add_argument("--cases", default="eval/cases/sample.jsonl")
+    p.add_argument("--corpus", action="append")
+    p.add_argument("--target-far", type=float, default=0.05, help="false-answer-rate target (default 5%%)")
+    p.add_argument("--out", default="eval/calibration.json")
+    p.add_argument("--spawn", action="store_true", help="start a private mesh (with the gate off)")
+    p.add_argument("--data-dir", default=".ragmesh-data/calibrate")
+    p.add_argument("--env", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    p.add_argument("--no-ingest", dest="ingest", action="store_false")
+    p.add_argument("--gateway", default="127.0.0.1:7070")
+    p.add_argument("--indexer", default="127.0.0.1:7072")
+    p.set_defaults(func=run_calibration)
 
 
 def add_parser(sub) -> None:

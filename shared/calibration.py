@@ -1,0 +1,27 @@
+"""The stored abstention threshold and the reranker model it was calibrated for."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    threshold: float
+    reranker_model_id: str
+    target_false_answer_rate: float
+    false_answer_rate: float
+    answered_answerable_rate: float
+    correct_answerable_rate: float
+    cases: int
+    generator_id: str = ""
+    calibrated_at: str = ""
+    source: str = ""
+
+
+def save(calibration: Calibration, path: str) -> None:
+    Path(path).write_text(json.dumps(dataclasses.asdict(calibration), indent=2) + "\n")
+
+
+def load(path: str) -> Calibration:
+    return Calibration(**json.loads(Path(path).read_text()))

@@ -1,0 +1,59 @@
+"""A generator that invents a citation id: the real gateway must never return it as an answer.
+
+The rogue generator below is the adversary under test, not a stand-in for a component being
+verified; the gateway is a real process wired to the session's real retriever and reranker.
+"""
+
+import subprocess
+import sys
+from concurrent import futures
+
+import grpc
+import pytest
+
+from services.cli.mesh import ROOT_DIR, free_port
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, generator_pb2, generator_pb2_grpc
+from tests.integration.conftest import TENANT
+
+pytestmark = pytest.mark.integration
+
+
+class FabricatingGenerator(generator_pb2_grpc.GeneratorServicer):
+    def Generate(self, request, context):
+        real = request.passages[0].chunk.chunk_id
+        return generator_pb2.GenerateResponse(answer=common_pb2.Answer(
+            text="The Team plan costs $12 [1][2].", generator_id="rogue", reason="answered",
+            citations=[common_pb2.Citation(chunk_id=real), common_pb2.Citation(chunk_id="ch_fabricated0000")]))
+
+
+@pytest.fixture
+def guarded_gateway(mesh, ingested, tmp_path):
+    rogue = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    generator_pb2_grpc.add_GeneratorServicer_to_server(FabricatingGenerator(), rogue)
+    rogue_port = rogue.add_insecure_port("127.0.0.1:0")
+    rogue.start()
+    port = free_port()
+    env = mesh.env()
+    env.update({"RAGMESH_GATEWAY_PORT": str(port), "RAGMESH_GATEWAY_METRICS_PORT": "0",
+                "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{rogue_port}", "RAGMESH_DATA_DIR": str(tmp_path)})
+    proc = subprocess.Popen([sys.executable, "-m", "services.gateway.server"], env=env, cwd=ROOT_DIR,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        grpc.channel_ready_future(channel).result(timeout=120)
+        yield gateway_pb2_grpc.GatewayStub(channel)
+    finally:
+        channel.close()
+        proc.terminate()
+        proc.wait(30)
+        rogue.stop(0)
+
+
+def test_a_fabricated_citation_never_reaches_the_caller_as_an_answer(guarded_gateway):
+    response = guarded_gateway.Ask(gateway_pb2.AskRequest(
+        tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60)
+    assert response.answer.abstained
+    assert response.answer.reason.startswith("citation_validation_failed")
+    assert "ch_fabricated0000" in response.answer.reason
+    assert not response.answer.text and not response.answer.citations
+    assert response.suggested_reading
