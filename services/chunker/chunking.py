@@ -3,15 +3,24 @@
 Documents are split on their own boundaries (sections, then blocks). Only a block that alone
 exceeds the budget is split further: tables by rows (header repeated), prose by sentences with
 ~12% overlap, and, last, by token windows. Every chunk body is an exact slice of the source.
+
+Headings never end a chunk: a heading (and any lead-in such as a clause title, an e-mail header or
+a paragraph ending in ":") is packed with the first piece of what follows it, so a numbered clause
+is never separated from its heading and a table never from the text that introduces it.
 """
 
 import dataclasses
 import hashlib
+import re
 
 from services.chunker.structure import Block, Section
 from shared.embedding.tokens import TokenCounter, token_windows
 from shared.model import Chunk, DocumentMeta
 from shared.text import heading_prefix, sentence_spans
+
+# A bare clause number on its own line ("7.2", "(a)") belongs to the text after it.
+_BARE_NUMBER = re.compile(r"^\s*\(?[0-9a-z]{1,3}(\.[0-9]+)*[.)]?\s*$", re.IGNORECASE)
+_LEAD_IN_MAX_CHARS = 300
 
 
 @dataclasses.dataclass
@@ -25,6 +34,15 @@ class _Unit:
 
 def stable_id(*parts: str, prefix: str = "ch_") -> str:
     return prefix + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+
+def is_lead_in(text: str, block: Block) -> bool:
+    """Blocks that introduce what follows and must not end a chunk on their own."""
+    if block.kind == "heading":
+        return True
+    body = text[block.start:block.end].rstrip()
+    return block.kind in ("paragraph", "list_item") and len(body) <= _LEAD_IN_MAX_CHARS and (
+        body.endswith(":") or bool(_BARE_NUMBER.match(body)))
 
 
 class SectionPacker:
@@ -42,40 +60,69 @@ class SectionPacker:
     def _fits(self, text, prefix, first: _Unit, start: int, end: int) -> bool:
         return self.counter.count(self._embed_text(text, prefix, first, start, end)) <= self.max_tokens
 
-    def _units(self, text: str, prefix: str, block: Block, index: int) -> list[_Unit]:
-        whole = _Unit(block.start, block.end, index, False)
-        if self._fits(text, prefix, whole, block.start, block.end):
+    def _units(self, text: str, prefix: str, block: Block, index: int, lead: int | None) -> list[_Unit]:
+        """The block as packable units; `lead` is where the headings/lead-ins it carries start."""
+        start = block.start if lead is None else lead
+        whole = _Unit(start, block.end, index, False)
+        if self._fits(text, prefix, whole, start, block.end):
             return [whole]
-        if block.kind == "table":
-            header = (block.start, block.header_end)
+        if block.kind == "table" and block.header_end:
+            # The header row is repeated in the embed text of later pieces (the `| --- |` rule is
+            # only noise to the embedder); a header that would crowd out the rows is not repeated.
+            header = (block.start, text.index("\n", block.start, block.header_end))
+            if self.counter.count(text[header[0]:header[1]]) > self.max_tokens // 2:
+                header = None
             rows = _line_spans(text, block.header_end + 1, block.end)
             # The header travels with the first row; later pieces get it prepended in the embed text.
-            spans = [(block.start, rows[0][1]), *rows[1:]] if rows else [(block.start, block.end)]
+            spans = [(start, rows[0][1]), *rows[1:]] if rows else [(start, block.end)]
             pieces = [_Unit(s, e, index, True, header) for s, e in spans]
-        elif block.kind == "code":
+        elif block.kind in ("code", "table"):
             pieces = [_Unit(s, e, index, True) for s, e in _line_spans(text, block.start, block.end)]
         else:
             pieces = [_Unit(s, e, index, True) for s, e in sentence_spans(text, block.start, block.end)]
+        if not pieces:
+            pieces = [_Unit(block.start, block.end, index, True)]
+        pieces[0].start = start  # the lead rides with the first piece
         out = []
         for piece in pieces:
             if self._fits(text, prefix, piece, piece.start, piece.end):
                 out.append(piece)
+            else:
+                out += self._windows(text, prefix, piece)
+        return out
+
+    def _windows(self, text: str, prefix: str, piece: _Unit) -> list[_Unit]:
+        """Last resort: token windows. Re-tokenizing a cut-out span can cost a token or two more than
+        the cut promised, so any window that still does not fit is cut again with a smaller budget."""
+        header_tokens = self.counter.count(text[piece.header[0]:piece.header[1]]) if piece.header else 0
+        budget = max(1, self.max_tokens - self.counter.count(prefix) - header_tokens - 4)
+        out, todo = [], [(piece.start, piece.end, budget)]
+        while todo:
+            start, end, budget = todo.pop(0)
+            unit = _Unit(start, end, piece.block_index, True, piece.header)
+            if self._fits(text, prefix, unit, start, end) or budget <= 1:
+                out.append(unit)
                 continue
-            header_tokens = self.counter.count(text[piece.header[0]:piece.header[1]]) if piece.header else 0
-            budget = max(8, self.max_tokens - self.counter.count(prefix) - header_tokens - 8)
-            out += [_Unit(s, e, index, True, piece.header)
-                    for s, e in token_windows(self.counter, text, piece.start, piece.end, budget)]
+            spans = token_windows(self.counter, text, start, end, budget)
+            if len(spans) == 1:
+                # Already one window and still too long: shrink the budget until it splits.
+                todo.insert(0, (start, end, budget // 2))
+            else:
+                todo[:0] = [(s, e, budget) for s, e in spans]
         return out
 
     def pack(self, text: str, prefix: str, section: Section, lead_start: int | None) -> list[tuple[int, int, str]]:
         """(start, end, embed_text) for each chunk of the section. `lead_start` pulls in headings of
         content-less parent sections so their text is not dropped."""
         units: list[_Unit] = []
+        lead = lead_start
+        last = len(section.blocks) - 1
         for i, block in enumerate(section.blocks):
-            units += self._units(text, prefix, block, i)
-        if lead_start is not None and units:
-            # Headings of content-less parent sections ride along as their own unit.
-            units.insert(0, _Unit(lead_start, section.blocks[0].start, -1, False))
+            if i < last and is_lead_in(text, block):
+                lead = block.start if lead is None else lead
+                continue
+            units += self._units(text, prefix, block, i, lead)
+            lead = None
         pieces: list[list[_Unit]] = []
         current: list[_Unit] = []
         for unit in units:
@@ -92,8 +139,10 @@ class SectionPacker:
 
     def _overlap(self, text, prefix, previous: list[_Unit], unit: _Unit) -> list[_Unit]:
         """Trailing units of the previous piece to repeat, only inside a block we had to split.
-        Bounded by the overlap budget and always leaving room for the new unit, so packing
-        always advances."""
+
+        Overlap can never stall packing: carried units come from previous[1:], so the next piece
+        starts strictly after the previous one did, and they are only carried while the new unit
+        still fits behind them, so every piece ends further than the last."""
         if not unit.split or not previous or previous[-1].block_index != unit.block_index:
             return []
         budget = int(self.max_tokens * self.overlap_ratio)
@@ -121,14 +170,25 @@ def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+def bounded_prefix(counter: TokenCounter, prefix: str, max_tokens: int) -> str:
+    """The heading path costs tokens in every chunk; a pathological one (hundreds of tokens) is cut
+    to half the window so the body always has room. Only the prefix is cut, never the body."""
+    limit = max_tokens // 2
+    if not prefix or counter.count(prefix) <= limit:
+        return prefix
+    spans = token_windows(counter, prefix, 0, len(prefix), max(1, limit - 2))
+    return prefix[:spans[0][1]].rstrip()
+
+
 def build_chunks(text: str, meta: DocumentMeta, sections: list[Section], packer: SectionPacker) -> list[Chunk]:
     chunks: list[Chunk] = []
     lead_start: int | None = None
     for s_index, section in enumerate(sections):
-        if not section.has_content:
+        if not section.has_content and s_index < len(sections) - 1:
+            # Headings with no text of their own ride with the next section's first chunk.
             lead_start = section.start if lead_start is None else lead_start
             continue
-        prefix = heading_prefix(meta.title, section.heading_path)
+        prefix = bounded_prefix(packer.counter, heading_prefix(meta.title, section.heading_path), packer.max_tokens)
         section_id = stable_id(meta.tenant_id, meta.document_id, meta.version, str(s_index),
                                *section.heading_path, prefix="sec_")
         section_start = section.start if lead_start is None else lead_start
@@ -142,21 +202,4 @@ def build_chunks(text: str, meta: DocumentMeta, sections: list[Section], packer:
                 section_text=text[section_start:section.end],
             ))
         lead_start = None
-    if lead_start is not None and chunks:
-        # Trailing headings with no content: extend the last chunk rather than drop them.
-        last = chunks[-1]
-        end = max(sec.end for sec in sections)
-        last.body = text[last.char_start:end]
-        last.char_end = end
-    elif lead_start is not None:
-        end = max(sec.end for sec in sections)
-        prefix = heading_prefix(meta.title, [])
-        body = text[lead_start:end]
-        embed_text = f"{prefix}\n{body}" if prefix else body
-        chunks.append(Chunk(
-            chunk_id=stable_id(meta.tenant_id, meta.document_id, meta.version, "0", embed_text), meta=meta,
-            heading_path=[], body=body, embed_text=embed_text, char_start=lead_start, char_end=end,
-            parent_section_id=stable_id(meta.tenant_id, meta.document_id, meta.version, prefix="sec_"),
-            token_count=packer.counter.count(embed_text), position=0, section_text=body,
-        ))
     return chunks

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from services.chunker.service import StructureChunker
+from services.chunker.service import DocumentChunker
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.server import serve
@@ -18,10 +18,12 @@ class ChunkerConfig(ServerConfig):
     max_tokens: int = 0
     overlap_ratio: float = 0.12
     max_bytes: int = 10_000_000
+    # "structure" (the default) or "fixed": structure-blind token windows, the evaluation's baseline.
+    strategy: str = "structure"
 
 
 class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
-    def __init__(self, chunker: StructureChunker):
+    def __init__(self, chunker: DocumentChunker):
         self.chunker = chunker
 
     def ChunkDocument(self, request, context):
@@ -34,7 +36,7 @@ class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
 
 def main() -> None:
     cfg = config.load(ChunkerConfig, "chunker")
-    chunker = StructureChunker(cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes)
+    chunker = DocumentChunker(cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes, cfg.strategy)
 
     def register(server):
         chunker.warm_up()

@@ -1,47 +1,53 @@
-"""The chunker component: raw bytes + metadata in, chunks with offsets and stable ids out."""
+"""The chunker component: raw bytes + metadata in, chunks with offsets and stable ids out.
+
+Validation and metadata are the same for every strategy; the strategy decides where to cut:
+"structure" (sections and blocks, chunking.py) or "fixed" (the structure-blind baseline, fixed.py).
+"""
 
 import dataclasses
 import hashlib
-import os
 from pathlib import PurePosixPath
 
 from services.chunker.chunking import SectionPacker, build_chunks
-from services.chunker.frontmatter import split_front_matter
-from services.chunker.structure import parse_markdown, parse_text
+from services.chunker.fixed import COMMON_DEFAULT_TOKENS, FixedWindows
+from services.chunker.parsing import content_type_for, parse_document
+from services.chunker.structure import ParsedDocument
 from shared.embedding.tokens import TokenCounter
 from shared.errors import InvalidArgument
 from shared.model import Chunk, DocumentMeta
 
-PARSERS = {"text/markdown": parse_markdown, "text/plain": parse_text}
-EXTENSIONS = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".text": "text/plain"}
+STRATEGIES = ("structure", "fixed")
 DEFAULT_EFFECTIVE_FROM = "1970-01-01"
 
 
-def content_type_for(meta: DocumentMeta) -> str:
-    if meta.content_type:
-        return meta.content_type.split(";")[0].strip().lower()
-    return EXTENSIONS.get(os.path.splitext(meta.source_uri)[1].lower(), "")
-
-
-class StructureChunker:
-    chunker_id = "structure-v1"
-
+class DocumentChunker:
     def __init__(self, model_name: str, max_tokens: int = 0, overlap_ratio: float = 0.12,
-                 max_bytes: int = 10_000_000):
+                 max_bytes: int = 10_000_000, strategy: str = "structure"):
+        if strategy not in STRATEGIES:
+            raise ValueError(f"chunker strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
         self.model_name = model_name
         self.requested_max_tokens = max_tokens
         self.overlap_ratio = overlap_ratio
         self.max_bytes = max_bytes
+        self.strategy = strategy
         self.counter = TokenCounter(model_name)
         self.max_tokens = 0
         self._packer: SectionPacker | None = None
+        self._windows: FixedWindows | None = None
+
+    @property
+    def chunker_id(self) -> str:
+        return "structure-v2" if self.strategy == "structure" else f"fixed-{self.max_tokens}"
 
     def warm_up(self) -> None:
         self.counter.warm_up()
         window = self.counter.max_tokens
         # The budget follows the model: never more than its window, so nothing is silently truncated.
-        self.max_tokens = min(self.requested_max_tokens or window, window)
+        # The fixed baseline asks for the common 512 and gets the same cap (see fixed.py).
+        requested = self.requested_max_tokens or (COMMON_DEFAULT_TOKENS if self.strategy == "fixed" else window)
+        self.max_tokens = min(requested, window)
         self._packer = SectionPacker(self.counter, self.max_tokens, self.overlap_ratio)
+        self._windows = FixedWindows(self.counter, self.max_tokens, self.overlap_ratio)
 
     def run(self, content: bytes, meta: DocumentMeta) -> tuple[DocumentMeta, list[Chunk]]:
         name = meta.document_id or meta.source_uri or "document"
@@ -52,28 +58,18 @@ class StructureChunker:
                                   f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit")
         if not content.strip():
             raise InvalidArgument("document.content", f"{name} is empty")
-        content_type = content_type_for(meta)
-        parser = PARSERS.get(content_type)
-        if parser is None:
-            raise InvalidArgument("document.meta.content_type",
-                                  f"{name}: unsupported content type {content_type or 'unknown'!r}")
-        if b"\x00" in content:
-            raise InvalidArgument("document.content", f"{name} looks binary (NUL bytes), not {content_type}")
-        try:
-            text = content.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidArgument("document.content", f"{name} is not valid UTF-8 (byte {exc.start})") from None
-        text = text.removeprefix("\ufeff")
-        fields, body_start = split_front_matter(text)
-        resolved = self._resolve_meta(meta, fields, content, content_type, text[body_start:])
-        if not text[body_start:].strip():
-            raise InvalidArgument("document.content", f"{resolved.document_id} has no text after its front matter")
-        sections = parser(text, body_start)
-        return resolved, build_chunks(text, resolved, sections, self._packer)
+        content_type = content_type_for(meta.content_type, meta.source_uri)
+        parsed = parse_document(content, content_type, name)
+        resolved = self._resolve_meta(meta, parsed, content, content_type)
+        if self.strategy == "fixed":
+            return resolved, self._windows.chunks(parsed.text, resolved, parsed.body_start)
+        return resolved, build_chunks(parsed.text, resolved, parsed.sections, self._packer)
 
     @staticmethod
-    def _resolve_meta(meta: DocumentMeta, fields: dict, content: bytes, content_type: str, body: str) -> DocumentMeta:
-        """Caller-supplied metadata wins; front matter fills the gaps; then safe defaults."""
+    def _resolve_meta(meta: DocumentMeta, parsed: ParsedDocument, content: bytes, content_type: str) -> DocumentMeta:
+        """Caller-supplied metadata wins; front matter (Markdown and plain text) fills the gaps; then
+        what the document says of itself; then safe defaults."""
+        fields = parsed.fields
         scopes = meta.access_scopes or [s.strip() for s in fields.get("access_scopes", "").split(",") if s.strip()]
         document_id = meta.document_id or fields.get("doc_id") or str(PurePosixPath(meta.source_uri or "document"))
         return dataclasses.replace(
@@ -84,15 +80,6 @@ class StructureChunker:
             effective_from=meta.effective_from or fields.get("effective_from") or DEFAULT_EFFECTIVE_FROM,
             effective_to=meta.effective_to or fields.get("effective_to", ""),
             content_type=content_type,
-            title=meta.title or fields.get("title") or _first_heading(body) or PurePosixPath(document_id).stem,
+            title=meta.title or fields.get("title") or parsed.title or PurePosixPath(document_id).stem,
             source_sha256=hashlib.sha256(content).hexdigest(),
         )
-
-
-def _first_heading(body: str) -> str:
-    for line in body.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-        if line.strip():
-            return ""
-    return ""

@@ -2,7 +2,9 @@
 
 Markdown: ATX headings, paragraphs, list items / numbered clauses, pipe tables, fenced code.
 Plain text: paragraphs; an email-like "From:" line starts a new message section (ticket threads).
-Every offset is into the full source, so a block's text is always `source[start:end]`.
+Every offset is into the document's text, so a block's text is always `text[start:end]`. For
+Markdown and plain text that text is the decoded file; other formats render a canonical text
+(see services/chunker/formats/) and build the same tree over it.
 """
 
 import dataclasses
@@ -14,6 +16,7 @@ _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _MESSAGE_START = re.compile(r"^From:[ \t]*\S", re.IGNORECASE)
+_HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z-]*:[ \t]")
 
 
 @dataclasses.dataclass
@@ -42,6 +45,19 @@ class Section:
     @property
     def has_content(self) -> bool:
         return any(b.kind != "heading" for b in self.blocks)
+
+
+@dataclasses.dataclass
+class ParsedDocument:
+    """What every format parser returns: the text all offsets point into, and its structure."""
+
+    text: str
+    sections: list[Section]
+    # Where the content starts (after front matter); only Markdown and plain text have front matter.
+    body_start: int = 0
+    fields: dict[str, str] = dataclasses.field(default_factory=dict)
+    # The title the document gives itself (first H1, <title>, PDF/DOCX properties), if any.
+    title: str = ""
 
 
 def _lines(text: str, start: int) -> list[tuple[int, int, str]]:
@@ -123,10 +139,19 @@ def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
         j = i + 1
         while j < len(lines) and lines[j][2].strip() and not _MESSAGE_START.match(lines[j][2]):
             j += 1
+        kind = "paragraph"
         if _MESSAGE_START.match(line):
             messages += 1
             sender = line.split(":", 1)[1].strip()
-            sections.append(Section(heading_path=[f"Message {messages} from {sender}"], level=1))
-        sections[-1].blocks.append(Block("paragraph", s, lines[j - 1][1]))
+            sections.append(Section(heading_path=[message_heading(messages, sender)], level=1))
+            # A From/Date/Subject header heads the message: it is packed with the message's first paragraph.
+            if all(_HEADER_LINE.match(ln[2]) for ln in lines[i:j]):
+                kind = "heading"
+        sections[-1].blocks.append(Block(kind, s, lines[j - 1][1]))
         i = j
     return [sec for sec in sections if sec.blocks]
+
+
+def message_heading(number: int, sender: str) -> str:
+    """The section name of one message in a ticket thread (plain-text and JSON threads alike)."""
+    return f"Message {number} from {sender}"

@@ -1,6 +1,6 @@
 import pytest
 
-from services.chunker.service import StructureChunker
+from services.chunker.service import DocumentChunker
 from shared.errors import InvalidArgument
 from shared.model import DocumentMeta
 from tests.conftest import MODEL
@@ -33,7 +33,7 @@ Consumers may request a refund within 14 days of purchase.
 
 @pytest.fixture(scope="module")
 def chunker():
-    c = StructureChunker(MODEL)
+    c = DocumentChunker(MODEL)
     c.warm_up()
     return c
 
@@ -131,7 +131,8 @@ def test_ticket_threads_get_one_section_per_message(chunker):
     (b"   \n\t\n", "blank.txt", "empty"),
     (b"\xff\xfe\xfa not utf8", "bad.txt", "UTF-8"),
     (b"\x00\x01\x02\x03binary", "garbage.txt", "binary"),
-    (b"%PDF-1.7 ...", "scan.pdf", "unsupported content type"),
+    (b"%PDF-1.7 ...", "scan.pdf", "not a readable PDF"),
+    (b"PK\x03\x04 not a zip", "doc.xyz", "unsupported content type"),
     (b"---\ntitle: only\n---\n", "front.md", "no text"),
 ])
 def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, needle):
@@ -141,7 +142,7 @@ def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, nee
 
 
 def test_size_limit(chunker):
-    small = StructureChunker(MODEL, max_bytes=100)
+    small = DocumentChunker(MODEL, max_bytes=100)
     small.warm_up()
     with pytest.raises(InvalidArgument, match="over the 100-byte limit"):
         run(small, "# Big\n\n" + "word " * 100, uri="big.md")

@@ -1,0 +1,161 @@
+"""DOCX -> canonical text, with python-docx (MIT).
+
+Body paragraphs and tables are read in document order. Heading styles give levels ("Title" is the
+top level when present, "Heading N" below it); a short, all-bold paragraph that starts with a clause
+number ("7.", "7.2") is treated as a heading too, since contracts often format clause titles by
+hand. List paragraphs (list styles or Word numbering) become list items: bullets as "- ", numbered
+lists as "1. ", "2. " counted per list, nested levels indented. Tables take their first row as the
+header; a merged cell is written once and a nested table is flattened into its cell. Page
+headers, footers, comments and text boxes are not read.
+"""
+
+import io
+import re
+import zipfile
+
+import docx
+from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml.ns import qn
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from services.chunker.formats.canonical import CanonicalWriter
+from services.chunker.structure import ParsedDocument
+from shared.errors import InvalidArgument
+
+_HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
+_CLAUSE_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+\S")
+
+
+def _open(content: bytes, name: str):
+    try:
+        return docx.Document(io.BytesIO(content))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise InvalidArgument("document.content", f"{name} is not a readable DOCX ({exc or type(exc).__name__})") \
+            from None
+    except Exception as exc:  # noqa: BLE001 - lxml and friends: a broken part fails this document only
+        raise InvalidArgument("document.content", f"{name} is not a readable DOCX ({type(exc).__name__}: {exc})") \
+            from None
+
+
+class _Numbering:
+    """Which Word lists are numbered (decimal, letters, roman) rather than bulleted, and their counters."""
+
+    def __init__(self, document) -> None:
+        self.formats: dict[tuple[str, str], str] = {}
+        self.counters: dict[tuple[str, str], int] = {}
+        try:
+            root = document.part.numbering_part.element
+        except (KeyError, NotImplementedError, AttributeError):
+            return
+        abstract = {}
+        for node in root.findall(qn("w:abstractNum")):
+            levels = {}
+            for lvl in node.findall(qn("w:lvl")):
+                fmt = lvl.find(qn("w:numFmt"))
+                levels[lvl.get(qn("w:ilvl"))] = fmt.get(qn("w:val")) if fmt is not None else "decimal"
+            abstract[node.get(qn("w:abstractNumId"))] = levels
+        for num in root.findall(qn("w:num")):
+            ref = num.find(qn("w:abstractNumId"))
+            for ilvl, fmt in abstract.get(ref.get(qn("w:val")) if ref is not None else "", {}).items():
+                self.formats[(num.get(qn("w:numId")), ilvl)] = fmt
+
+    def marker(self, num_id: str, ilvl: str, style_name: str) -> str:
+        fmt = self.formats.get((num_id, ilvl), "decimal" if "number" in style_name.lower() else "bullet")
+        if fmt in ("bullet", "none"):
+            return "-"
+        key = (num_id, ilvl)
+        self.counters[key] = self.counters.get(key, 0) + 1
+        # A deeper level restarts when its parent advances.
+        for other in [k for k in self.counters if k[0] == num_id and int(k[1]) > int(ilvl)]:
+            del self.counters[other]
+        return f"{self.counters[key]}."
+
+
+def _list_info(paragraph: Paragraph) -> tuple[str, str] | None:
+    """(numId, level) of a list paragraph, from its own properties or its style's."""
+    for ppr in (paragraph._p.pPr, paragraph.style.element.pPr if paragraph.style is not None else None):
+        num = ppr.numPr if ppr is not None else None
+        if num is not None and num.numId is not None and num.numId.val != 0:
+            return str(num.numId.val), str(num.ilvl.val if num.ilvl is not None else 0)
+    style = paragraph.style.name if paragraph.style is not None else ""
+    if style.lower().startswith("list"):
+        digits = re.findall(r"\d+", style)
+        return f"style:{style}", str(int(digits[0]) - 1 if digits else 0)
+    return None
+
+
+def _heading_level(paragraph: Paragraph, text: str, offset: int) -> int:
+    style = paragraph.style.name if paragraph.style is not None else ""
+    if style.lower() == "title":
+        return 1
+    match = _HEADING_STYLE.match(style)
+    if match:
+        return int(match.group(1)) + offset
+    runs = [r for r in paragraph.runs if r.text.strip()]
+    if runs and all(r.bold for r in runs) and _CLAUSE_HEADING.match(text) and len(text) <= 90 \
+            and not text.endswith((".", ";", ",")):
+        return min(text.split(None, 1)[0].rstrip(".").count(".") + 1 + offset, 6)
+    return 0
+
+
+def _rows(table: Table) -> list[list[str]]:
+    rows = []
+    for row in table.rows:
+        cells, seen = [], set()
+        for cell in row.cells:
+            if id(cell._tc) in seen:
+                continue  # a horizontally merged cell is repeated by python-docx
+            seen.add(id(cell._tc))
+            cells.append(_cell_text(cell))
+        rows.append(cells)
+    return rows
+
+
+def _cell_text(cell) -> str:
+    """A cell's paragraphs, and the text of any table nested in it, as one line of text."""
+    parts = []
+    for item in cell.iter_inner_content():
+        if isinstance(item, Table):
+            parts += [" ".join(row) for row in _rows(item)]
+        else:
+            parts.append(item.text)
+    return " ".join(parts)
+
+
+def parse_docx(content: bytes, name: str) -> ParsedDocument:
+    document = _open(content, name)
+    writer = CanonicalWriter()
+    numbering = _Numbering(document)
+    try:
+        blocks = list(document.iter_inner_content())
+        styles = {b.style.name.lower() for b in blocks if isinstance(b, Paragraph) and b.style is not None}
+    except Exception as exc:  # noqa: BLE001
+        raise InvalidArgument("document.content", f"{name} is not a readable DOCX ({exc})") from None
+    # With a Title paragraph, "Heading 1" sits one level below it.
+    offset = 1 if "title" in styles else 0
+    current_list = None
+    for block in blocks:
+        if isinstance(block, Table):
+            writer.table(_rows(block))
+            continue
+        text = block.text.replace("\t", " ").strip()
+        if not text:
+            continue
+        level = _heading_level(block, text, offset)
+        info = _list_info(block) if not level else None
+        if level:
+            writer.heading(level, text)
+        elif info is not None:
+            if current_list is not None and info[0] != current_list:
+                writer.end_list()  # another Word list: a new list in the canonical text too
+            current_list = info[0]
+            style = block.style.name if block.style is not None else ""
+            writer.list_item(text, numbering.marker(info[0], info[1], style), int(info[1]))
+        else:
+            writer.paragraph(text)
+    parsed = writer.result()
+    if not parsed.text.strip():
+        raise InvalidArgument("document.content", f"{name} has no text")
+    parsed.title = parsed.title or (document.core_properties.title or "").strip()
+    return parsed

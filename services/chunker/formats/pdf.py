@@ -1,0 +1,296 @@
+"""PDF text layer -> canonical text, with pypdf (BSD; no AGPL renderer).
+
+A PDF has no paragraphs or tables, only positioned text, so structure is inferred, best effort:
+- text fragments (pypdf's visitor: position, font size, font name) are grouped into lines by y;
+- a line in a larger font than the body text is a heading (one level per distinct size); a short
+  bold body-size line that starts with a clause number ("7.", "7.2") is a heading below those;
+- a run of consecutive lines whose fragments start at the same x positions (columns) is a table,
+  its first line the header;
+- lines starting with a bullet or a clause/list number are list items; other lines join into
+  paragraphs until the vertical gap grows;
+- running headers and footers (page numbers, a line repeated in the margins of several pages)
+  are dropped.
+pypdf's visitor is known to misplace some fragments in unusual PDFs; their text is kept, perhaps
+out of order, rather than guessed away.
+Pages are written in order and a page break ends the block, with two exceptions: a table whose
+first rows on the next page repeat its header or fall into the same columns continues as one table
+(the repeated header is dropped), and a paragraph cut mid-sentence by the break continues.
+"""
+
+import dataclasses
+import io
+import logging
+import re
+from collections import Counter
+
+from pypdf import PdfReader
+from pypdf.errors import PdfReadError
+
+from services.chunker.formats.canonical import CanonicalWriter
+from services.chunker.structure import ParsedDocument
+from shared.errors import InvalidArgument
+
+# pypdf logs every repair of a damaged file; the document either parses or fails with our message.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+_BULLET = re.compile(r"^[•◦▪▫●○■□‣⁃–*-]\s+")
+# "1." / "1)" / "7.2" / "(a)" / "a)" / "(iv)"; a bare number ("2024 was ...") is not a list marker.
+_NUMBERED = re.compile(r"^(\d+[.)]|\d+(?:\.\d+)+\.?|\(?[a-z]\)|\([ivx]+\))\s+\S")
+_CLAUSE_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+\S")
+_PAGE_NUMBER = re.compile(r"^(page\s+)?\d+(\s*(of|/)\s*\d+)?$", re.IGNORECASE)
+_MARGIN = 0.08  # top and bottom share of the page where running headers and footers live
+_TOL = 3.0  # points: how far apart two x positions may be and still start the same column
+
+
+@dataclasses.dataclass
+class _Frag:
+    x: float
+    y: float
+    text: str
+    size: float
+    bold: bool
+
+
+@dataclasses.dataclass
+class _Line:
+    y: float
+    frags: list[_Frag]
+
+    @property
+    def size(self) -> float:
+        return max(f.size for f in self.frags)
+
+    @property
+    def bold(self) -> bool:
+        return all(f.bold for f in self.frags)
+
+    @property
+    def x(self) -> float:
+        return self.frags[0].x
+
+    @property
+    def text(self) -> str:
+        return _join(self.frags)
+
+    @property
+    def starts(self) -> list[float]:
+        return [f.x for f in self.frags]
+
+
+def _join(frags: list[_Frag]) -> str:
+    # pypdf reports where a fragment starts, not its width, so fragments are joined by their text:
+    # a space unless one side already has one or the next begins with punctuation.
+    out = ""
+    for frag in frags:
+        if out and not out.endswith(" ") and not frag.text.startswith((" ", ".", ",", ";", ":", "!", "?", ")")):
+            out += " "
+        out += frag.text
+    return re.sub(r"\s+", " ", out).strip()
+
+
+@dataclasses.dataclass
+class _Element:
+    kind: str  # heading | paragraph | list_item | table
+    text: str = ""
+    level: int = 0
+    marker: str = "-"
+    rows: list[list[str]] = dataclasses.field(default_factory=list)
+    anchors: list[float] = dataclasses.field(default_factory=list)
+    last_y: float = 0.0
+    size: float = 0.0
+
+
+def _open(content: bytes, name: str) -> PdfReader:
+    try:
+        reader = PdfReader(io.BytesIO(content))
+        if reader.is_encrypted:
+            # An owner-password-only PDF (permissions, no open password) still opens with "".
+            try:
+                opened = reader.decrypt("")
+            except Exception:  # noqa: BLE001 - e.g. AES without a crypto backend: still "cannot open"
+                opened = 0
+            if not opened:
+                raise InvalidArgument("document.content", f"{name} is an encrypted PDF (password required)")
+        len(reader.pages)
+    except InvalidArgument:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+        raise InvalidArgument("document.content", f"{name} is not a readable PDF ({exc or type(exc).__name__})") \
+            from None
+    return reader
+
+
+def _page_lines(page) -> list[_Line]:
+    frags: list[_Frag] = []
+
+    def visit(text, cm, tm, font, size):
+        if not text or not text.strip():
+            return
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        scale = abs(tm[3] * cm[3]) or 1.0
+        bold = bool(font) and bool(_BOLD.search(str(font.get("/BaseFont", ""))))
+        for i, part in enumerate(text.split("\n")):
+            if part.strip():
+                frags.append(_Frag(x, y - i * size * scale * 1.2, part.replace("\t", " "), size * scale, bold))
+
+    page.extract_text(visitor_text=visit)
+    frags.sort(key=lambda f: -f.y)
+    lines: list[_Line] = []
+    for frag in frags:
+        if lines and abs(lines[-1].y - frag.y) <= max(2.0, 0.3 * frag.size):
+            lines[-1].frags.append(frag)
+        else:
+            lines.append(_Line(frag.y, [frag]))
+    for line in lines:
+        line.frags.sort(key=lambda f: f.x)
+    return lines
+
+
+def _running_key(line: _Line) -> str:
+    return re.sub(r"\d+", "#", line.text.lower())  # "Page 3" and "Page 4" are the same running line
+
+
+def _drop_running_lines(pages: list[list[_Line]], boxes: list[tuple[float, float]]) -> None:
+    """Page numbers, and lines repeated in the top or bottom margin of several pages, are not content."""
+    def in_margin(line: _Line, box: tuple[float, float]) -> bool:
+        if line.y == 0 and line.x == 0:
+            return False  # pypdf reports some fragments at the origin; such text is kept, not guessed away
+        bottom, top = box
+        return line.y > top - (top - bottom) * _MARGIN or line.y < bottom + (top - bottom) * _MARGIN
+
+    seen = Counter(key for lines, box in zip(pages, boxes, strict=True)
+                   for key in {_running_key(line) for line in lines if in_margin(line, box)})
+    for i, (lines, box) in enumerate(zip(pages, boxes, strict=True)):
+        pages[i] = [line for line in lines if not (in_margin(line, box) and (
+            _PAGE_NUMBER.match(line.text) or seen[_running_key(line)] > 1))]
+
+
+def _near(x: float, anchors: list[float]) -> bool:
+    return any(abs(x - a) <= _TOL for a in anchors)
+
+
+def _row(line: _Line, anchors: list[float]) -> list[str] | None:
+    """The line as a row of a table whose columns start at `anchors`, or None when it is not one.
+
+    Table cells are separate fragments that start at the column positions; a prose line starts at the
+    margin and any inline font change does not line up with the columns, so at least two of the
+    line's fragments must start at an anchor. A fragment between anchors joins the cell before it.
+    """
+    if len(line.frags) < 2 or sum(_near(x, anchors) for x in line.starts) < 2:
+        return None
+    cells: list[list[_Frag]] = [[] for _ in anchors]
+    for frag in line.frags:
+        col = max((i for i, a in enumerate(anchors) if frag.x >= a - _TOL), default=0)
+        cells[col].append(frag)
+    return [_join(c) for c in cells]
+
+
+def _page_elements(lines: list[_Line], heading_sizes: list[float], body_size: float,
+                   open_table: _Element | None) -> list[_Element]:
+    elements: list[_Element] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        # A table: this line and the next fall into the same columns (or continue the previous page's table).
+        if open_table is not None and i == 0 and _row(line, open_table.anchors) is not None:
+            table = _Element("table", rows=[], anchors=open_table.anchors)
+        else:
+            anchors = line.starts
+            table = None
+            if len(anchors) >= 2 and i + 1 < len(lines) and _row(lines[i + 1], anchors) is not None:
+                table = _Element("table", rows=[_row(line, anchors)], anchors=anchors)
+                i += 1
+        if table is not None:
+            while i < len(lines) and (row := _row(lines[i], table.anchors)) is not None:
+                table.rows.append(row)
+                i += 1
+            elements.append(table)
+            continue
+        text = line.text
+        level = _heading_level(line, heading_sizes, body_size)
+        prev = elements[-1] if elements else None
+        gap = (prev.last_y - line.y) if prev is not None else 0.0
+        if level:
+            if prev and prev.kind == "heading" and prev.level == level and gap < 1.6 * line.size:
+                prev.text += " " + text  # a heading wrapped onto two lines
+            else:
+                elements.append(_Element("heading", text, level=level))
+        elif _BULLET.match(text):
+            elements.append(_Element("list_item", _BULLET.sub("", text), marker="-"))
+        elif _NUMBERED.match(text):
+            marker, rest = text.split(None, 1)
+            elements.append(_Element("list_item", rest, marker=marker))
+        elif prev and prev.kind in ("paragraph", "list_item") and gap < 1.45 * line.size \
+                and abs(prev.size - line.size) < 0.5:
+            prev.text += " " + text
+        else:
+            elements.append(_Element("paragraph", text))
+        elements[-1].last_y = line.y
+        elements[-1].size = line.size
+        i += 1
+    return elements
+
+
+def _heading_level(line: _Line, heading_sizes: list[float], body_size: float) -> int:
+    text = line.text
+    if len(text) > 150 or text.endswith((".", ";", ",")):
+        return 0
+    for level, size in enumerate(heading_sizes, start=1):
+        if abs(line.size - size) < 0.5:
+            return level
+    if line.bold and abs(line.size - body_size) < 0.5 and _CLAUSE_HEADING.match(text) and len(text) <= 90:
+        number = text.split(None, 1)[0].rstrip(".")
+        return min(len(heading_sizes) + number.count(".") + 1, 6)
+    return 0
+
+
+def parse_pdf(content: bytes, name: str) -> ParsedDocument:
+    reader = _open(content, name)
+    try:
+        pages = [_page_lines(page) for page in reader.pages]
+    except Exception as exc:  # noqa: BLE001 - a broken content stream fails this document only
+        raise InvalidArgument("document.content", f"{name} is not a readable PDF ({exc})") from None
+    chars = Counter()
+    for lines in pages:
+        for line in lines:
+            for frag in line.frags:
+                chars[round(frag.size, 1)] += len(frag.text.strip())
+    if not chars:
+        raise InvalidArgument("document.content",
+                              f"{name} has no text layer (a scanned or image-only PDF?); run OCR on it first")
+    _drop_running_lines(pages, [(float(p.mediabox.bottom), float(p.mediabox.top)) for p in reader.pages])
+    body_size = chars.most_common(1)[0][0]
+    # Sizes clearly above the body text that start a short line are heading levels, largest first.
+    heading_sizes = sorted({round(line.size, 1) for lines in pages for line in lines
+                            if line.size >= body_size + 1.0 and len(line.text) <= 150}, reverse=True)[:6]
+
+    elements: list[_Element] = []
+    for lines in pages:
+        open_table = elements[-1] if elements and elements[-1].kind == "table" else None
+        page = _page_elements(lines, heading_sizes, body_size, open_table)
+        if page and open_table is not None and page[0].kind == "table" and page[0].anchors is open_table.anchors:
+            # The first rows of this page fall into the previous table's columns: the same table.
+            first, *rest = page.pop(0).rows
+            open_table.rows += (rest if first == open_table.rows[0] else [first, *rest])
+        elif (page and elements and page[0].kind == "paragraph" and elements[-1].kind in ("paragraph", "list_item")
+              and not elements[-1].text.endswith((".", "!", "?", ":")) and page[0].text[:1].islower()):
+            elements[-1].text += " " + page.pop(0).text  # a sentence cut by the page break
+        elements += page
+
+    writer = CanonicalWriter()
+    for el in elements:
+        if el.kind == "heading":
+            writer.heading(el.level, el.text)
+        elif el.kind == "table":
+            writer.table(el.rows)
+        elif el.kind == "list_item":
+            writer.list_item(el.text, el.marker)
+        else:
+            writer.paragraph(el.text)
+    parsed = writer.result()
+    meta_title = (reader.metadata.title if reader.metadata else "") or ""
+    if meta_title.strip().lower() not in ("", "untitled", "(anonymous)", "anonymous"):
+        parsed.title = parsed.title or meta_title.strip()
+    return parsed

@@ -1,0 +1,54 @@
+"""A ticket thread as JSON -> canonical text: one section per message, like a plain-text thread.
+
+Accepted shapes: a list of messages, or an object with a "messages" list (and optionally a
+"subject"/"title" for the thread). A message is {"from", "date", "subject"?, "body"}. Each message is
+written as an e-mail: its From/Date/Subject header lines, then its body paragraphs, so the canonical
+text reads like the .txt threads and evidence can be quoted from either.
+"""
+
+import json
+
+from services.chunker.formats.canonical import CanonicalWriter
+from services.chunker.formats.text import decode
+from services.chunker.structure import ParsedDocument, message_heading
+from shared.errors import InvalidArgument
+
+
+def _messages(data, name: str) -> tuple[str, list[dict]]:
+    title = ""
+    if isinstance(data, dict):
+        title = str(data.get("title") or data.get("subject") or "")
+        data = data.get("messages")
+    if not isinstance(data, list) or not data:
+        raise InvalidArgument("document.content",
+                              f"{name} is not a ticket thread (expected a non-empty list of messages)")
+    for i, message in enumerate(data, start=1):
+        if not isinstance(message, dict):
+            raise InvalidArgument("document.content", f"{name}: message {i} is not an object")
+        for key in ("from", "body"):
+            if not isinstance(message.get(key), str) or not message[key].strip():
+                raise InvalidArgument("document.content", f"{name}: message {i} has no {key!r} text")
+    return title, data
+
+
+def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
+    try:
+        data = json.loads(decode(content, name, "application/json"))
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument("document.content",
+                              f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    title, messages = _messages(data, name)
+    writer = CanonicalWriter()
+    if title:
+        writer.heading(1, title)
+    for number, message in enumerate(messages, start=1):
+        sender = " ".join(message["from"].split())
+        writer.section(message_heading(number, sender), level=2 if title else 1)
+        header = [f"From: {sender}"]
+        header += [f"{label}: {message[key]}" for key, label in (("date", "Date"), ("subject", "Subject"))
+                   if isinstance(message.get(key), str) and message[key].strip()]
+        writer.header("\n".join(header))
+        for paragraph in message["body"].replace("\r\n", "\n").split("\n\n"):
+            writer.paragraph(paragraph)
+    subject = next((m["subject"] for m in messages if isinstance(m.get("subject"), str) and m["subject"].strip()), "")
+    return writer.result(title=title or subject.strip())

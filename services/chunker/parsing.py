@@ -1,0 +1,58 @@
+"""Which parser reads which file, and the canonical text other components can ask for.
+
+Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
+points into, and its structure tree. For Markdown and plain text that text is the decoded file;
+HTML, PDF, DOCX and JSON ticket threads get a rendered canonical text (formats/canonical.py).
+"""
+
+import os
+
+from services.chunker.formats.docx import parse_docx
+from services.chunker.formats.html import parse_html
+from services.chunker.formats.pdf import parse_pdf
+from services.chunker.formats.text import parse_markdown_file, parse_text_file
+from services.chunker.formats.tickets import parse_ticket_json
+from services.chunker.structure import ParsedDocument
+from shared.errors import InvalidArgument
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+PARSERS = {
+    "text/markdown": parse_markdown_file,
+    "text/plain": parse_text_file,
+    "text/html": parse_html,
+    "application/xhtml+xml": parse_html,
+    "application/pdf": parse_pdf,
+    DOCX: parse_docx,
+    "application/json": parse_ticket_json,
+}
+EXTENSIONS = {
+    ".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".text": "text/plain",
+    ".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml", ".pdf": "application/pdf",
+    ".docx": DOCX, ".json": "application/json",
+}
+
+
+def content_type_for(content_type: str, source_uri: str) -> str:
+    """The declared content type (parameters dropped), else the one the file extension implies."""
+    if content_type:
+        return content_type.split(";")[0].strip().lower()
+    return EXTENSIONS.get(os.path.splitext(source_uri)[1].lower(), "")
+
+
+def parse_document(content: bytes, content_type: str, name: str) -> ParsedDocument:
+    """Raises InvalidArgument naming the document when it cannot be read as `content_type`."""
+    parser = PARSERS.get(content_type)
+    if parser is None:
+        raise InvalidArgument("document.meta.content_type",
+                              f"{name}: unsupported content type {content_type or 'unknown'!r}")
+    return parser(content, name)
+
+
+def read_document(content: bytes, source_uri: str, content_type: str = "") -> ParsedDocument:
+    """The canonical text and structure of one file, as the chunker sees it (for the evaluation
+    harness, so evidence quotes resolve to the same offsets as chunk spans)."""
+    return parse_document(content, content_type_for(content_type, source_uri), source_uri)
+
+
+def canonical_text(content: bytes, source_uri: str, content_type: str = "") -> str:
+    return read_document(content, source_uri, content_type).text

@@ -1,0 +1,84 @@
+"""Builders for test documents in every supported format, made in the test run (no binary fixtures)."""
+
+import io
+
+import docx
+from docx.shared import Pt
+from pypdf import PdfWriter
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
+
+from services.chunker.parsing import read_document
+from shared.model import DocumentMeta
+
+
+def meta(uri: str, **fields) -> DocumentMeta:
+    return DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri, **fields)
+
+
+def run(chunker, content, uri="doc.md", **fields):
+    return chunker.run(content if isinstance(content, bytes) else content.encode(), meta(uri, **fields))
+
+
+def check_invariants(chunker, content: bytes, uri: str, chunks) -> str:
+    """Every body is the exact slice of the canonical text its offsets name, every non-whitespace
+    character of the content lies in some chunk, and every chunk fits the window. Returns the text."""
+    parsed = read_document(content, uri)
+    text = parsed.text
+    covered = bytearray(len(text))
+    for chunk in chunks:
+        assert text[chunk.char_start:chunk.char_end] == chunk.body
+        assert chunk.token_count <= chunker.max_tokens
+        assert chunker.counter.count(chunk.embed_text) == chunk.token_count
+        covered[chunk.char_start:chunk.char_end] = b"\x01" * (chunk.char_end - chunk.char_start)
+    missing = [i for i in range(parsed.body_start, len(text)) if not text[i].isspace() and not covered[i]]
+    assert missing == [], f"dropped text: {text[missing[0]:missing[0] + 40]!r}"
+    return text
+
+
+def pdf(story_spec, footer: str = "", page_size=A4) -> bytes:
+    """story_spec: ("title"|"h2"|"p", text) or ("table", rows, repeat_header)."""
+    styles = getSampleStyleSheet()
+    names = {"title": "Title", "h2": "Heading2", "p": "BodyText"}
+    story = []
+    for item in story_spec:
+        if item[0] == "table":
+            story.append(Table(item[1], repeatRows=1 if item[2] else 0))
+        else:
+            story.append(Paragraph(item[1], styles[names[item[0]]]))
+
+    def on_page(canvas, doc):
+        if footer:
+            canvas.setFont("Helvetica", 8)
+            canvas.drawString(72, 30, footer.format(page=doc.page))
+
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=page_size, invariant=1).build(story, onFirstPage=on_page, onLaterPages=on_page)
+    return out.getvalue()
+
+
+def blank_pdf() -> bytes:
+    """A valid PDF whose page has no text layer (what a scan without OCR looks like to us)."""
+    writer = PdfWriter()
+    writer.add_blank_page(width=595, height=842)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def encrypted_pdf(content: bytes, password: str = "s3cret") -> bytes:
+    writer = PdfWriter(clone_from=io.BytesIO(content))
+    writer.encrypt(user_password=password, owner_password=password + "-owner", algorithm="RC4-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def docx_bytes(build) -> bytes:
+    document = docx.Document()
+    document.styles["Normal"].font.size = Pt(11)
+    build(document)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()

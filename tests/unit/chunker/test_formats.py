@@ -1,0 +1,252 @@
+"""HTML, PDF, DOCX and JSON ticket threads: canonical text, structure, and offsets into that text."""
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from services.chunker.parsing import canonical_text, read_document
+from shared.errors import InvalidArgument
+from tests.unit.chunker.documents import (
+    blank_pdf,
+    check_invariants,
+    docx_bytes,
+    encrypted_pdf,
+    pdf,
+    run,
+)
+
+HTML = b"""<!DOCTYPE html><html><head><title>Expense FAQ | Handbook</title>
+<style>p { color: red }</style><script>var secret = "do not index";</script></head>
+<body><nav><a href="/">Home</a> &rsaquo; Finance</nav>
+<h1>Expense FAQ</h1>
+<p>Claims are filed in   Expensify.
+   Receipts over $25 are required.</p>
+<h2>Limits</h2>
+<table><caption>Meal limits</caption>
+<thead><tr><th>Category</th><th>Limit</th></tr></thead>
+<tbody><tr><td>Client meals</td><td>$100 &amp; up</td></tr><tr><td>Team | meals</td><td>$40</td></tr></tbody>
+</table>
+<h3>Not reimbursable</h3>
+<ul><li><p>Alcohol.</p></li><li>Parking fines<ul><li>including towing</li></ul></li></ul>
+<ol start="3"><li>Third step.<li>Fourth step.</ol>
+<pre>ENG-100  Engineering
+SAL-200  Sales</pre>
+<p>First<p>Second<br>line two
+</body></html>"""
+
+
+def test_html_canonical_text_and_structure(chunker):
+    meta, chunks = run(chunker, HTML, uri="faq.html")
+    text = check_invariants(chunker, HTML, "faq.html", chunks)
+    assert meta.content_type == "text/html" and meta.title == "Expense FAQ"
+    assert "do not index" not in text and "color: red" not in text and "Home" not in text
+    assert "# Expense FAQ\n\nClaims are filed in Expensify. Receipts over $25 are required.\n\n## Limits" in text
+    # The caption comes before the table, which is a pipe table with its header and rule.
+    assert ("Meal limits\n\n| Category | Limit |\n| --- | --- |\n| Client meals | $100 & up |\n"
+            "| Team \\| meals | $40 |") in text
+    assert "- Alcohol.\n- Parking fines\n  - including towing" in text
+    assert "3. Third step.\n4. Fourth step." in text
+    assert "```\nENG-100  Engineering\nSAL-200  Sales\n```" in text
+    assert "First\n\nSecond\nline two" in text
+    table = next(c for c in chunks if "Client meals" in c.body)
+    assert table.heading_path == ["Expense FAQ", "Limits"]
+    fines = next(c for c in chunks if "Parking fines" in c.body)
+    assert fines.heading_path == ["Expense FAQ", "Limits", "Not reimbursable"]
+
+
+def test_html_table_without_header_cells_uses_its_first_row_and_flattens_nested_tables():
+    html = (b"<table><tr><td>Plan</td><td>Price</td></tr><tr><td>Team</td>"
+            b"<td><table><tr><td>$79</td><td>monthly</td></tr></table></td></tr></table>")
+    assert canonical_text(html, "t.html") == "| Plan | Price |\n| --- | --- |\n| Team | $79 monthly |"
+
+
+@pytest.mark.parametrize("content, needle", [
+    (b"<html><head><title>x</title></head><body><script>1</script></body></html>", "no readable text"),
+    (b"<p>caf\xe9</p>", "not valid UTF-8"),
+])
+def test_bad_html(chunker, content, needle):
+    with pytest.raises(InvalidArgument, match=needle) as err:
+        run(chunker, content, uri="bad.html")
+    assert "bad.html" in err.value.message
+
+
+def test_html_declared_charset_is_honoured():
+    assert canonical_text('<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1"), "x.html").endswith("café")
+
+
+ROWS = [["Code", "City", "Region"]] + [[f"e{i:02d}", f"City {i}", "eu-central" if i % 2 else "us-east"]
+                                       for i in range(90)]
+
+
+@pytest.mark.parametrize("repeat_header", [True, False])
+def test_pdf_table_across_pages_is_one_table_with_one_header(chunker, repeat_header):
+    content = pdf([("title", "Edge Catalog"), ("h2", "1. Edge locations"),
+                   ("p", "Every edge location serves one origin region."),
+                   ("table", ROWS, repeat_header), ("h2", "2. Routing"),
+                   ("p", "2.1 Requests go to the nearest location.")],
+                  footer="Northwind Cloud - Edge Catalog - Page {page}")
+    parsed = read_document(content, "edge.pdf")
+    text = parsed.text
+    assert text.count("| Code | City | Region |") == 1 and "Page 1" not in text and "Page 2" not in text
+    expected = "\n".join(["| Code | City | Region |", "| --- | --- | --- |",
+                          *(f"| {c} | {city} | {r} |" for c, city, r in ROWS[1:])])
+    assert expected in text
+    tables = [b for s in parsed.sections for b in s.blocks if b.kind == "table"]
+    assert len(tables) == 1
+    meta, chunks = run(chunker, content, uri="edge.pdf")
+    check_invariants(chunker, content, "edge.pdf", chunks)
+    assert meta.title == "Edge Catalog" and meta.content_type == "application/pdf"
+    table_chunks = [c for c in chunks if "| e" in c.body]
+    assert len(table_chunks) > 1
+    for c in table_chunks:
+        assert "| Code | City | Region |" in c.embed_text
+        assert c.heading_path == ["Edge Catalog", "1. Edge locations"]
+    routing = next(c for c in chunks if "2.1 Requests" in c.body)
+    assert routing.heading_path == ["Edge Catalog", "2. Routing"] and "## 2. Routing" in routing.body
+
+
+def test_pdf_paragraph_cut_by_a_page_break_continues(chunker):
+    filler = [("p", f"Filler paragraph number {i} about storage tiers.") for i in range(60)]
+    content = pdf([("title", "Long"), *filler, ("p", "The final paragraph is here.")])
+    text = canonical_text(content, "long.pdf")
+    for i in range(60):
+        assert f"Filler paragraph number {i} about storage tiers." in text
+    check_invariants(chunker, content, "long.pdf", run(chunker, content, uri="long.pdf")[1])
+
+
+def test_pdf_bad_inputs_fail_alone_with_a_clear_message(chunker):
+    good = pdf([("title", "T"), ("p", "Some text.")])
+    cases = [
+        (good[: len(good) // 2], "not a readable PDF"),
+        (b"%PDF-1.7\n" + bytes(range(256)) * 4, "not a readable PDF"),
+        (encrypted_pdf(good), "encrypted PDF"),
+        (blank_pdf(), "no text layer"),
+    ]
+    for content, needle in cases:
+        with pytest.raises(InvalidArgument, match=needle) as err:
+            run(chunker, content, uri="broken.pdf")
+        assert "broken.pdf" in err.value.message
+
+
+def test_pdf_encrypted_without_an_open_password_is_read(chunker):
+    content = encrypted_pdf(pdf([("title", "Open"), ("p", "Readable without a password.")]), password="")
+    assert "Readable without a password." in canonical_text(content, "open.pdf")
+
+
+def _contract(document):
+    document.add_heading("Services Addendum", level=0)
+    document.add_paragraph("This Addendum supplements the Agreement.")
+    document.add_heading("1. Fees", level=1)
+    document.add_paragraph("1.1 Fees are due within 30 days.")
+    table = document.add_table(rows=0, cols=2)
+    for row in (("Role", "Rate"), ("Architect", "$275"), ("Trainer", "$180")):
+        cells = table.add_row().cells
+        cells[0].text, cells[1].text = row
+    nested = table.rows[2].cells[1].add_table(rows=1, cols=2)
+    nested.rows[0].cells[0].text, nested.rows[0].cells[1].text = "remote", "$150"
+    document.add_heading("1.2 Expenses", level=2)
+    document.add_paragraph("Travel is billed at cost.")
+    bold = document.add_paragraph()
+    bold.add_run("2. Non-Solicitation").bold = True
+    document.add_paragraph("2.1 Neither party solicits employees for 12 months.")
+    document.add_paragraph("Deliverables include:")
+    for item in ("Configuration review", "SSO setup"):
+        document.add_paragraph(item, style="List Number")
+    document.add_paragraph("A bullet", style="List Bullet")
+
+
+def test_docx_headings_lists_and_tables(chunker):
+    content = docx_bytes(_contract)
+    meta, chunks = run(chunker, content, uri="contract.docx")
+    text = check_invariants(chunker, content, "contract.docx", chunks)
+    assert meta.title == "Services Addendum"
+    assert meta.content_type == "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    assert text.startswith("# Services Addendum\n\nThis Addendum supplements the Agreement.\n\n## 1. Fees\n\n")
+    assert "| Role | Rate |\n| --- | --- |\n| Architect | $275 |\n| Trainer | $180 remote $150 |" in text
+    assert "### 1.2 Expenses" in text and "## 2. Non-Solicitation" in text
+    assert "Deliverables include:\n\n1. Configuration review\n2. SSO setup\n\n- A bullet" in text
+    paths = {c.heading_path[-1]: c for c in chunks}
+    assert paths["1.2 Expenses"].heading_path == ["Services Addendum", "1. Fees", "1.2 Expenses"]
+    # The hand-formatted bold clause title is a heading, and its clause is never separated from it.
+    clause = next(c for c in chunks if "2.1 Neither party" in c.body)
+    assert clause.heading_path == ["Services Addendum", "2. Non-Solicitation"]
+    assert "## 2. Non-Solicitation" in clause.body
+
+
+def test_docx_bad_inputs(chunker):
+    not_docx = io.BytesIO()
+    with zipfile.ZipFile(not_docx, "w") as z:
+        z.writestr("hello.txt", "a zip, but no Word document inside")
+    good = docx_bytes(_contract)
+    cases = [
+        (b"PK\x03\x04 this is not really a zip", "not a readable DOCX"),
+        (good[: len(good) // 2], "not a readable DOCX"),
+        (not_docx.getvalue(), "not a readable DOCX"),
+        (docx_bytes(lambda d: d.add_paragraph("   ")), "has no text"),
+    ]
+    for content, needle in cases:
+        with pytest.raises(InvalidArgument, match=needle) as err:
+            run(chunker, content, uri="broken.docx")
+        assert "broken.docx" in err.value.message
+
+
+THREAD = [
+    {"from": "Priya <priya@ledgerly.example>", "date": "Tue, 3 Feb 2026 08:15:00 +0000",
+     "subject": "Webhooks stopped", "body": "Hi,\nNo webhooks since Monday.\n\nThanks, Priya"},
+    {"from": "Diego <support@northwindcloud.example>", "date": "Tue, 3 Feb 2026 09:40:00 +0000",
+     "body": "Please allow 198.51.100.0/24.\r\n\r\nFailed deliveries are retried for up to 24 hours."},
+]
+
+
+@pytest.mark.parametrize("payload", [THREAD, {"title": "Ticket 10893", "messages": THREAD}])
+def test_json_ticket_thread_has_one_section_per_message(chunker, payload):
+    content = json.dumps(payload).encode()
+    meta, chunks = run(chunker, content, uri="ticket.json")
+    text = check_invariants(chunker, content, "ticket.json", chunks)
+    assert meta.content_type == "application/json"
+    assert "From: Priya <priya@ledgerly.example>\nDate: Tue, 3 Feb 2026 08:15:00 +0000\nSubject: Webhooks stopped" \
+        "\n\nHi,\nNo webhooks since Monday.\n\nThanks, Priya\n\nFrom: Diego" in text
+    first = [c for c in chunks if "No webhooks" in c.body][0]
+    second = [c for c in chunks if "198.51.100.0/24" in c.body][0]
+    title = ["Ticket 10893"] if isinstance(payload, dict) else []
+    assert first.heading_path == [*title, "Message 1 from Priya <priya@ledgerly.example>"]
+    assert second.heading_path == [*title, "Message 2 from Diego <support@northwindcloud.example>"]
+    # The e-mail header rides with the message body, never alone.
+    assert first.body.endswith("Thanks, Priya") and "From: Priya" in first.body
+    assert second.body.startswith("From: Diego")
+    assert meta.title == ("Ticket 10893" if title else "Webhooks stopped")
+
+
+@pytest.mark.parametrize("content, needle", [
+    (b'[{"from": "a", "body": "x"', "not valid JSON (line 1"),
+    (b'{"hello": "world"}', "not a ticket thread"),
+    (b"[]", "not a ticket thread"),
+    (b'[{"from": "a"}]', "message 1 has no 'body'"),
+    (b'["just text"]', "message 1 is not an object"),
+])
+def test_bad_json_threads(chunker, content, needle):
+    with pytest.raises(InvalidArgument, match=needle.replace("(", r"\(")) as err:
+        run(chunker, content, uri="t.json")
+    assert "t.json" in err.value.message
+
+
+def test_front_matter_only_applies_to_markdown_and_text(chunker):
+    html = b"<p>---</p><p>doc_id: sneaky</p><p>---</p><p>Body.</p>"
+    meta, _ = run(chunker, html, uri="folder/page.html")
+    assert meta.document_id == "folder/page.html" and meta.version == "1"
+
+
+def test_canonical_text_matches_chunk_offsets_for_every_example_format(chunker):
+    """The evaluation harness resolves evidence in canonical_text(); chunk spans must agree."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    files = ["handbook/expense-faq.html", "manuals/regions-and-edge-locations.pdf",
+             "contracts/professional-services-addendum.docx", "tickets/ticket-10893-webhook-retries.json"]
+    for name in files:
+        content = (examples / name).read_bytes()
+        meta, chunks = run(chunker, content, uri=name)
+        assert meta.document_id == name and meta.version == "1"
+        check_invariants(chunker, content, name, chunks)
