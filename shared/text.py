@@ -89,3 +89,31 @@ def heading_prefix(title: str, path: list[str]) -> str:
     if len(parts) > 1 and parts[0].strip().lower() == parts[1].strip().lower():
         parts = parts[1:]
     return " > ".join(parts)
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def linearized_units(body: str) -> list[str]:
+    """The quotable units of a passage as an embedder reads best: a table row becomes
+    "Header: value; Header: value" (a bare "| Team | $79 |" says nothing about prices)."""
+    out, header = [], None
+    for start, end in answer_units(body):
+        text = body[start:end]
+        stripped = text.strip()
+        if stripped.startswith("|"):
+            following = body[end:].lstrip("\r\n").split("\n", 1)[0].strip()
+            if following and set(following) <= set("|-: "):
+                header = _cells(stripped)  # a header row, announced by the rule line after it
+                continue
+            if header:
+                cells = _cells(stripped)
+                text = "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=False) if c)
+        out.append(text)
+    return out
+
+
+def identifiers(text: str) -> set[str]:
+    """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
+    return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

@@ -5,7 +5,7 @@ any passage (read under its heading path) covers enough of the question's conten
 """
 
 from shared.model import Answer, Citation, ScoredChunk
-from shared.text import answer_units, content_terms
+from shared.text import answer_units, content_terms, identifiers
 
 
 class ExtractiveGenerator:
@@ -21,6 +21,9 @@ class ExtractiveGenerator:
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         wanted = content_terms(query)
+        # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
+        # answers it: a passage about E-4413 does not answer a question about E-6001.
+        named = identifiers(query)
         if not wanted:
             return Answer("", [], True, missing="a question with content words", reason="empty_question",
                           generator_id=self.generator_id)
@@ -46,7 +49,8 @@ class ExtractiveGenerator:
                     hits |= header_terms
                 seen_terms |= hits | heading_terms
                 score = len(hits) + 0.5 * len(heading_terms - hits)
-                if len(hits | heading_terms) >= self.min_coverage * len(wanted):
+                covered = hits | heading_terms
+                if named <= covered and len(covered) >= self.min_coverage * len(wanted):
                     scored.append((score, rank, start, end, passage))
         if not scored:
             return Answer("", [], True, missing=_missing(wanted, seen_terms), reason="no_supporting_sentence",

@@ -1,8 +1,10 @@
 """Rerankers. Each reports exactly which scorer produced the scores it returns.
 
 - `MaxSimReranker`: sentence-level max-similarity with the bi-encoder (query vs. each sentence or
-  table row of a candidate, under its heading path). A real model score, cheap enough for CPU, used
-  until a cross-encoder is trained and served.
+  table row of a candidate, under its heading path; table rows as "Header: value" pairs), plus a
+  fixed bonus when the candidate holds every identifier the query names (E-4412, clause 7.2):
+  embeddings blur E-4412 and E-4421, exact matching does not. A real model score, cheap enough
+  for CPU, used until a cross-encoder is trained and served.
 - `PassthroughReranker`: keeps the fused order and says so.
 """
 
@@ -14,9 +16,11 @@ import numpy as np
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument
 from shared.model import ScoredChunk
-from shared.text import answer_units, heading_prefix
+from shared.text import heading_prefix, identifiers, linearized_units
 
 MAX_UNITS_PER_CANDIDATE = 12
+# Large enough to lift an exact identifier match over any plain similarity difference.
+IDENTIFIER_MATCH_BONUS = 0.3
 
 
 class PassthroughReranker:
@@ -46,7 +50,7 @@ class MaxSimReranker:
 
     @property
     def model_id(self) -> str:
-        return f"maxsim/{self.embedder.spec.model_id}"
+        return f"maxsim-idmatch/{self.embedder.spec.model_id}"
 
     def warm_up(self) -> None:
         self.embedder.warm_up()
@@ -58,9 +62,9 @@ class MaxSimReranker:
         texts, owners = [], []
         for i, sc in enumerate(missing):
             prefix = heading_prefix(sc.chunk.meta.title, sc.chunk.heading_path)
-            spans = answer_units(sc.chunk.body)[:MAX_UNITS_PER_CANDIDATE] or [(0, len(sc.chunk.body))]
-            for start, end in spans:
-                texts.append(f"{prefix}: {sc.chunk.body[start:end]}" if prefix else sc.chunk.body[start:end])
+            units = linearized_units(sc.chunk.body)[:MAX_UNITS_PER_CANDIDATE] or [sc.chunk.body]
+            for unit in units:
+                texts.append(f"{prefix}: {unit}" if prefix else unit)
                 owners.append(i)
         if texts:
             vectors = self.embedder.embed_passages(texts)
@@ -80,9 +84,13 @@ class MaxSimReranker:
         scores = np.full(len(head), -1.0, dtype=np.float32)
         if head:
             query_vec = self.embedder.embed_queries([query])[0]
+            named = identifiers(query)
             for i, units in enumerate(self._unit_vectors(head)):
                 if len(units):
                     scores[i] = float(np.max(units @ query_vec))
+                chunk = head[i].chunk
+                if named and named <= identifiers(" ".join(chunk.heading_path) + " " + chunk.body):
+                    scores[i] += IDENTIFIER_MATCH_BONUS
         order = sorted(range(len(head)), key=lambda i: (-scores[i], head[i].scores.fused_rank))
         ranked = [head[i] for i in order] + tail
         for rank, sc in enumerate(ranked, start=1):
