@@ -95,23 +95,30 @@ def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
-def linearized_units(body: str) -> list[str]:
-    """The quotable units of a passage as an embedder reads best: a table row becomes
-    "Header: value; Header: value" (a bare "| Team | $79 |" says nothing about prices)."""
-    out, header = [], None
+def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[str]:
+    """Short texts a bi-encoder can match a question against, one claim each: the section title,
+    each sentence or list item under it, and for a table row its key with each column
+    ("Team — Monthly price: $79"). Long concatenations dilute the similarity, so none are built."""
+    leaf = heading_path[-1] if heading_path else ""
+    views = [leaf] if leaf else []
+    header = None
     for start, end in answer_units(body):
-        text = body[start:end]
-        stripped = text.strip()
-        if stripped.startswith("|"):
+        text = body[start:end].strip()
+        if text.startswith("#"):
+            continue
+        if text.startswith("|"):
             following = body[end:].lstrip("\r\n").split("\n", 1)[0].strip()
             if following and set(following) <= set("|-: "):
-                header = _cells(stripped)  # a header row, announced by the rule line after it
+                header = _cells(text)  # a header row, announced by the rule line after it
                 continue
-            if header:
-                cells = _cells(stripped)
-                text = "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=False) if c)
-        out.append(text)
-    return out
+            cells = _cells(text)
+            if header and cells:
+                key = cells[0]
+                views.append("; ".join(f"{h}: {c}" for h, c in zip(header[:3], cells[:3], strict=False)))
+                views += [f"{key} — {h}: {c}" for h, c in zip(header[1:], cells[1:], strict=False) if c]
+                continue
+        views.append(f"{leaf}: {text}" if leaf else text)
+    return views[:limit]
 
 
 def identifiers(text: str) -> set[str]:

@@ -1,5 +1,6 @@
 """`ragmesh eval`: ingest (when needed), run the cases through the live mesh, report, gate."""
 
+import argparse
 import contextlib
 import sys
 import time
@@ -157,6 +158,13 @@ def run_calibration(args) -> int:
     return 0
 
 
+def env_pair(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, value
+
+
 def add_calibrate_parser(sub) -> None:
     p = sub.add_parser("calibrate", help="choose the abstention threshold from cases with unanswerable questions")
     p.add_argument("--cases", default="eval/cases/sample.jsonl")
@@ -165,7 +173,7 @@ def add_calibrate_parser(sub) -> None:
     p.add_argument("--out", default="eval/calibration.json")
     p.add_argument("--spawn", action="store_true", help="start a private mesh (with the gate off)")
     p.add_argument("--data-dir", default=".ragmesh-data/calibrate")
-    p.add_argument("--env", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")
     p.add_argument("--no-ingest", dest="ingest", action="store_false")
     p.add_argument("--gateway", default="127.0.0.1:7070")
     p.add_argument("--indexer", default="127.0.0.1:7072")
@@ -185,8 +193,8 @@ def add_parser(sub) -> None:
     p.add_argument("--top-k", type=int, default=200, help="BEIR: chunks retrieved per query")
     p.add_argument("--spawn", action="store_true", help="start a private mesh for the run")
     p.add_argument("--data-dir", default=".ragmesh-data/eval")
-    p.add_argument("--env", nargs=2, action="append", metavar=("NAME", "VALUE"),
-                   help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL passthrough)")
+    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE",
+                   help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL=passthrough)")
     p.add_argument("--no-ingest", dest="ingest", action="store_false", help="case format: corpus already ingested")
     p.add_argument("--indexer", default="127.0.0.1:7072")
     p.add_argument("--limit", type=int, default=0)

@@ -1,7 +1,7 @@
 """Rerankers. Each reports exactly which scorer produced the scores it returns.
 
-- `MaxSimReranker`: sentence-level max-similarity with the bi-encoder (query vs. each sentence or
-  table row of a candidate, under its heading path; table rows as "Header: value" pairs), plus a
+- `MaxSimReranker`: max-similarity with the bi-encoder over short views of a candidate (its
+  section title, each sentence under it, each table cell with its row key and column), plus a
   fixed bonus when the candidate holds every identifier the query names (E-4412, clause 7.2):
   embeddings blur E-4412 and E-4421, exact matching does not. A real model score, cheap enough
   for CPU, used until a cross-encoder is trained and served.
@@ -16,11 +16,13 @@ import numpy as np
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument
 from shared.model import ScoredChunk
-from shared.text import heading_prefix, identifiers, linearized_units
+from shared.text import identifiers, scoring_views
 
-MAX_UNITS_PER_CANDIDATE = 12
-# Large enough to lift an exact identifier match over any plain similarity difference.
-IDENTIFIER_MATCH_BONUS = 0.3
+MAX_VIEWS_PER_CANDIDATE = 48
+# Large enough to lift an exact identifier match over any plain similarity difference; a section
+# whose heading names the identifier (the definition) beats a passage that merely mentions it.
+IDENTIFIER_IN_HEADING_BONUS = 0.3
+IDENTIFIER_IN_BODY_BONUS = 0.15
 
 
 class PassthroughReranker:
@@ -50,7 +52,7 @@ class MaxSimReranker:
 
     @property
     def model_id(self) -> str:
-        return f"maxsim-idmatch/{self.embedder.spec.model_id}"
+        return f"maxsim-views-idmatch/{self.embedder.spec.model_id}"
 
     def warm_up(self) -> None:
         self.embedder.warm_up()
@@ -61,11 +63,9 @@ class MaxSimReranker:
         missing = [sc for sc in candidates if cached[sc.chunk.chunk_id] is None]
         texts, owners = [], []
         for i, sc in enumerate(missing):
-            prefix = heading_prefix(sc.chunk.meta.title, sc.chunk.heading_path)
-            units = linearized_units(sc.chunk.body)[:MAX_UNITS_PER_CANDIDATE] or [sc.chunk.body]
-            for unit in units:
-                texts.append(f"{prefix}: {unit}" if prefix else unit)
-                owners.append(i)
+            views = scoring_views(sc.chunk.heading_path, sc.chunk.body, MAX_VIEWS_PER_CANDIDATE) or [sc.chunk.body]
+            texts += views
+            owners += [i] * len(views)
         if texts:
             vectors = self.embedder.embed_passages(texts)
             owners_arr = np.array(owners)
@@ -89,8 +89,10 @@ class MaxSimReranker:
                 if len(units):
                     scores[i] = float(np.max(units @ query_vec))
                 chunk = head[i].chunk
-                if named and named <= identifiers(" ".join(chunk.heading_path) + " " + chunk.body):
-                    scores[i] += IDENTIFIER_MATCH_BONUS
+                if named and named <= identifiers(" ".join(chunk.heading_path)):
+                    scores[i] += IDENTIFIER_IN_HEADING_BONUS
+                elif named and named <= identifiers(" ".join(chunk.heading_path) + " " + chunk.body):
+                    scores[i] += IDENTIFIER_IN_BODY_BONUS
         order = sorted(range(len(head)), key=lambda i: (-scores[i], head[i].scores.fused_rank))
         ranked = [head[i] for i in order] + tail
         for rank, sc in enumerate(ranked, start=1):
