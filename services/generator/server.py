@@ -28,9 +28,10 @@ class GeneratorConfig(ServerConfig):
     openai_url: str = ""
     openai_model: str = ""
     openai_api_key: str = ""
-    max_tokens: int = 256
+    max_tokens: int = 128
     # Retrieve small, pass large: the enclosing section is given to an LLM when it fits this budget.
-    section_token_budget: int = 400
+    section_token_budget: int = 300
+    llm_passages: int = 3
 
 
 class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
@@ -58,12 +59,13 @@ def build_generator(cfg: GeneratorConfig):
     if cfg.backend == "extractive":
         return ExtractiveGenerator(cfg.max_units)
     if cfg.backend == "llamacpp":
-        return LLMGenerator(LlamaCppBackend(cfg.model_path, cfg.threads), cfg.max_tokens, cfg.section_token_budget)
+        return LLMGenerator(LlamaCppBackend(cfg.model_path, cfg.threads), cfg.max_tokens, cfg.section_token_budget,
+                            cfg.llm_passages)
     if cfg.backend == "openai":
         if not cfg.openai_url:
             raise SystemExit("RAGMESH_GENERATOR_BACKEND=openai needs RAGMESH_GENERATOR_OPENAI_URL")
         backend = OpenAICompatibleBackend(cfg.openai_url, cfg.openai_model, cfg.openai_api_key)
-        return LLMGenerator(backend, cfg.max_tokens, cfg.section_token_budget)
+        return LLMGenerator(backend, cfg.max_tokens, cfg.section_token_budget, cfg.llm_passages)
     raise SystemExit(f"RAGMESH_GENERATOR_BACKEND={cfg.backend!r}: expected extractive, llamacpp or openai")
 
 
