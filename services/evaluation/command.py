@@ -18,7 +18,7 @@ from services.evaluation.cases import beir_documents, beir_tenant, load_beir, lo
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from shared.calibration import save as save_calibration
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, indexer_pb2_grpc
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 
 @contextlib.contextmanager
@@ -28,11 +28,11 @@ def _mesh_or_gateway(args):
         print(f"starting a mesh for the evaluation (data in {args.data_dir}) ...", file=sys.stderr, flush=True)
         mesh.start(timeout=300)
         try:
-            yield mesh.address("gateway"), mesh.address("indexer")
+            yield mesh.address("gateway")
         finally:
             mesh.stop()
     else:
-        yield args.gateway, args.indexer
+        yield args.gateway
 
 
 def _ingest_corpus_dirs(stub, dirs: list[str], tenants: set[str], timeout: float) -> None:
@@ -42,26 +42,25 @@ def _ingest_corpus_dirs(stub, dirs: list[str], tenants: set[str], timeout: float
             raise SystemExit(f"eval: {failed} corpus documents failed to ingest for tenant {tenant}")
 
 
-def _ingest_beir(stub, indexer_addr: str, beir_dir: str, tenant: str, timeout: float, batch: int = 64) -> None:
+def _ingest_beir(stub, beir_dir: str, tenant: str, timeout: float, batch: int = 64) -> None:
+    """Upsert the corpus into its own tenant. Re-running is cheap and always right: unchanged chunks
+    are neither re-embedded nor rewritten, and a changed chunker or model replaces what it must."""
     docs = list(beir_documents(beir_dir))
-    with grpc.insecure_channel(indexer_addr) as channel:
-        stats = indexer_pb2_grpc.IndexerStub(channel).Stats(indexer_pb2.StatsRequest(tenant_id=tenant), timeout=30)
-    if stats.document_count == len(docs):
-        print(f"corpus already indexed as tenant {tenant} ({stats.chunk_count} chunks); reusing it", file=sys.stderr)
-        return
     started = time.monotonic()
-    failed = 0
+    failed = written = 0
     for i in range(0, len(docs), batch):
         request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=[
             common_pb2.SourceDocument(
                 meta=common_pb2.DocumentMeta(document_id=did, title=title, source_uri=did, content_type="text/plain"),
                 content=(text or title).encode())
             for did, title, text in docs[i:i + batch]])
-        failed += sum(1 for r in stub.Ingest(request, timeout=timeout) if not r.ok)
+        for result in stub.Ingest(request, timeout=timeout):
+            failed += not result.ok
+            written += result.chunks_written
         done = min(i + batch, len(docs))
         rate = done / max(time.monotonic() - started, 1e-9)
         print(f"\ringested {done}/{len(docs)} documents ({rate:.1f}/s)", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    print(f"\n{written} chunks embedded ({'index reused' if not written else 'index updated'})", file=sys.stderr)
     if failed:
         raise SystemExit(f"eval: {failed} BEIR documents failed to ingest")
 
@@ -76,11 +75,11 @@ def run(args) -> int:
         name = Path(args.cases).name
     if args.limit:
         cases = cases[: args.limit]
-    with _mesh_or_gateway(args) as (gateway_addr, indexer_addr):
+    with _mesh_or_gateway(args) as gateway_addr:
         with grpc.insecure_channel(gateway_addr) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             if args.beir:
-                _ingest_beir(stub, indexer_addr, args.beir, beir_tenant(args.beir), args.timeout)
+                _ingest_beir(stub, args.beir, beir_tenant(args.beir), args.timeout)
             elif args.ingest:
                 _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
             results = evaluate(stub, cases, args.mode, args.timeout, beir=bool(args.beir), top_k=args.top_k,
@@ -161,7 +160,7 @@ def run_calibration(args) -> int:
     # chosen from what each threshold would have let through.
     args.env = [*(args.env or []), ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
                 ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none")]
-    with _mesh_or_gateway(args) as (gateway_addr, _):
+    with _mesh_or_gateway(args) as gateway_addr:
         with grpc.insecure_channel(gateway_addr) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             if args.ingest:
@@ -199,7 +198,6 @@ def add_calibrate_parser(sub) -> None:
     p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")
     p.add_argument("--no-ingest", dest="ingest", action="store_false")
     p.add_argument("--gateway", default="127.0.0.1:7070")
-    p.add_argument("--indexer", default="127.0.0.1:7072")
     p.set_defaults(func=run_calibration)
 
 
@@ -219,7 +217,6 @@ def add_parser(sub) -> None:
     p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE",
                    help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL=passthrough)")
     p.add_argument("--no-ingest", dest="ingest", action="store_false", help="case format: corpus already ingested")
-    p.add_argument("--indexer", default="127.0.0.1:7072")
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--out", default="eval/out/latest")
     p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")
