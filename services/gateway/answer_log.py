@@ -5,9 +5,10 @@ plus user feedback. A local SQLite store with a retention window, read by `ragme
 import json
 import os
 import sqlite3
-import threading
 import time
 import uuid
+
+from shared.sqlite import ThreadLocalSQLite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -45,21 +46,14 @@ class AnswerLog:
     def __init__(self, path: str, retention_days: float = 30.0):
         self.path = path
         self.retention_seconds = retention_days * 86400
-        self._local = threading.local()
+        self._db = ThreadLocalSQLite(path)
 
     def warm_up(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         self._conn().executescript(_SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.row_factory = sqlite3.Row
-            self._local.conn = conn
-        return conn
+        return self._db.connection()
 
     def record(self, *, trace_id: str, tenant_id: str, query: str, candidates: list[dict], context_ids: list[str],
                answer: str, cited_ids: list[str], abstained: bool, reason: str, prompt_tokens: int,

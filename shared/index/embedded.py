@@ -24,6 +24,7 @@ from shared.model import (
     utc_now,
     visible_scopes,
 )
+from shared.sqlite import ThreadLocalSQLite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,7 +86,7 @@ class EmbeddedIndex:
 
     def __init__(self, path: str):
         self.path = path
-        self._local = threading.local()
+        self._db = ThreadLocalSQLite(path)
         self._cache_lock = threading.Lock()
         self._vector_cache: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
 
@@ -96,15 +97,7 @@ class EmbeddedIndex:
         conn.commit()
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA busy_timeout=30000")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.row_factory = sqlite3.Row
-            self._local.conn = conn
-        return conn
+        return self._db.connection()
 
     # ---- writes (indexer) -------------------------------------------------------------------
 

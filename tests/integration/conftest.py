@@ -1,12 +1,15 @@
 """A real mesh: six service processes on free loopback ports, stopped by pid at the end."""
 
+import contextlib
 import os
+import subprocess
+import sys
 
 import grpc
 import pytest
 
 from services.cli.documents import collect_files, to_source_document
-from services.cli.mesh import Mesh
+from services.cli.mesh import ROOT_DIR, Mesh
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 from tests.integration.otlp_receiver import OtlpReceiver
 
@@ -49,3 +52,20 @@ def ingested(gateway):
     results = ingest_paths(gateway, TENANT, [EXAMPLES])
     assert all(r.ok for r in results), [r.error for r in results if not r.ok]
     return results
+
+
+@contextlib.contextmanager
+def extra_stages(stages: list[str], env: dict, gateway_port: int):
+    """Extra stage processes (wired by `env` to whatever the test chooses) and a gateway stub for the
+    gateway among them; all stopped by pid afterwards."""
+    procs = [subprocess.Popen([sys.executable, "-m", f"services.{stage}.server"], env=env, cwd=ROOT_DIR,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for stage in stages]
+    channel = grpc.insecure_channel(f"127.0.0.1:{gateway_port}")
+    try:
+        grpc.channel_ready_future(channel).result(timeout=120)
+        yield gateway_pb2_grpc.GatewayStub(channel)
+    finally:
+        channel.close()
+        for proc in procs:
+            proc.terminate()
+            proc.wait(30)

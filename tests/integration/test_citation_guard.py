@@ -4,16 +4,14 @@ The rogue generator below is the adversary under test, not a stand-in for a comp
 verified; the gateway is a real process wired to the session's real retriever and reranker.
 """
 
-import subprocess
-import sys
 from concurrent import futures
 
 import grpc
 import pytest
 
-from services.cli.mesh import ROOT_DIR, free_port
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, generator_pb2, generator_pb2_grpc
-from tests.integration.conftest import TENANT
+from services.cli.mesh import free_port
+from shared.stubs import common_pb2, gateway_pb2, generator_pb2, generator_pb2_grpc
+from tests.integration.conftest import TENANT, extra_stages
 
 pytestmark = pytest.mark.integration
 
@@ -36,16 +34,10 @@ def guarded_gateway(mesh, ingested, tmp_path):
     env = mesh.env()
     env.update({"RAGMESH_GATEWAY_PORT": str(port), "RAGMESH_GATEWAY_METRICS_PORT": "0",
                 "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{rogue_port}", "RAGMESH_DATA_DIR": str(tmp_path)})
-    proc = subprocess.Popen([sys.executable, "-m", "services.gateway.server"], env=env, cwd=ROOT_DIR,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
-        grpc.channel_ready_future(channel).result(timeout=120)
-        yield gateway_pb2_grpc.GatewayStub(channel)
+        with extra_stages(["gateway"], env, port) as gateway:
+            yield gateway
     finally:
-        channel.close()
-        proc.terminate()
-        proc.wait(30)
         rogue.stop(0)
 
 

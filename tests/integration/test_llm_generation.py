@@ -6,13 +6,12 @@ import sys
 import time
 import urllib.request
 
-import grpc
 import pytest
 
-from shared.stubs import gateway_pb2, gateway_pb2_grpc
-from services.cli.mesh import ROOT_DIR, free_port
+from services.cli.mesh import free_port
 from services.generator.llm import _packaged_gguf
-from tests.integration.conftest import TENANT
+from shared.stubs import gateway_pb2
+from tests.integration.conftest import TENANT, extra_stages
 
 pytestmark = pytest.mark.integration
 
@@ -58,18 +57,8 @@ def llm_gateway(mesh, ingested, llama_server, tmp_path_factory):
         "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
         "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llm-gateway")),
     })
-    procs = [subprocess.Popen([sys.executable, "-m", f"services.{stage}.server"], env=env, cwd=ROOT_DIR,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for stage in ("generator", "gateway")]
-    channel = grpc.insecure_channel(f"127.0.0.1:{gateway_port}")
-    try:
-        grpc.channel_ready_future(channel).result(timeout=120)
-        yield gateway_pb2_grpc.GatewayStub(channel)
-    finally:
-        channel.close()
-        for proc in procs:
-            proc.terminate()
-            proc.wait(30)
+    with extra_stages(["generator", "gateway"], env, gateway_port) as gateway:
+        yield gateway
 
 
 @pytest.mark.parametrize("question", [

@@ -1,0 +1,23 @@
+"""SQLite connections for stores shared by threads and processes: one per thread, WAL mode (a
+writer never blocks readers), and a generous busy timeout instead of 'database is locked'."""
+
+import sqlite3
+import threading
+
+
+class ThreadLocalSQLite:
+    def __init__(self, path: str):
+        self.path = path
+        self._local = threading.local()
+
+    def connection(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.row_factory = sqlite3.Row
+            self._local.conn = conn
+        return conn
