@@ -73,6 +73,11 @@ def run(args) -> int:
     else:
         cases = load_cases(args.cases, args.corpus)
         name = Path(args.cases).name
+    if args.answerable_stride > 1:
+        # A smaller run for slow generators: every unanswerable case, every k-th answerable one.
+        answerable = [c for c in cases if c.answerable][:: args.answerable_stride]
+        cases = [c for c in cases if not c.answerable or c in answerable]
+        name += f" (unanswerable + every {args.answerable_stride}th answerable)"
     if args.limit:
         cases = cases[: args.limit]
     with _mesh_or_gateway(args) as gateway_addr:
@@ -218,6 +223,8 @@ def add_parser(sub) -> None:
                    help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL=passthrough)")
     p.add_argument("--no-ingest", dest="ingest", action="store_false", help="case format: corpus already ingested")
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--answerable-stride", type=int, default=1, metavar="K",
+                   help="keep every unanswerable case and every K-th answerable one (slow generators)")
     p.add_argument("--out", default="eval/out/latest")
     p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")
     p.add_argument("--tolerance", type=float, default=0.02)

@@ -3,6 +3,8 @@
 import dataclasses
 import time
 
+import grpc
+
 from services.evaluation.cases import EvalCase, Gold
 from shared.stubs import gateway_pb2
 
@@ -69,8 +71,15 @@ def _timings(response, total: float) -> dict[str, float]:
 
 def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
     started = time.perf_counter()
-    response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question,
-                                               include_candidates=True, mode=MODES[mode]), timeout=timeout)
+    try:
+        response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question,
+                                                   include_candidates=True, mode=MODES[mode]), timeout=timeout)
+    except grpc.RpcError as err:
+        # A failed question is a result (not answered, triaged as an error), not the end of the run.
+        result = CaseResult(case, {}, [], 0, {"total": time.perf_counter() - started},
+                            abstain_reason=f"error: {err.code().name}: {err.details()}")
+        result.triage = "error"
+        return result
     total = time.perf_counter() - started
     chunks = [c.chunk for c in response.candidates]
     ranks, relevant = _chunk_ranks(case, chunks)
