@@ -181,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so a command that spawned a mesh stops it (by pid) on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         if args.func == "feedback_send":
             return feedback.cmd_feedback_send(args, _stub(args))
