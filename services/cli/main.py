@@ -11,7 +11,7 @@ import threading
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from services.cli import feedback
+from services.cli import copy_index, feedback
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
@@ -169,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_command.add_parser(sub)
     eval_command.add_calibrate_parser(sub)
     feedback.add_parsers(sub, 120.0)
+    copy_index.add_parser(sub)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
     demo.add_argument("--corpus", default="examples")

@@ -283,6 +283,23 @@ class EmbeddedIndex:
         ).fetchone()
         return _row_to_chunk(row) if row else None
 
+    def export(self, tenant_id: str):
+        """Every stored document version of a tenant as (meta, chunks, vectors by chunk id), for
+        moving an index to another backend without re-embedding."""
+        rows = self._conn().execute(
+            "SELECT c.* FROM chunks c WHERE c.tenant_id=? ORDER BY document_id, version, position", (tenant_id,))
+        key, chunks, vectors = None, [], {}
+        for row in rows:
+            chunk = _row_to_chunk(row)
+            if (chunk.meta.document_id, chunk.meta.version) != key and chunks:
+                yield chunks[0].meta, chunks, vectors
+                chunks, vectors = [], {}
+            key = (chunk.meta.document_id, chunk.meta.version)
+            chunks.append(chunk)
+            vectors[chunk.chunk_id] = np.frombuffer(row["embedding"], dtype=np.float32)
+        if chunks:
+            yield chunks[0].meta, chunks, vectors
+
     def count_chunks(self) -> int:
         return int(self._conn().execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 

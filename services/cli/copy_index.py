@@ -1,0 +1,30 @@
+"""`ragmesh copy-index`: move a tenant from the embedded index to OpenSearch without re-embedding
+(the vectors and their model id travel with the chunks)."""
+
+import os
+
+from shared.index.embedded import EmbeddedIndex
+from shared.index.factory import open_index
+
+
+def cmd_copy_index(args) -> int:
+    source = EmbeddedIndex(os.path.join(args.data_dir, "index.sqlite"))
+    source.warm_up()
+    target = open_index("opensearch", args.data_dir)
+    target.warm_up()
+    copied = 0
+    for tenant in args.tenant:
+        model_ids = source.stats(tenant)["model_ids"]
+        if len(model_ids) != 1:
+            raise SystemExit(f"copy-index: tenant {tenant!r} holds vectors of {model_ids or 'no model'}")
+        copied += target.bulk_add(source.export(tenant), model_ids[0])
+    target.refresh()
+    print(f"{copied} chunks copied to {target.name}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("copy-index", help="copy tenants from the embedded index to OpenSearch (no re-embedding)")
+    p.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
+    p.add_argument("--tenant", action="append", required=True)
+    p.set_defaults(func=cmd_copy_index)
