@@ -1,0 +1,233 @@
+"""Retrieval benchmark: the embedded and OpenSearch backends on the same synthetic corpus.
+
+For each corpus size it loads both backends, then measures BM25, k-NN and hybrid retrieval (the
+retriever's own BM25 ∥ k-NN + RRF path, with precomputed query vectors so no model runs) one query
+at a time for p50/p95, then with several client threads for throughput, and OpenSearch's k-NN
+recall@k against exact search over the same vectors. Prints one table.
+
+Vectors are 384-d unit vectors with a 32-d intrinsic dimension, as real sentence embeddings have
+(uniform random 384-d vectors, --uniform, have no neighbourhood structure: no ANN index does well on
+them and no retrieval model produces them). Text is Zipf-distributed pseudo-words.
+
+    python -m loadtest.bench_retrieval --sizes 10000,100000
+"""
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from services.retriever.service import HybridRetriever
+from shared.embedding.base import ModelSpec
+from shared.index.embedded import EmbeddedIndex
+from shared.index.opensearch import HnswParams, OpenSearchIndex
+from shared.model import Chunk, DocumentMeta, SearchFilters
+
+MODEL_ID = "bench/synthetic-384"
+TENANT = "bench"
+CHUNKS_PER_DOC = 10
+LATENT_DIM = 32
+ANY = SearchFilters()
+
+
+# ---- synthetic corpus ---------------------------------------------------------------------------
+
+class Corpus:
+    def __init__(self, size: int, dim: int, seed: int, uniform: bool):
+        rng = np.random.default_rng(seed)
+        self.rng, self.dim, self.uniform = rng, dim, uniform
+        syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
+        self.vocab = np.array(["".join(rng.choice(syllables, size=rng.integers(2, 4))) for _ in range(20000)])
+        weights = 1.0 / np.arange(1, len(self.vocab) + 1)
+        self.word_p = weights / weights.sum()
+        # Real sentence embeddings have a low intrinsic dimension: points of a 32-d latent space
+        # mapped into 384-d, plus a little full-rank noise.
+        self.projection = rng.standard_normal((LATENT_DIM, dim)).astype(np.float32)
+        self.vectors = self.sample_vectors(size)
+        lengths = rng.integers(40, 90, size=size)
+        words = rng.choice(self.vocab, size=int(lengths.sum()), p=self.word_p)
+        cuts = np.cumsum(lengths)[:-1]
+        self.texts = [" ".join(w) for w in np.split(words, cuts)]
+
+    def sample_vectors(self, n: int) -> np.ndarray:
+        if self.uniform:
+            return _unit(self.rng.standard_normal((n, self.dim)).astype(np.float32))
+        latent = self.rng.standard_normal((n, LATENT_DIM)).astype(np.float32)
+        noise = self.rng.standard_normal((n, self.dim)).astype(np.float32)
+        return _unit(latent @ self.projection + 0.1 * np.sqrt(LATENT_DIM) * noise)
+
+    def queries(self, n: int) -> list[tuple[str, np.ndarray]]:
+        mid = self.vocab[100:5000]  # neither stop-word-like nor absent
+        texts = [" ".join(self.rng.choice(mid, size=self.rng.integers(2, 5))) for _ in range(n)]
+        return list(zip(texts, self.sample_vectors(n), strict=True))
+
+    def documents(self):
+        """(meta, chunks, vectors) per synthetic document of CHUNKS_PER_DOC chunks."""
+        for start in range(0, len(self.texts), CHUNKS_PER_DOC):
+            doc = f"doc-{start // CHUNKS_PER_DOC:06d}"
+            meta = DocumentMeta(tenant_id=TENANT, document_id=doc, version="1", access_scopes=["public"],
+                                effective_from="2024-01-01", source_uri=f"{doc}.md", content_type="text/markdown",
+                                title=doc)
+            chunks, vectors = [], {}
+            for i in range(start, min(start + CHUNKS_PER_DOC, len(self.texts))):
+                body = self.texts[i]
+                chunk_id = f"c{i:07d}"
+                chunks.append(Chunk(chunk_id=chunk_id, meta=meta, heading_path=[doc], body=body,
+                                    embed_text=f"{doc}\n{body}", char_start=0, char_end=len(body),
+                                    parent_section_id=doc, token_count=len(body.split()), position=i - start,
+                                    section_text=body))
+                vectors[chunk_id] = self.vectors[i]
+            yield meta, chunks, vectors
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+
+
+# ---- loading ------------------------------------------------------------------------------------
+
+def load_embedded(corpus: Corpus, path: str) -> EmbeddedIndex:
+    index = EmbeddedIndex(path)
+    index.warm_up()
+    for meta, chunks, vectors in corpus.documents():
+        index.replace_document_version(meta, chunks, vectors, MODEL_ID)
+    return index
+
+
+def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> OpenSearchIndex:
+    index = OpenSearchIndex(url, name, dimension=corpus.dim, hnsw=hnsw, refresh=False)
+    index.drop()
+    index.warm_up()
+    # No refreshes while loading: fewer, larger segments, and one HNSW graph build per segment.
+    index.client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
+    index.bulk_add(corpus.documents(), MODEL_ID)
+    index.client.indices.put_settings(index=name, body={"index": {"refresh_interval": "1s"}})
+    index.refresh()
+    return index
+
+
+# ---- measuring ----------------------------------------------------------------------------------
+
+class PrecomputedEmbedder:
+    """Hands the retriever the query's synthetic vector: the benchmark measures the index, not a model."""
+
+    spec = ModelSpec(model_id=MODEL_ID, dimension=384, max_tokens=256)
+
+    def __init__(self, queries):
+        self.by_text = dict(queries)
+
+    def warm_up(self) -> None: ...
+
+    def embed_queries(self, texts):
+        return np.stack([self.by_text[t] for t in texts])
+
+
+def operations(index, queries, k: int) -> dict:
+    retriever = HybridRetriever(index, PrecomputedEmbedder(queries), per_retriever_k=k, default_top_k=k)
+    return {
+        "bm25": lambda q: index.bm25(TENANT, q[0], ANY, k),
+        "knn": lambda q: index.knn(TENANT, q[1], MODEL_ID, ANY, k),
+        "hybrid": lambda q: retriever.run(TENANT, q[0], ANY, mode="hybrid", top_k=k),
+    }
+
+
+def latency_ms(op, queries, budget_s: float) -> tuple[float, float, int]:
+    """One query at a time: p50, p95 and how many ran (at most budget_s seconds, at least 20)."""
+    for q in queries[:5]:  # warm caches and connections
+        op(q)
+    times, deadline = [], time.perf_counter() + budget_s
+    for q in queries:
+        t0 = time.perf_counter()
+        op(q)
+        times.append((time.perf_counter() - t0) * 1000)
+        if len(times) >= 20 and t0 > deadline:
+            break
+    times.sort()
+    return statistics.median(times), times[int(0.95 * (len(times) - 1))], len(times)
+
+
+def throughput_qps(op, queries, threads: int) -> float:
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(op, queries))
+    return len(queries) / (time.perf_counter() - t0)
+
+
+def recall_at_k(index: OpenSearchIndex, corpus: Corpus, queries, k: int) -> float:
+    recalls = []
+    for _, vector in queries:
+        exact = np.argpartition(-(corpus.vectors @ vector), k)[:k]
+        truth = {f"c{i:07d}" for i in exact}
+        found = {h.chunk.chunk_id for h in index.knn(TENANT, vector, MODEL_ID, ANY, k)}
+        recalls.append(len(truth & found) / k)
+    return float(np.mean(recalls))
+
+
+# ---- main ---------------------------------------------------------------------------------------
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10000,100000", help="corpus sizes in chunks, comma-separated")
+    ap.add_argument("--backends", default="embedded,opensearch")
+    ap.add_argument("--queries", type=int, default=200, help="queries per measurement (and for recall)")
+    ap.add_argument("--budget", type=float, default=15.0, help="seconds per latency measurement, at most")
+    ap.add_argument("--k", type=int, default=50)
+    ap.add_argument("--threads", type=int, default=4, help="client threads for the throughput run")
+    ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--uniform", action="store_true", help="uniform random vectors (HNSW's worst case)")
+    ap.add_argument("--opensearch-url", default=os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200"))
+    ap.add_argument("--m", type=int, default=HnswParams.m)
+    ap.add_argument("--ef-construction", type=int, default=HnswParams.ef_construction)
+    ap.add_argument("--ef-search", type=int, default=HnswParams.ef_search)
+    ap.add_argument("--keep", action="store_true", help="keep the OpenSearch bench indexes")
+    args = ap.parse_args()
+    hnsw = HnswParams(m=args.m, ef_construction=args.ef_construction, ef_search=args.ef_search)
+    backends = args.backends.split(",")
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        t0 = time.perf_counter()
+        corpus = Corpus(size, args.dim, args.seed, args.uniform)
+        queries = corpus.queries(args.queries)
+        print(f"[{size}] corpus generated in {time.perf_counter() - t0:.1f}s", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            for backend in backends:
+                t0 = time.perf_counter()
+                if backend == "embedded":
+                    index = load_embedded(corpus, os.path.join(tmp, "index.sqlite"))
+                else:
+                    index = load_opensearch(corpus, args.opensearch_url, f"ragmesh-bench-{size}", hnsw)
+                load_s = time.perf_counter() - t0
+                print(f"[{size}] {backend}: loaded in {load_s:.1f}s", flush=True)
+                recall = recall_at_k(index, corpus, queries, args.k) if backend == "opensearch" else None
+                for name, op in operations(index, queries, args.k).items():
+                    p50, p95, n = latency_ms(op, queries, args.budget)
+                    qps = throughput_qps(op, queries[:n], args.threads)
+                    rows.append((size, backend, name, n, p50, p95, qps, load_s,
+                                 recall if name == "knn" else None))
+                    print(f"[{size}] {backend} {name}: {n} queries, p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
+                          f"{qps:.0f} q/s", flush=True)
+                if backend == "opensearch" and not args.keep:
+                    index.drop()
+    print_table(rows, args, hnsw)
+
+
+def print_table(rows, args, hnsw: HnswParams) -> None:
+    print(f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
+          f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
+          f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene)")
+    header = ("chunks", "backend", "query", "n", "p50 ms", "p95 ms", "q/s", "load s", f"recall@{args.k}")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for size, backend, name, n, p50, p95, qps, load_s, recall in rows:
+        cells = (f"{size:,}", backend, name, str(n), f"{p50:.1f}", f"{p95:.1f}", f"{qps:.0f}", f"{load_s:.0f}",
+                 "" if recall is None else f"{recall:.3f}")
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
