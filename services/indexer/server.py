@@ -5,7 +5,7 @@ import dataclasses
 from services.indexer.service import DocumentIndexer
 from shared import config, convert
 from shared.config import ServerConfig
-from shared.embedding import SentenceTransformerEmbedder
+from shared.embedding import build_embedder
 from shared.index.factory import open_index
 from shared.observability.metrics import INDEX_CHUNKS, SOURCE_CHANGED
 from shared.server import serve
@@ -56,7 +56,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
 def main() -> None:
     cfg = config.load(IndexerConfig, "indexer")
     indexer = DocumentIndexer(open_index(cfg.index, cfg.data_dir),
-                              SentenceTransformerEmbedder(cfg.embed_model, threads=cfg.embed_threads))
+                              build_embedder(cfg.embed_model, threads=cfg.embed_threads))
 
     def register(server):
         indexer.warm_up()

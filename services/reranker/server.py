@@ -7,7 +7,7 @@ from opentelemetry.trace import SpanKind
 from services.reranker.service import MaxSimReranker, PassthroughReranker
 from shared import config, convert
 from shared.config import ServerConfig
-from shared.embedding import SentenceTransformerEmbedder
+from shared.embedding import build_embedder
 from shared.errors import InvalidArgument
 from shared.observability.metrics import RERANK_BATCH
 from shared.observability.tracing import annotate_candidates, annotate_documents, tracer
@@ -50,7 +50,7 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
 
 def build_reranker(cfg: RerankerConfig):
     if cfg.model == "maxsim":
-        return MaxSimReranker(SentenceTransformerEmbedder(cfg.embed_model, threads=cfg.embed_threads), cfg.rescore_k)
+        return MaxSimReranker(build_embedder(cfg.embed_model, threads=cfg.embed_threads), cfg.rescore_k)
     if cfg.model == "passthrough":
         return PassthroughReranker()
     raise SystemExit(f"RAGMESH_RERANKER_MODEL={cfg.model!r}: expected 'maxsim' or 'passthrough'")

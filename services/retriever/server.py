@@ -7,7 +7,7 @@ from opentelemetry.trace import SpanKind
 from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import ServerConfig
-from shared.embedding import SentenceTransformerEmbedder
+from shared.embedding import build_embedder
 from shared.index.factory import open_index
 from shared.observability.metrics import CANDIDATES
 from shared.observability.tracing import annotate_candidates, annotate_documents, annotate_query, tracer
@@ -63,7 +63,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
 def main() -> None:
     cfg = config.load(RetrieverConfig, "retriever")
     retriever = HybridRetriever(
-        open_index(cfg.index, cfg.data_dir), SentenceTransformerEmbedder(cfg.embed_model, threads=cfg.embed_threads),
+        open_index(cfg.index, cfg.data_dir), build_embedder(cfg.embed_model, threads=cfg.embed_threads),
         rrf_k=cfg.rrf_k, per_retriever_k=cfg.per_retriever_k, default_top_k=cfg.top_k,
     )
 

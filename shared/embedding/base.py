@@ -24,6 +24,7 @@ class ModelSpec:
     max_tokens: int
     query_prefix: str = ""
     passage_prefix: str = ""
+    version: str = ""
 
 
 class Embedder(Protocol):

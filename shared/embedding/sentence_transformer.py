@@ -6,8 +6,12 @@ from shared.embedding.base import ModelSpec, resolve_model_dir
 
 
 class SentenceTransformerEmbedder:
-    def __init__(self, model_name: str, threads: int = 2, batch_size: int = 32):
+    def __init__(self, model_name: str, threads: int = 2, batch_size: int = 32, query_prefix: str = "",
+                 passage_prefix: str = "", model_dir: str | None = None):
         self.model_name = model_name
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self.model_dir = model_dir
         self.threads = threads
         self.batch_size = batch_size
         self._model = None
@@ -21,13 +25,16 @@ class SentenceTransformerEmbedder:
 
         # Bounded: encoding must not fight the other thread pools over two cores.
         torch.set_num_threads(self.threads)
-        self._model = SentenceTransformer(resolve_model_dir(self.model_name), device="cpu")
+        self._model = SentenceTransformer(self.model_dir or resolve_model_dir(self.model_name), device="cpu")
         self.spec = ModelSpec(
             model_id=self.model_name,
             dimension=int(self._model.get_embedding_dimension()
                           if hasattr(self._model, "get_embedding_dimension")
                           else self._model.get_sentence_embedding_dimension()),
             max_tokens=int(self._model.max_seq_length),
+            query_prefix=self.query_prefix,
+            passage_prefix=self.passage_prefix,
+            version="sentence-transformers",
         )
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -5,7 +5,7 @@ import os
 
 from tokenizers import Tokenizer
 
-from shared.embedding.base import resolve_model_dir
+from shared.embedding.registry import passage_prefix, tokenizer_source
 
 
 class TokenCounter:
@@ -17,16 +17,21 @@ class TokenCounter:
         self.max_tokens = 0
 
     def warm_up(self) -> None:
-        folder = resolve_model_dir(self.model_name)
+        # The same tokenizer files and window as the embedder (shared.embedding.registry).
+        folder, window = tokenizer_source(self.model_name)
         if os.path.isdir(folder):
             self._tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
-            self.max_tokens = _window(folder)
+            self.max_tokens = window or _window(folder)
         else:
             self._tokenizer = Tokenizer.from_pretrained(folder)
-            self.max_tokens = 512
+            self.max_tokens = window or 512
         # Count everything: truncation here would hide exactly the overflow we must detect.
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        # The embedder prepends a passage prefix (e5's "passage: "): those tokens come out of the window.
+        prefix = passage_prefix(self.model_name)
+        if prefix:
+            self.max_tokens -= len(self._tokenizer.encode(prefix, add_special_tokens=False).ids)
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text).ids)
