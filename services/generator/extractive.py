@@ -48,8 +48,10 @@ class ExtractiveGenerator:
                         continue
                     hits |= header_terms
                 seen_terms |= hits | heading_terms
-                score = len(hits) + 0.5 * len(heading_terms - hits)
+                # A unit answers under its heading: "Meaning: ..." below "E-4412 Sync conflict" is
+                # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms
+                score = len(covered)
                 if named <= covered and len(covered) >= self.min_coverage * len(wanted):
                     scored.append((score, rank, start, end, passage))
         if not scored:

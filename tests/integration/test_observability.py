@@ -35,7 +35,7 @@ def wait_for(predicate, timeout=10.0):
 
 def test_one_trace_records_the_chunks_and_scores_behind_the_answer(gateway, ingested, otlp):
     trace_id, response = traced_ask(gateway, "how much is the Team plan per month")
-    assert not response.answer.abstained
+    assert not response.answer.abstained and not response.degraded, response.degraded_reason
 
     def complete():
         spans = otlp.trace(trace_id)
