@@ -5,6 +5,7 @@ status that names it, except the reranker: without it, answers fall back to the 
 marked degraded.
 """
 
+import itertools
 import logging
 import threading
 import time
@@ -62,6 +63,7 @@ class Funnel:
         self.answer_log = answer_log
         # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
         self._pending: dict[int, float] = {}
+        self._pending_ids = itertools.count()
         self._pending_lock = threading.Lock()
         metrics.INGEST_OLDEST_PENDING.set_function(self.oldest_pending_age)
 
@@ -76,16 +78,16 @@ class Funnel:
         """Every document of a request is accepted at once (the freshness clock starts), then each
         goes through chunker and indexer; a failure is reported in its own result only."""
         accepted = time.monotonic()
-        keys = [object() for _ in documents]
+        keys = [next(self._pending_ids) for _ in documents]
         with self._pending_lock:
-            self._pending.update({id(k): accepted for k in keys})
+            self._pending.update(dict.fromkeys(keys, accepted))
         try:
             for key, document in zip(keys, documents, strict=True):
-                yield self._ingest_one(tenant_id, document, context, accepted, id(key))
+                yield self._ingest_one(tenant_id, document, context, accepted, key)
         finally:
             with self._pending_lock:
                 for key in keys:
-                    self._pending.pop(id(key), None)
+                    self._pending.pop(key, None)
 
     def _ingest_one(self, tenant_id, document, context, accepted: float, key: int) -> gateway_pb2.IngestResult:
         document.meta.tenant_id = tenant_id
@@ -172,12 +174,12 @@ class Funnel:
                                     self.candidates, context, timings)
         response = gateway_pb2.AskResponse(abstain_threshold=self.abstain_threshold)
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
-        ranked, model_id, degraded = (
+        every, model_id, degraded = (
             self._rerank(request.question, candidates, len(candidates), context, timings) if candidates
             else ([], "", ""))
         if request.include_candidates:
-            response.candidates.extend(ranked)
-        ranked = ranked[: self.rerank_top_n]
+            response.candidates.extend(every)
+        ranked = every[: self.rerank_top_n]
         response.reranker_model_id, response.degraded, response.degraded_reason = model_id, bool(degraded), degraded
         top_score = ranked[0].scores.rerank_score if ranked else None
         if top_score is not None:
@@ -192,7 +194,7 @@ class Funnel:
         if decision.abstain:
             response.answer.CopyFrom(_not_found(decision.reason, request.question))
             response.suggested_reading.extend(ranked[: self.suggested_reading])
-            return self._finish(request, response, ranked, timings, span)
+            return self._finish(request, response, every, timings, span)
 
         context_passages = ranked[: self.context_passages]
         generated = self._timed("generate", self.generator, "Generate", generator_pb2.GenerateRequest(
@@ -211,9 +213,9 @@ class Funnel:
         if answer.abstained:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
         response.answer.CopyFrom(answer)
-        return self._finish(request, response, ranked, timings, span)
+        return self._finish(request, response, every, timings, span)
 
-    def _finish(self, request, response, ranked, timings, span) -> gateway_pb2.AskResponse:
+    def _finish(self, request, response, candidates, timings, span) -> gateway_pb2.AskResponse:
         """Timings, metrics, trace attributes and the answer-log entry, for every way an ask ends."""
         response.timings.extend(timings)
         _record_answer(span, response.answer)
@@ -225,7 +227,7 @@ class Funnel:
                 candidates=[{"chunk_id": c.chunk.chunk_id, "document_id": c.chunk.meta.document_id,
                              "version": c.chunk.meta.version, "bm25_rank": c.scores.bm25_rank,
                              "dense_rank": c.scores.dense_rank, "fused_score": c.scores.fused_score,
-                             "rerank_score": c.scores.rerank_score} for c in ranked],
+                             "rerank_score": c.scores.rerank_score} for c in candidates],
                 context_ids=[p.chunk.chunk_id for p in response.context], answer=response.answer.text,
                 cited_ids=[c.chunk_id for c in response.answer.citations], abstained=response.answer.abstained,
                 reason=response.answer.reason, prompt_tokens=sum(p.chunk.token_count for p in response.context),
