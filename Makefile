@@ -35,8 +35,12 @@ demo: stubs
 up: stubs
 	$(VENV)/bin/ragmesh up
 
+# The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
+OPENSEARCH_URL ?= http://127.0.0.1:9200
 test: stubs check-alerts models
-	$(PY) -m pytest -q
+	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
+	$(PY) -m pytest -q; rc=$$?; \
+	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
 
 # promtool comes with Debian's prometheus package (the server is not started).
 promtool:
