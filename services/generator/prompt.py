@@ -10,13 +10,15 @@ import json
 from shared.model import ScoredChunk
 from shared.text import heading_prefix
 
+# Bounded strings: with constrained decoding a small model that rambles is cut off inside valid
+# JSON instead of running out of tokens mid-string (which would be unparseable).
 ANSWER_SCHEMA = {
     "type": "object",
     "properties": {
-        "answer": {"type": "string"},
-        "citations": {"type": "array", "items": {"type": "string"}},
+        "answer": {"type": "string", "maxLength": 300},
+        "citations": {"type": "array", "items": {"type": "string", "pattern": "^P[0-9]{1,2}$"}, "maxItems": 5},
         "not_in_context": {"type": "boolean"},
-        "missing": {"type": "string"},
+        "missing": {"type": "string", "maxLength": 200},
     },
     "required": ["answer", "citations", "not_in_context", "missing"],
 }
