@@ -37,7 +37,7 @@ up: stubs
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
 OPENSEARCH_URL ?= http://127.0.0.1:9200
-test: stubs check-alerts models
+test: stubs check-alerts models triton-install reranker
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
@@ -98,3 +98,33 @@ models:
 # Passages/s and per-query latency of each embedder against the raw runtime (~10 min on 2 busy cores).
 bench-embed: stubs models
 	$(PY) -m loadtest.bench_embed $(BENCH_ARGS)
+
+# Cross-encoder reranking served by NVIDIA Triton (python backend; the tritonserver in nvidia-pytriton's wheel).
+# Triton gets its own environment (.venv-triton, numpy<2). Models are trained here (no hub): `reranker` is the
+# sample corpus's self-supervised model (~4 min on 2 cores the first time, then cached); `reranker-scifact`
+# is the SciFact model (labelled train queries minus the dev portion + title->abstract pairs, ~45 min).
+.PHONY: triton-install triton-up triton-down reranker reranker-scifact bench-rerank
+RERANKER ?= sample
+RERANKER_CACHE := $(or $(RAGMESH_RERANKER_CACHE),$(HOME)/.cache/ragmesh/rerankers)
+triton-install:
+	bash deploy/triton/install.sh
+
+reranker: stubs
+	@if [ -f "$(RERANKER_CACHE)/sample/ragmesh-reranker.json" ]; then echo "reranker: $(RERANKER_CACHE)/sample is trained"; \
+	else d=$$(mktemp -d) && $(VENV)/bin/ragmesh train-reranker --corpus examples --name sample \
+		--embed-model sentence-transformers/all-MiniLM-L6-v2 --data-dir $$d --self-supervised-epochs 3 && rm -rf $$d; fi
+
+reranker-scifact: stubs models
+	$(VENV)/bin/ragmesh train-reranker --beir $(SCIFACT) --split train --exclude-queries eval/scifact-dev-queries.txt \
+		--data-dir .ragmesh-data/scifact-bge-small-en-v1.5 --embed-model BAAI/bge-small-en-v1.5 --name scifact
+
+# Serves $(RERANKER)'s Triton repository on 127.0.0.1:8001 (gRPC) / 8000 (HTTP); the reranker stage uses it
+# with RAGMESH_RERANKER_MODEL=triton.
+triton-up: stubs triton-install
+	$(PY) -m services.reranker.triton_server up --name $(RERANKER)
+
+triton-down:
+	$(PY) -m services.reranker.triton_server down
+
+bench-rerank: stubs triton-install reranker
+	$(PY) -m loadtest.bench_rerank --name $(RERANKER) $(BENCH_ARGS)

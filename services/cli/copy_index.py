@@ -3,14 +3,14 @@
 
 import os
 
-from shared.index.embedded import EmbeddedIndex
+from shared.config import DEFAULT_EMBED_MODEL
 from shared.index.factory import open_index
 
 
 def cmd_copy_index(args) -> int:
-    source = EmbeddedIndex(os.path.join(args.data_dir, "index.sqlite"))
+    source = open_index("embedded", args.data_dir, embed_model=args.embed_model)
     source.warm_up()
-    target = open_index("opensearch", args.data_dir)
+    target = open_index("opensearch", args.data_dir, embed_model=args.embed_model)
     target.warm_up()
     copied = 0
     for tenant in args.tenant:
@@ -27,4 +27,6 @@ def add_parser(sub) -> None:
     p = sub.add_parser("copy-index", help="copy tenants from the embedded index to OpenSearch (no re-embedding)")
     p.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
     p.add_argument("--tenant", action="append", required=True)
+    p.add_argument("--embed-model", default=os.environ.get("RAGMESH_EMBED_MODEL", DEFAULT_EMBED_MODEL),
+                   help="whose index generation to copy (the vectors stay this model's)")
     p.set_defaults(func=cmd_copy_index)

@@ -55,7 +55,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
 
 def main() -> None:
     cfg = config.load(IndexerConfig, "indexer")
-    indexer = DocumentIndexer(open_index(cfg.index, cfg.data_dir),
+    indexer = DocumentIndexer(open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
                               build_embedder(cfg.embed_model, threads=cfg.embed_threads))
 
     def register(server):

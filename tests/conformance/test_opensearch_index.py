@@ -100,3 +100,13 @@ def test_factory_reads_url_and_prefix(tmp_path):
 def test_search_phrases_keep_identifiers_whole():
     assert search_phrases('E-4412 "sync" OR x*') == ["E 4412", "sync", "OR", "x"]
     assert search_phrases("!!! ???") == []
+
+
+def test_each_embedding_model_gets_its_own_index_generation(tmp_path):
+    env = {"RAGMESH_OPENSEARCH_PREFIX": "team-a"}
+    bge = open_index("opensearch", str(tmp_path), env, embed_model="bge")
+    e5 = open_index("opensearch", str(tmp_path), env, embed_model="intfloat/e5-small-v2")
+    assert bge.index == "team-a-chunks-baai-bge-small-en-v1-5"
+    assert e5.index == "team-a-chunks-intfloat-e5-small-v2"
+    embedded = open_index("embedded", str(tmp_path), embed_model="BAAI/bge-small-en-v1.5")
+    assert embedded.path.endswith("index-baai-bge-small-en-v1-5.sqlite")

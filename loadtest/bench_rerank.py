@@ -1,0 +1,121 @@
+"""Reranker benchmark: the service's throughput against the model's raw throughput on the same batches.
+
+Batches are real: each is one tuning query of the trained model with its first-stage candidates
+(mined-tune.jsonl in the model's folder), `--candidates` passages per request (default 50). Three ways:
+  raw      ONNX Runtime in-process on the tokenised batch (the model alone);
+  triton   tritonclient gRPC straight to tritonserver (serving + the python backend's tokenising);
+  service  the ragmesh reranker over gRPC (protobuf candidates, Triton call, fusion), as the gateway calls it.
+service/raw is the cost of serving. Prints a table and writes JSON to --out.
+
+    python -m loadtest.bench_rerank --name sample --requests 20
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import numpy as np
+
+from services.cli.mesh import ROOT_DIR, free_port
+from services.reranker.cross_encoder import OnnxScorer, TritonScorer
+from services.reranker.training.data import load_queries
+from services.reranker.triton_server import TritonServer, rerankers_root
+from shared import convert
+from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
+from shared.stubs import reranker_pb2, reranker_pb2_grpc
+
+
+def batches(model_dir: Path, requests: int, candidates: int) -> list[tuple[str, list[str]]]:
+    queries = load_queries(model_dir / "mined-tune.jsonl")
+    out = [(q.text, [c.text for c in q.candidates[:candidates]]) for q in queries if len(q.candidates) >= candidates]
+    if not out:
+        raise SystemExit(f"{model_dir}/mined-tune.jsonl has no query with {candidates} candidates")
+    return (out * (requests // len(out) + 1))[:requests]
+
+
+def as_request(query: str, passages: list[str]) -> reranker_pb2.RerankRequest:
+    meta = DocumentMeta(tenant_id="bench", document_id="bench")
+    chunks = [ScoredChunk(Chunk(f"c{i}", meta, [], p, p, 0, len(p), "", 0, i), StageScores(fused_rank=i + 1))
+              for i, p in enumerate(passages)]
+    return reranker_pb2.RerankRequest(query=query, candidates=[convert.scored_to_pb(c) for c in chunks],
+                                      top_n=len(passages))
+
+
+def measure(fn, work: list) -> dict:
+    fn(*work[0])  # warm-up (first-call allocation, connection)
+    seconds = []
+    for item in work:
+        start = time.perf_counter()
+        fn(*item)
+        seconds.append(time.perf_counter() - start)
+    pairs = sum(len(p) for _, p in work)
+    return {"pairs_per_s": pairs / sum(seconds), "p50_ms": 1000 * statistics.median(seconds),
+            "p95_ms": 1000 * float(np.percentile(seconds, 95)), "requests": len(work)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="bench_rerank")
+    parser.add_argument("--name", default=os.environ.get("RERANKER", "sample"))
+    parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--candidates", type=int, default=50)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default="eval/out/bench-rerank.json")
+    args = parser.parse_args(argv)
+    model_dir = rerankers_root() / args.name
+    work = batches(model_dir, args.requests, args.candidates)
+    results = {}
+
+    raw = OnnxScorer(model_dir, threads=args.threads)
+    raw.warm_up()
+    tokenised = []
+    for query, passages in work:
+        encoded = raw._tokenizer.encode_batch([(query, p) for p in passages])
+        tokenised.append(({k: np.array(v, dtype=np.int64) for k, v in {
+            "input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
+            "token_type_ids": [e.type_ids for e in encoded]}.items()}, passages))
+    results["raw"] = measure(lambda feeds, _: raw._session.run(None, feeds), tokenised)
+    results["in_process"] = measure(raw.score, work)
+
+    server = TritonServer(model_dir / "triton", free_port(), free_port(), free_port()).start(180)
+    service = None
+    try:
+        triton = TritonScorer(server.grpc_address, timeout_s=60)
+        triton.warm_up()
+        results["triton"] = measure(triton.score, work)
+        port = free_port()
+        env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
+               "RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": server.grpc_address,
+               "RAGMESH_RERANKER_CROSS_ENCODER_K": str(args.candidates)}
+        service = subprocess.Popen([sys.executable, "-m", "services.reranker.server"], env=env, cwd=ROOT_DIR,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=120)
+            stub = reranker_pb2_grpc.RerankerStub(channel)
+            requests = [(as_request(q, p), p) for q, p in work]
+            results["service"] = measure(lambda request, _: stub.Rerank(request, timeout=120), requests)
+    finally:
+        if service:
+            service.terminate()
+            service.wait(30)
+        server.stop()
+
+    print(f"reranker {raw.model_id} ({raw.model_version}), {args.requests} requests x {args.candidates} candidates, "
+          f"max_length {raw.max_length}, {args.threads} threads")
+    print(f"{'path':<12}{'pairs/s':>10}{'p50 ms':>10}{'p95 ms':>10}{'vs raw':>9}")
+    for name, r in results.items():
+        print(f"{name:<12}{r['pairs_per_s']:>10.1f}{r['p50_ms']:>10.1f}{r['p95_ms']:>10.1f}"
+              f"{r['pairs_per_s'] / results['raw']['pairs_per_s']:>9.2f}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"model_id": raw.model_id, "model_version": raw.model_version,
+                                          "candidates": args.candidates, **results}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Cross-encoder reranking: a scorer reads (query, passage) pairs; the reranker fuses its ranks with the
+first stage's using the weight the model was tuned with (services/reranker/fusion.py).
+
+Scorers:
+- `TritonScorer`: the model served by Triton (python backend, deploy/triton/), over gRPC with a deadline.
+  The model's id, version and fusion weight come from the served config, so the reranker reports
+  exactly what Triton runs. Unreachable -> `Unavailable`, and the gateway answers from the fused order.
+- `OnnxScorer`: the same model files in-process on ONNX Runtime (CPU), for the embedded default.
+- `HubScorer`: a sentence-transformers CrossEncoder by hub name (e.g. an MS MARCO MiniLM) for users
+  with internet; trusted with weight 1.0 since no tuning split says otherwise.
+"""
+
+import json
+import logging
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from services.reranker import fusion
+from shared.errors import InvalidArgument, Unavailable
+from shared.model import ScoredChunk
+
+log = logging.getLogger("ragmesh.reranker")
+CARD_FILE = "ragmesh-reranker.json"
+
+
+def passage_text(sc: ScoredChunk) -> str:
+    """What the cross-encoder reads: the text BM25 and the embedder saw (title, heading path, body)."""
+    return sc.chunk.embed_text or sc.chunk.body
+
+
+class TritonScorer:
+    def __init__(self, address: str, model_name: str = "cross_encoder", timeout_s: float = 10.0):
+        self.address, self.model_name, self.timeout_s = address, model_name, timeout_s
+        self.model_id, self.model_version, self.weight, self.k = "", "", 0.0, fusion.RRF_K
+        self._client = None
+
+    def warm_up(self) -> None:
+        import tritonclient.grpc as triton
+
+        self._client = triton.InferenceServerClient(self.address)
+        try:
+            config = self._client.get_model_config(self.model_name, as_json=True, client_timeout=self.timeout_s)
+        except Exception as exc:  # the model is served by another process that may not be up yet
+            log.warning("Triton at %s: %s; will retry on the first request", self.address, exc)
+            return
+        params = {k: v.get("string_value", "") for k, v in config["config"].get("parameters", {}).items()}
+        self.model_id = params.get("ragmesh_model_id", f"triton/{self.model_name}")
+        self.model_version = params.get("ragmesh_model_version", "")
+        self.weight = float(params.get("ragmesh_fusion_weight", "0") or 0)
+        self.k = int(params.get("ragmesh_fusion_k", str(fusion.RRF_K)))
+        log.info("cross-encoder %s version %s served by Triton at %s (fusion weight %s)",
+                 self.model_id, self.model_version, self.address, self.weight)
+
+    def score(self, query: str, passages: list[str]) -> np.ndarray:
+        import tritonclient.grpc as triton
+
+        if not self.model_id:
+            self.warm_up()
+            if not self.model_id:
+                raise Unavailable(f"Triton at {self.address} does not serve model {self.model_name!r}")
+        n = len(passages)
+        queries = np.array([[query.encode()]] * n, dtype=object)
+        texts = np.array([[p.encode()] for p in passages], dtype=object)
+        inputs = [triton.InferInput("QUERY", [n, 1], "BYTES"), triton.InferInput("PASSAGE", [n, 1], "BYTES")]
+        inputs[0].set_data_from_numpy(queries)
+        inputs[1].set_data_from_numpy(texts)
+        try:
+            result = self._client.infer(self.model_name, inputs, outputs=[triton.InferRequestedOutput("SCORE")],
+                                        client_timeout=self.timeout_s)
+        except Exception as exc:
+            raise Unavailable(f"Triton at {self.address} (model {self.model_name}) failed: {exc}") from exc
+        return result.as_numpy("SCORE").reshape(-1).astype(np.float32)
+
+
+class OnnxScorer:
+    """The files `ragmesh train-reranker` writes, run in-process (no Triton)."""
+
+    def __init__(self, model_dir: Path | str, threads: int = 2):
+        self.model_dir, self.threads = Path(model_dir), threads
+        card = json.loads((self.model_dir / CARD_FILE).read_text())
+        self.model_id, self.model_version = card["model_id"], card["model_version"]
+        self.weight = float(card["fusion"]["weight"]) if card.get("enabled") else 0.0
+        self.k = int(card["fusion"].get("k", fusion.RRF_K))
+        self.max_length = int(card.get("max_length", 128))
+        self._session = self._tokenizer = None
+
+    def warm_up(self) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
+        self._session = ort.InferenceSession(str(self.model_dir / "model.onnx"), options,
+                                             providers=["CPUExecutionProvider"])
+        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        self._tokenizer.enable_truncation(self.max_length, strategy="only_second")
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def score(self, query: str, passages: list[str]) -> np.ndarray:
+        if not passages:
+            return np.zeros(0, dtype=np.float32)
+        encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
+        names = {i.name for i in self._session.get_inputs()}
+        feeds = {"input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
+                 "token_type_ids": [e.type_ids for e in encoded]}
+        logits = self._session.run(None, {k: np.array(v, dtype=np.int64) for k, v in feeds.items() if k in names})[0]
+        return logits[:, 0].astype(np.float32)
+
+
+class HubScorer:
+    def __init__(self, name: str, max_length: int = 256, threads: int = 2):
+        self.name, self.max_length, self.threads = name, max_length, threads
+        self.model_id, self.model_version, self.weight, self.k = name, "hub", 1.0, fusion.RRF_K
+        self._model = None
+
+    def warm_up(self) -> None:
+        import torch
+        from sentence_transformers import CrossEncoder
+
+        torch.set_num_threads(self.threads)
+        self._model = CrossEncoder(self.name, max_length=self.max_length, device="cpu")
+
+    def score(self, query: str, passages: list[str]) -> np.ndarray:
+        return np.asarray(self._model.predict([(query, p) for p in passages], activation_fn=None), dtype=np.float32)
+
+
+def resolve_scorer(name: str, cache_root: Path, threads: int = 2):
+    """The in-process scorer, resolved in a fixed order (logged): an explicit model folder, a model of that
+    name in the local cache (what `ragmesh train-reranker --name` wrote), a hub name. None when nothing
+    loads (the caller says how to train one)."""
+    if os.path.isdir(name) and (Path(name) / CARD_FILE).is_file():
+        log.info("cross-encoder: explicit path %s", name)
+        return OnnxScorer(name, threads)
+    cached = cache_root / name
+    if (cached / CARD_FILE).is_file():
+        log.info("cross-encoder: local cache %s", cached)
+        return OnnxScorer(cached, threads)
+    if "/" in name and not os.path.exists(name):
+        log.info("cross-encoder: %s is not a folder or a cached model; hub name for sentence-transformers", name)
+        return HubScorer(name, threads=threads)
+    log.warning("cross-encoder %r: not a model folder, not in %s, not a hub name; train one with "
+                "`ragmesh train-reranker --name %s`", name, cache_root, name)
+    return None
+
+
+class CrossEncoderReranker:
+    def __init__(self, scorer, rescore_k: int = 50):
+        self.scorer = scorer
+        self.rescore_k = rescore_k
+
+    @property
+    def model_id(self) -> str:
+        return self.scorer.model_id
+
+    @property
+    def model_version(self) -> str:
+        return self.scorer.model_version
+
+    def warm_up(self) -> None:
+        self.scorer.warm_up()
+
+    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+        if not query.strip():
+            raise InvalidArgument("query", "is empty")
+        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+        if not head:
+            return []
+        scores = self.scorer.score(query, [passage_text(sc) for sc in head])
+        first = [sc.scores.fused_rank or i for i, sc in enumerate(head, start=1)]
+        order = fusion.fused_order(first, scores, self.scorer.weight, self.scorer.k)
+        ranked = [head[i] for i in order] + tail
+        for i, sc in enumerate(head):
+            # The calibrated abstention threshold reads this: the model's probability of relevance.
+            sc.scores.rerank_score = 1.0 / (1.0 + math.exp(-float(scores[i])))
+        for rank, sc in enumerate(ranked, start=1):
+            sc.scores.rerank_rank = rank
+        return ranked[:top_n]

@@ -1,0 +1,29 @@
+"""How much the reranker is trusted against the first stage.
+
+The final order is a weighted reciprocal rank fusion of the first-stage (fused) rank and the
+cross-encoder's rank: 1/(k + first) + w/(k + rerank). w = 0 keeps the fused order; a very large w is
+the cross-encoder alone. w is chosen on a tuning split (never the split that is reported) and
+stored with the model, so a model can only move results where it was shown to help.
+"""
+
+import numpy as np
+
+RRF_K = 60
+CROSS_ENCODER_ONLY = 1e6
+WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, CROSS_ENCODER_ONLY)
+
+
+def ranks_of(scores: np.ndarray, first_ranks: list[int]) -> list[int]:
+    """1-based rank of each item by descending score, ties broken by the first-stage rank."""
+    order = sorted(range(len(scores)), key=lambda i: (-float(scores[i]), first_ranks[i]))
+    ranks = [0] * len(scores)
+    for rank, i in enumerate(order, start=1):
+        ranks[i] = rank
+    return ranks
+
+
+def fused_order(first_ranks: list[int], scores: np.ndarray, weight: float, k: int = RRF_K) -> list[int]:
+    """Indices in final order."""
+    rerank = ranks_of(scores, first_ranks)
+    value = [1.0 / (k + f) + weight / (k + r) for f, r in zip(first_ranks, rerank, strict=True)]
+    return sorted(range(len(first_ranks)), key=lambda i: (-value[i], first_ranks[i]))

@@ -1,0 +1,256 @@
+"""`ragmesh train-reranker`: mine, train, choose the fusion weight, export, install into Triton's repository.
+
+    1. a private mesh over the corpus (hybrid first stage, no reranker) mines hard negatives;
+    2. optional self-supervised phase (document title -> its body) teaches the model to read passages;
+    3. the labelled phase (BEIR qrels; the `--exclude-queries` are never seen, nor the tuning split);
+    4. on the tuning split (a fixed hash-chosen part of the training queries) the fusion weight against
+       the first-stage ranks is chosen; a model with no gain there is written but not enabled;
+    5. ONNX + tokenizer + ragmesh-reranker.json + MODEL_CARD.md into the work folder and the Triton
+       model repository.
+"""
+
+import argparse
+import hashlib
+import json
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import numpy as np
+
+from services.evaluation.cases import beir_tenant, load_beir
+from services.evaluation.metrics import ndcg_at, recall_at
+from services.reranker import fusion
+from services.reranker.training import data, loop
+from services.reranker.triton_server import rerankers_root
+from shared.embedding.base import resolve_model_dir
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+TRITON_TEMPLATE = REPO_ROOT / "deploy" / "triton" / "models" / "cross_encoder"
+CARD_FILE = "ragmesh-reranker.json"
+
+
+def _say(message: str) -> None:
+    print(f"[train-reranker {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[data.Query]]:
+    """(labelled training queries, tuning queries, self-supervised queries), mined once, cached in `work`."""
+    paths = [work / "mined-train.jsonl", work / "mined-tune.jsonl", work / "mined-self.jsonl"]
+    if all(p.is_file() for p in paths):
+        _say(f"reusing mined candidates in {work}")
+        return tuple(data.load_queries(p) for p in paths)  # type: ignore[return-value]
+    from services.cli.mesh import Mesh
+    from shared.stubs import chunker_pb2_grpc, gateway_pb2_grpc
+
+    env = {"RAGMESH_RERANKER_MODEL": "passthrough", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
+           "RAGMESH_EMBED_MODEL": args.embed_model}
+    with Mesh.on_free_ports(args.data_dir, extra_env=env) as mesh:
+        with grpc.insecure_channel(mesh.address("gateway")) as channel, \
+                grpc.insecure_channel(mesh.address("chunker")) as chunker_channel:
+            stub = gateway_pb2_grpc.GatewayStub(channel)
+            if args.beir:
+                train, tune, self_supervised = _mine_beir(args, stub)
+            else:
+                train, tune, self_supervised = _mine_corpus(args, stub, chunker_pb2_grpc.ChunkerStub(chunker_channel))
+    for path, queries in zip(paths, (train, tune, self_supervised), strict=True):
+        data.save_queries(path, queries)
+    return train, tune, self_supervised
+
+
+def _mine_beir(args, stub):
+    from services.evaluation.command import _ingest_beir
+
+    excluded = set(Path(args.exclude_queries).read_text().split()) if args.exclude_queries else set()
+    cases = [c for c in load_beir(args.beir, args.split) if c.case_id not in excluded]
+    rest, tune_ids = data.split_ids([c.case_id for c in cases], args.tune_fraction)
+    tune_set = set(tune_ids)
+    _say(f"{len(cases)} labelled queries ({len(excluded)} excluded): {len(rest)} train, {len(tune_ids)} tune")
+    _ingest_beir(stub, args.beir, beir_tenant(args.beir), 600.0)
+    train = data.mine_queries(stub, [c for c in cases if c.case_id not in tune_set], args.depth, _say)
+    tune = data.mine_queries(stub, [c for c in cases if c.case_id in tune_set], args.depth, _say)
+    titles = data.mine_titles(stub, args.beir, beir_tenant(args.beir), args.self_supervised, args.depth,
+                              args.seed, _say) if args.self_supervised else []
+    return train, tune, titles
+
+
+def _mine_corpus(args, stub, chunker):
+    """No labels: heading -> section queries; a hash-chosen part of them is the tuning split."""
+    from services.cli.documents import collect_files, to_source_document
+    from services.cli.ingest import ingest
+
+    tenant = "reranker-training"
+    ok, failed = ingest(stub, args.corpus, tenant, 600.0, out=sys.stderr)
+    documents = [to_source_document(path, uri) for path, uri in collect_files(args.corpus)]
+    queries = data.mine_headings(stub, chunker, documents, tenant, args.depth, _say)
+    _, tune_ids = data.split_ids([q.query_id for q in queries], args.tune_fraction)
+    held = set(tune_ids)
+    _say(f"{ok} documents ({failed} failed), {len(queries)} heading queries, {len(held)} held out to tune")
+    return [], [q for q in queries if q.query_id in held], [q for q in queries if q.query_id not in held]
+
+
+def _ndcg10(query: data.Query, order: list[int]) -> float:
+    ranks = {query.candidates[i].doc_id: pos for pos, i in enumerate(order, start=1)}
+    return ndcg_at(ranks, query.gains, 10)
+
+
+def choose_weight(model, tune: list[data.Query]) -> dict:
+    """nDCG@10 on the tuning split for every weight in the grid; the best (ties: the smaller weight)."""
+    per_weight = {w: [] for w in fusion.WEIGHT_GRID}
+    recall5 = {w: [] for w in fusion.WEIGHT_GRID}
+    for q in tune:
+        first = [c.first_rank for c in q.candidates]
+        scores = loop.score_pairs(model, q.text, [c.text for c in q.candidates])
+        for w in fusion.WEIGHT_GRID:
+            order = fusion.fused_order(first, scores, w)
+            per_weight[w].append(_ndcg10(q, order))
+            ranks = {q.candidates[i].doc_id: pos for pos, i in enumerate(order, start=1)}
+            recall5[w].append(recall_at(ranks, list(q.gains), 5))
+    table = {str(w): {"ndcg@10": float(np.mean(v)), "recall@5": float(np.mean(recall5[w]))}
+             for w, v in per_weight.items()}
+    best = max(fusion.WEIGHT_GRID, key=lambda w: (round(np.mean(per_weight[w]), 6), -w))
+    gain = float(np.mean(per_weight[best]) - np.mean(per_weight[0.0]))
+    return {"weight": best, "tune_gain_ndcg@10": gain, "tune_queries": len(tune), "grid": table}
+
+
+def _model_id(name: str, onnx_path: Path) -> tuple[str, str]:
+    digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()[:12]
+    return f"ragmesh-ce/{name}", digest
+
+
+def install_into_triton(model_dir: Path, repository: Path) -> Path:
+    """Copy the python-backend template and this model's files into `<repository>/cross_encoder/1/`."""
+    target = repository / "cross_encoder"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(TRITON_TEMPLATE, target)
+    for name in ("model.onnx", "tokenizer.json", CARD_FILE, "MODEL_CARD.md"):
+        shutil.copy2(model_dir / name, target / "1" / name)
+    card = json.loads((model_dir / CARD_FILE).read_text())
+    served = {"ragmesh_model_id": card["model_id"], "ragmesh_model_version": card["model_version"],
+              "ragmesh_fusion_weight": str(card["fusion"]["weight"] if card["enabled"] else 0.0),
+              "ragmesh_fusion_k": str(card["fusion"]["k"])}
+    with open(target / "config.pbtxt", "a", encoding="utf-8") as fh:
+        for key, value in served.items():
+            fh.write(f'parameters {{ key: "{key}" value {{ string_value: "{value}" }} }}\n')
+    return target
+
+
+def _write_card(out: Path, card: dict) -> None:
+    (out / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
+    tune = card["fusion"]
+    lines = [f"# {card['model_id']} (version {card['model_version']})", "",
+             f"Cross-encoder initialised from `{card['init']}`, max_length {card['max_length']}, seed {card['seed']}.",
+             "", "## Data", ""]
+    lines += [f"- {k}: {v}" for k, v in card["data"].items()]
+    lines += ["", "## Training", ""] + [f"- {k}: {v}" for k, v in card["training"].items()]
+    lines += ["", "## Fusion with the first stage (tuning split)", "",
+              f"Chosen weight {tune['weight']} (gain {tune['tune_gain_ndcg@10']:+.4f} nDCG@10 over the fused order "
+              f"on {tune['tune_queries']} tuning queries); enabled by default: {card['enabled']}.", "",
+              "| weight | nDCG@10 | recall@5 |", "|---|---|---|"]
+    lines += [f"| {w} | {v['ndcg@10']:.4f} | {v['recall@5']:.4f} |" for w, v in tune["grid"].items()]
+    (out / "MODEL_CARD.md").write_text("\n".join(lines) + "\n")
+
+
+def _train(args, model, title_groups, labelled_groups) -> dict:
+    history: dict = {}
+    started = time.monotonic()
+    if title_groups and args.self_supervised_epochs:
+        _say(f"self-supervised phase: {len(title_groups)} groups x {len(title_groups[0].passages)} passages")
+        history["self_supervised_loss"] = loop.train_groups(model, title_groups, args.self_supervised_epochs,
+                                                            args.lr, args.groups_per_step, args.seed, _say)
+    if labelled_groups:
+        _say(f"labelled phase: {len(labelled_groups)} groups x {len(labelled_groups[0].passages)} passages")
+        history["labelled_loss"] = loop.train_groups(model, labelled_groups, args.epochs, args.lr,
+                                                     args.groups_per_step, args.seed + 1, _say)
+    history["seconds"] = time.monotonic() - started
+    return history
+
+
+def run(args) -> int:
+    work = Path(args.work_dir or rerankers_root() / args.name)
+    work.mkdir(parents=True, exist_ok=True)
+    loop.seed_everything(args.seed, args.threads)
+    train, tune, titles = _mine(args, work)
+    rng = random.Random(args.seed)
+    title_groups = data.groups(titles, args.negatives, rng) if titles else []
+    labelled_groups = data.groups(train, args.negatives, rng) if train else []
+    init = args.init or resolve_model_dir("sentence-transformers/all-MiniLM-L6-v2")
+    checkpoint = work / "checkpoint"
+    history = {}
+    started = time.monotonic()
+    if args.resume and (checkpoint / "config.json").is_file():
+        _say(f"resuming from the trained checkpoint in {checkpoint}")
+        model = loop.load_cross_encoder(str(checkpoint), args.max_length)
+        history = json.loads((work / "history.json").read_text())
+    else:
+        model = loop.load_cross_encoder(init, args.max_length)
+        history = _train(args, model, title_groups, labelled_groups)
+        model.save_pretrained(str(checkpoint))
+        (work / "history.json").write_text(json.dumps(history))
+    train_seconds = history.get("seconds", time.monotonic() - started)
+    _say("choosing the fusion weight on the tuning split")
+    chosen = choose_weight(model, tune)
+    _say(f"weight {chosen['weight']}: tune nDCG@10 gain {chosen['tune_gain_ndcg@10']:+.4f}")
+    onnx_path = loop.export_onnx(model, work)
+    model_id, version = _model_id(args.name, onnx_path)
+    card = {
+        "model_id": model_id, "model_version": version, "init": str(init), "max_length": args.max_length,
+        "seed": args.seed, "enabled": chosen["weight"] > 0 and chosen["tune_gain_ndcg@10"] > 0,
+        "fusion": {"k": fusion.RRF_K, **chosen},
+        "data": {"labelled": (f"{args.beir} split {args.split}, excluding {args.exclude_queries or 'nothing'}"
+                              if args.beir else "none (self-supervised on " + ", ".join(args.corpus) + ")"),
+                 "train_queries": len(train), "tune_queries": len(tune), "self_supervised_queries": len(titles),
+                 "negatives": f"{args.negatives} hard (hybrid top {args.depth}) + 1 random per positive",
+                 "embed_model_for_mining": args.embed_model},
+        "training": {"self_supervised_groups": len(title_groups), "self_supervised_epochs": args.self_supervised_epochs,
+                     "labelled_groups": len(labelled_groups), "epochs": args.epochs, "lr": args.lr,
+                     "groups_per_step": args.groups_per_step, "loss": "listwise softmax cross-entropy",
+                     "seconds": round(train_seconds),
+                     **{k: [round(x, 4) for x in v] for k, v in history.items() if isinstance(v, list)}},
+    }
+    _write_card(work, card)
+    installed = install_into_triton(work, work / "triton")
+    _say(f"{model_id} version {version} written to {work}; Triton model at {installed}")
+    print(json.dumps({"model_id": model_id, "version": version, "enabled": card["enabled"], **chosen["grid"][
+        str(chosen["weight"])], "weight": chosen["weight"]}))
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("train-reranker", help="train the cross-encoder reranker; writes its Triton repository")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--beir", help="BEIR folder with labelled queries (corpus.jsonl, queries, qrels)")
+    source.add_argument("--corpus", action="append", help="documents in any format the chunker reads: "
+                        "self-supervised only (heading -> section)")
+    p.add_argument("--split", default="train")
+    p.add_argument("--exclude-queries", help="query ids never trained or tuned on (the dev portion)")
+    p.add_argument("--tune-fraction", type=float, default=0.2, help="training queries held out to choose the weight")
+    p.add_argument("--data-dir", required=True, help="index folder for the mining mesh (reused when ingested)")
+    p.add_argument("--embed-model", default="BAAI/bge-small-en-v1.5")
+    p.add_argument("--self-supervised", type=int, default=1500, metavar="N",
+                   help="BEIR: title->body queries (0: none)")
+    p.add_argument("--self-supervised-epochs", type=int, default=1)
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--negatives", type=int, default=6)
+    p.add_argument("--depth", type=int, default=50, help="first-stage candidates mined per query")
+    p.add_argument("--lr", type=float, default=3e-5)
+    p.add_argument("--groups-per-step", type=int, default=4)
+    p.add_argument("--max-length", type=int, default=128)
+    p.add_argument("--init", help="model folder or hub name to start from (default: the MiniLM package)")
+    p.add_argument("--name", default="scifact")
+    p.add_argument("--work-dir", help="default ~/.cache/ragmesh/rerankers/NAME (its Triton repository: triton/)")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--resume", action="store_true", help="reuse the trained checkpoint in the work folder")
+    p.add_argument("--threads", type=int, default=2)
+    p.set_defaults(func=run)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="ragmesh")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["train-reranker", *(argv or sys.argv[1:])])
+    return args.func(args)

@@ -1,0 +1,85 @@
+"""The reranker's fusion with the first stage, and how training groups are built (no model needed)."""
+
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from services.reranker import fusion
+from services.reranker.training import data
+
+
+def test_weight_zero_keeps_the_first_stage_order():
+    scores = np.array([0.1, 0.9, 0.5, 0.7])
+    assert fusion.fused_order([1, 2, 3, 4], scores, 0.0) == [0, 1, 2, 3]
+
+
+def test_a_huge_weight_is_the_cross_encoder_order():
+    scores = np.array([0.1, 0.9, 0.5, 0.7])
+    assert fusion.fused_order([1, 2, 3, 4], scores, fusion.CROSS_ENCODER_ONLY) == [1, 3, 2, 0]
+
+
+def test_equal_weight_moves_a_strong_rerank_up_but_not_a_weak_one_past_the_top():
+    # Item 3 is first for the cross-encoder and 4th in the first stage; item 0 is 1st and 2nd.
+    scores = np.array([0.8, 0.1, 0.2, 0.9])
+    order = fusion.fused_order([1, 2, 3, 4], scores, 1.0)
+    assert order[0] == 0 and order[1] == 3
+
+
+def test_score_ties_fall_back_to_the_first_stage_rank():
+    assert fusion.ranks_of(np.array([0.5, 0.5, 0.9]), [2, 1, 3]) == [3, 2, 1]
+
+
+def _query(qid, gold, n=12):
+    return data.Query(qid, f"question {qid}", {gold: 1.0},
+                      [data.Candidate(f"{qid}-d{i}", f"passage {qid}-{i}", i + 1) for i in range(n)])
+
+
+def test_groups_put_the_positive_first_and_never_a_relevant_document_among_the_negatives():
+    queries = [_query(f"q{i}", f"q{i}-d3") for i in range(5)]
+    groups = data.groups(queries, negatives=6, rng=random.Random(1))
+    assert len(groups) == 5
+    for q, g in zip(queries, groups, strict=True):
+        assert len(g.passages) == 8
+        assert g.passages[0] == f"passage {q.query_id}-3"
+        assert f"passage {q.query_id}-3" not in g.passages[1:]
+
+
+def test_groups_are_reproducible_with_the_seed():
+    queries = [_query(f"q{i}", f"q{i}-d0") for i in range(4)]
+    a = data.groups(queries, 6, random.Random(7))
+    b = data.groups(queries, 6, random.Random(7))
+    assert [g.passages for g in a] == [g.passages for g in b]
+
+
+def test_a_query_whose_positive_was_not_retrieved_gives_no_group():
+    assert data.groups([_query("q", "elsewhere")], 6, random.Random(1)) == []
+
+
+def test_the_tuning_split_is_stable_and_about_the_asked_fraction():
+    ids = [str(i) for i in range(2000)]
+    rest, held = data.split_ids(ids, 0.2)
+    assert set(rest).isdisjoint(held) and len(rest) + len(held) == len(ids)
+    assert 0.17 < len(held) / len(ids) < 0.23
+    # Independent of order and of which other ids are present.
+    assert data.split_ids(list(reversed(ids)), 0.2)[1] == list(reversed(held))
+    assert set(data.split_ids(ids[:500], 0.2)[1]) == {i for i in held if int(i) < 500}
+
+
+def test_heading_lines_are_removed_from_self_supervised_passages():
+    chunk = SimpleNamespace(heading_path=["Handbook", "Refund policy"],
+                            body="## Refund policy\nRefunds are issued within 14 days.")
+    assert data._without_headings(chunk) == "Refunds are issued within 14 days."
+
+
+def test_mined_queries_round_trip(tmp_path):
+    queries = [_query("q1", "q1-d2", 3)]
+    data.save_queries(tmp_path / "m.jsonl", queries)
+    assert data.load_queries(tmp_path / "m.jsonl") == queries
+
+
+@pytest.mark.parametrize("weight", fusion.WEIGHT_GRID)
+def test_every_weight_in_the_grid_returns_a_permutation(weight):
+    order = fusion.fused_order([3, 1, 2], np.array([0.2, 0.3, 0.1]), weight)
+    assert sorted(order) == [0, 1, 2]
