@@ -29,10 +29,10 @@ $(STUBS_STAMP): $(PROTOS) $(STAMP)
 
 stubs: $(STUBS_STAMP)
 
-demo: stubs
+demo: stubs models
 	$(VENV)/bin/ragmesh demo --corpus examples
 
-up: stubs
+up: stubs models
 	$(VENV)/bin/ragmesh up
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
@@ -57,16 +57,16 @@ test-integration: stubs
 	$(PY) -m pytest -q tests/integration
 
 # The sample set through a private mesh; fails (exit 3) when a headline metric regresses > 2 points.
-eval-gate: stubs
+eval-gate: stubs models
 	$(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$(mktemp -d) \
 		--out eval/out/gate --gate eval/baseline.json
 
-eval: stubs
+eval: stubs models
 	$(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$(mktemp -d) --out eval/out/sample
 
 # SciFact train queries, fixed 20% dev portion (eval/scifact-dev-queries.txt). The index is cached.
 SCIFACT ?= ../shared/data/scifact
-eval-scifact: stubs
+eval-scifact: stubs models
 	$(VENV)/bin/ragmesh eval --beir $(SCIFACT) --split train --queries-file eval/scifact-dev-queries.txt \
 		--spawn --data-dir .ragmesh-data/scifact --out eval/out/scifact-dev $(EVAL_ARGS)
 

@@ -16,6 +16,7 @@ from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
 from services.evaluation import command as eval_command
+from services.evaluation import compare
 from services.reranker.training import command as train_command
 from shared.config import STAGES, stage_address
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
@@ -172,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     feedback.add_parsers(sub, 120.0)
     copy_index.add_parser(sub)
     train_command.add_parser(sub)
+    compare.add_parser(sub)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
     demo.add_argument("--corpus", default="examples")

@@ -77,6 +77,11 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
              "triage": r.triage, "answered": r.answered, "abstain_reason": r.abstain_reason,
              "citation_valid": r.citation_valid, "answer_correct": r.answer_correct,
              "gold_ranks": r.ranks, "top_rerank_score": r.top_rerank_score, "top_ids": r.top_ids,
+             # Per-query values, so two runs can be compared query by query (ragmesh compare).
+             "ndcg@10": round(m.ndcg_at(r.ranks, {g.key: g.gain for g in r.case.gold}, 10), 4)
+             if r.case.answerable else None,
+             "recall@5": round(m.recall_at(r.ranks, [g.key for g in r.case.gold], 5), 4)
+             if r.case.answerable else None,
              "cited": r.cited, "answer": r.answer_text}
             for r in results
         ],

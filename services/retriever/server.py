@@ -63,7 +63,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
 def main() -> None:
     cfg = config.load(RetrieverConfig, "retriever")
     retriever = HybridRetriever(
-        open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model), build_embedder(cfg.embed_model, threads=cfg.embed_threads),
+        open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
+        build_embedder(cfg.embed_model, threads=cfg.embed_threads),
         rrf_k=cfg.rrf_k, per_retriever_k=cfg.per_retriever_k, default_top_k=cfg.top_k,
     )
 

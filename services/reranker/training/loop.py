@@ -58,7 +58,7 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
             queries = [g.query for g in batch for _ in range(size)]
             passages = [p for g in batch for p in g.passages]
             features = tok(queries, passages, padding=True, truncation="only_second",
-                           max_length=model.max_length, return_tensors="pt")
+                           max_length=model.max_seq_length, return_tensors="pt")
             logits = hf(**features).logits.view(len(batch), size)
             loss = torch.nn.functional.cross_entropy(logits, target[: len(batch)])
             loss.backward()
@@ -85,7 +85,7 @@ def score_pairs(model, query: str, passages: list[str], batch_size: int = 32) ->
         for i in range(0, len(passages), batch_size):
             chunk = passages[i:i + batch_size]
             features = tok([query] * len(chunk), chunk, padding=True, truncation="only_second",
-                           max_length=model.max_length, return_tensors="pt")
+                           max_length=model.max_seq_length, return_tensors="pt")
             out.append(hf(**features).logits[:, 0].float().numpy())
     return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 

@@ -1,0 +1,52 @@
+"""`ragmesh compare BASE NEW`: is NEW better than BASE, query by query?
+
+Both are `ragmesh eval` report.json files over the same queries. For each metric the mean per-query
+difference (NEW - BASE) comes with a 95% paired bootstrap interval: the right test for two systems on
+one query set, where per-query difficulty dominates the variance of either mean.
+"""
+
+import json
+from pathlib import Path
+
+from services.evaluation.metrics import paired_bootstrap
+
+METRICS = ("ndcg@10", "recall@5")
+
+
+def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000) -> dict:
+    base_cases = {c["id"]: c for c in base["cases"]}
+    shared = [c for c in new["cases"] if c["id"] in base_cases]
+    if not shared:
+        raise ValueError("the two reports share no query ids")
+    out = {"queries": len(shared)}
+    for metric in metrics:
+        pairs = [(base_cases[c["id"]].get(metric), c.get(metric)) for c in shared]
+        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+        if not pairs:
+            raise ValueError(f"no per-query {metric} in both reports (re-run `ragmesh eval`)")
+        a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+        mean, low, high = paired_bootstrap(a, b, samples=samples)
+        out[metric] = {"base": sum(a) / len(a), "new": sum(b) / len(b), "diff": mean, "ci95": [low, high],
+                       "better": sum(y > x for x, y in pairs), "worse": sum(y < x for x, y in pairs)}
+    return out
+
+
+def run(args) -> int:
+    result = compare(json.loads(Path(args.base).read_text()), json.loads(Path(args.new).read_text()))
+    print(f"{result['queries']} shared queries; NEW - BASE with a 95% paired bootstrap interval")
+    for metric in METRICS:
+        r = result[metric]
+        verdict = "better" if r["ci95"][0] > 0 else "worse" if r["ci95"][1] < 0 else "no significant difference"
+        print(f"  {metric:<9} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
+              f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]  ({r['better']} queries up, {r['worse']} down): {verdict}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("compare", help="per-query paired comparison of two `ragmesh eval` reports")
+    p.add_argument("base", help="report.json of the baseline run")
+    p.add_argument("new", help="report.json of the run to judge")
+    p.add_argument("--json", help="also write the result here")
+    p.set_defaults(func=run)

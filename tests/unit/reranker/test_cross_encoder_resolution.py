@@ -1,0 +1,42 @@
+"""Which cross-encoder the reranker loads, in the documented order, and what its card says."""
+
+import json
+
+import pytest
+
+from services.reranker.cross_encoder import CARD_FILE, HubScorer, OnnxScorer, resolve_scorer
+
+
+def _card(folder, enabled=True, weight=1.5):
+    folder.mkdir(parents=True)
+    (folder / CARD_FILE).write_text(json.dumps({
+        "model_id": f"ragmesh-ce/{folder.name}", "model_version": "abc", "max_length": 128, "enabled": enabled,
+        "fusion": {"k": 60, "weight": weight}}))
+    return folder
+
+
+def test_an_explicit_folder_wins(tmp_path):
+    explicit = _card(tmp_path / "mine")
+    _card(tmp_path / "cache" / "sample")
+    scorer = resolve_scorer(str(explicit), tmp_path / "cache")
+    assert isinstance(scorer, OnnxScorer) and scorer.model_id == "ragmesh-ce/mine" and scorer.weight == 1.5
+
+
+def test_a_name_in_the_cache_is_next(tmp_path):
+    _card(tmp_path / "cache" / "sample")
+    scorer = resolve_scorer("sample", tmp_path / "cache")
+    assert isinstance(scorer, OnnxScorer) and scorer.model_id == "ragmesh-ce/sample"
+
+
+def test_a_hub_name_is_last(tmp_path):
+    assert isinstance(resolve_scorer("cross-encoder/ms-marco-MiniLM-L6-v2", tmp_path), HubScorer)
+
+
+def test_nothing_to_load_is_none(tmp_path):
+    assert resolve_scorer("sample", tmp_path) is None
+
+
+@pytest.mark.parametrize("enabled,expected", [(True, 1.5), (False, 0.0)])
+def test_a_model_without_a_tuning_gain_keeps_the_first_stage_order(tmp_path, enabled, expected):
+    # enabled=False: no gain on the tuning split, so its fusion weight is 0 (the fused order stands).
+    assert OnnxScorer(_card(tmp_path / "m", enabled=enabled)).weight == expected
