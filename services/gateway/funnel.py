@@ -181,7 +181,9 @@ class Funnel:
             response.candidates.extend(every)
         ranked = every[: self.rerank_top_n]
         response.reranker_model_id, response.degraded, response.degraded_reason = model_id, bool(degraded), degraded
-        top_score = ranked[0].scores.rerank_score if ranked else None
+        # The evidence strength is the best reranker score among the passages kept, not the first one's:
+        # a reranker fused with the first stage may put a slightly weaker passage first.
+        top_score = max(c.scores.rerank_score for c in ranked) if ranked else None
         if top_score is not None:
             response.top_rerank_score = top_score
         calibrated = bool(model_id) and not model_id.startswith(UNCALIBRATED_RERANKERS)

@@ -27,6 +27,8 @@ class RerankerConfig(ServerConfig):
     embed_threads: int = 1
     # maxsim rescoring depth; a cross-encoder rescores `cross_encoder_k` (the funnel's 50 candidates).
     rescore_k: int = 20
+    # maxsim: weight of its rank against the first stage's (chosen on the SciFact tuning split); < 0 = replace.
+    maxsim_fusion_weight: float = 1.0
     cross_encoder_k: int = 50
     top_n: int = 8
     triton_address: str = "127.0.0.1:8001"
@@ -60,7 +62,8 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
 
 def build_reranker(cfg: RerankerConfig):
     if cfg.model == "maxsim":
-        return MaxSimReranker(build_embedder(cfg.embed_model, threads=cfg.embed_threads), cfg.rescore_k)
+        return MaxSimReranker(build_embedder(cfg.embed_model, threads=cfg.embed_threads), cfg.rescore_k,
+                              fusion_weight=cfg.maxsim_fusion_weight)
     if cfg.model == "passthrough":
         return PassthroughReranker()
     if cfg.model == "triton":
