@@ -72,7 +72,9 @@ class MaxSimReranker:
         missing = [sc for sc in candidates if cached[sc.chunk.chunk_id] is None]
         texts, owners = [], []
         for i, sc in enumerate(missing):
-            views = scoring_views(sc.chunk.heading_path, sc.chunk.body, MAX_VIEWS_PER_CANDIDATE) or [sc.chunk.body]
+            # A document without headings is still under its title: "Title: sentence" keeps the context.
+            headings = sc.chunk.heading_path or ([sc.chunk.meta.title] if sc.chunk.meta.title else [])
+            views = scoring_views(headings, sc.chunk.body, MAX_VIEWS_PER_CANDIDATE) or [sc.chunk.body]
             texts += views
             owners += [i] * len(views)
         if texts:
