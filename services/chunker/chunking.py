@@ -45,6 +45,10 @@ def is_lead_in(text: str, block: Block) -> bool:
         body.endswith(":") or bool(_BARE_NUMBER.match(body)))
 
 
+# Below this many tokens left for rows, a split table's header is not repeated in its pieces.
+MIN_ROW_TOKENS = 16
+
+
 class SectionPacker:
     def __init__(self, counter: TokenCounter, max_tokens: int, overlap_ratio: float = 0.12):
         self.counter = counter
@@ -70,7 +74,10 @@ class SectionPacker:
             # The header row is repeated in the embed text of later pieces (the `| --- |` rule is
             # only noise to the embedder); a header that would crowd out the rows is not repeated.
             header = (block.start, text.index("\n", block.start, block.header_end))
-            if self.counter.count(text[header[0]:header[1]]) > self.max_tokens // 2:
+            header_tokens = self.counter.count(text[header[0]:header[1]])
+            # Rows need room too: beside the heading prefix, a repeated header must leave some.
+            if header_tokens > self.max_tokens // 2 or \
+                    self.counter.count(prefix) + header_tokens + MIN_ROW_TOKENS > self.max_tokens:
                 header = None
             rows = _line_spans(text, block.header_end + 1, block.end)
             # The header travels with the first row; later pieces get it prepended in the embed text.
