@@ -128,3 +128,7 @@ triton-down:
 
 bench-rerank: stubs triton-install reranker
 	$(PY) -m loadtest.bench_rerank --name $(RERANKER) $(BENCH_ARGS)
+
+# Every benchmark, one after another (figures printed; ~30 min on 2 cores).
+.PHONY: bench
+bench: bench-embed bench-rerank bench-retrieval
