@@ -112,7 +112,8 @@ triton-install:
 reranker: stubs
 	@if [ -f "$(RERANKER_CACHE)/sample/ragmesh-reranker.json" ]; then echo "reranker: $(RERANKER_CACHE)/sample is trained"; \
 	else d=$$(mktemp -d) && $(VENV)/bin/ragmesh train-reranker --corpus examples --name sample \
-		--embed-model sentence-transformers/all-MiniLM-L6-v2 --data-dir $$d --self-supervised-epochs 3 && rm -rf $$d; fi
+		--embed-model sentence-transformers/all-MiniLM-L6-v2 --data-dir $$d --self-supervised-epochs 4 --negatives 4 \
+		--max-length 96 --lr 1e-4 --groups-per-step 2 && rm -rf $$d; fi
 
 reranker-scifact: stubs models
 	$(VENV)/bin/ragmesh train-reranker --beir $(SCIFACT) --split train --exclude-queries eval/scifact-dev-queries.txt \
