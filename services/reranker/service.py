@@ -4,7 +4,8 @@
   section title, each sentence under it, each table cell with its row key and column), plus a
   fixed bonus when the candidate holds every identifier the query names (E-4412, clause 7.2):
   embeddings blur E-4412 and E-4421, exact matching does not. A real model score, cheap enough
-  for CPU, used until a cross-encoder is trained and served.
+  for CPU; the default while no trained cross-encoder (services/reranker/cross_encoder.py) has shown
+  a gain on its tuning split.
 - `PassthroughReranker`: keeps the fused order and says so.
 
 MaxSim's order is fused with the first stage's (weighted RRF, services/reranker/fusion.py) rather than
