@@ -73,13 +73,8 @@ def main(argv=None) -> int:
 
     raw = OnnxScorer(model_dir, threads=args.threads)
     raw.warm_up()
-    tokenised = []
-    for query, passages in work:
-        encoded = raw._tokenizer.encode_batch([(query, p) for p in passages])
-        tokenised.append(({k: np.array(v, dtype=np.int64) for k, v in {
-            "input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
-            "token_type_ids": [e.type_ids for e in encoded]}.items()}, passages))
-    results["raw"] = measure(lambda feeds, _: raw._session.run(None, feeds), tokenised)
+    tokenised = [(raw.feeds(query, passages), passages) for query, passages in work]
+    results["raw"] = measure(lambda feeds, _: raw.run(feeds), tokenised)
     results["in_process"] = measure(raw.score, work)
 
     server = TritonServer(model_dir / "triton", free_port(), free_port(), free_port()).start(180)

@@ -26,9 +26,10 @@ log = logging.getLogger("ragmesh.reranker")
 CARD_FILE = "ragmesh-reranker.json"
 
 
-def passage_text(sc: ScoredChunk) -> str:
-    """What the cross-encoder reads: the text BM25 and the embedder saw (title, heading path, body)."""
-    return sc.chunk.embed_text or sc.chunk.body
+def passage_text(chunk) -> str:
+    """What the cross-encoder reads (a model or protobuf Chunk): the text BM25 and the embedder saw
+    (title, heading path, body)."""
+    return chunk.embed_text or chunk.body
 
 
 class TritonScorer:
@@ -99,15 +100,22 @@ class OnnxScorer:
         self._tokenizer.enable_truncation(self.max_length, strategy="only_second")
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
+    def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:
+        """The tokenised pairs, as the ONNX model takes them."""
+        encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
+        names = {i.name for i in self._session.get_inputs()}
+        columns = {"input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
+                   "token_type_ids": [e.type_ids for e in encoded]}
+        return {k: np.array(v, dtype=np.int64) for k, v in columns.items() if k in names}
+
+    def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        """The model alone: one relevance logit per pair."""
+        return self._session.run(None, feeds)[0][:, 0].astype(np.float32)
+
     def score(self, query: str, passages: list[str]) -> np.ndarray:
         if not passages:
             return np.zeros(0, dtype=np.float32)
-        encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
-        names = {i.name for i in self._session.get_inputs()}
-        feeds = {"input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
-                 "token_type_ids": [e.type_ids for e in encoded]}
-        logits = self._session.run(None, {k: np.array(v, dtype=np.int64) for k, v in feeds.items() if k in names})[0]
-        return logits[:, 0].astype(np.float32)
+        return self.run(self.feeds(query, passages))
 
 
 class HubScorer:
@@ -168,13 +176,9 @@ class CrossEncoderReranker:
         head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
         if not head:
             return []
-        scores = self.scorer.score(query, [passage_text(sc) for sc in head])
-        first = [sc.scores.fused_rank or i for i, sc in enumerate(head, start=1)]
-        order = fusion.fused_order(first, scores, self.scorer.weight, self.scorer.k)
-        ranked = [head[i] for i in order] + tail
+        scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
+        ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k)
         for i, sc in enumerate(head):
             # The calibrated abstention threshold reads this: the model's probability of relevance.
             sc.scores.rerank_score = 1.0 / (1.0 + math.exp(-float(scores[i])))
-        for rank, sc in enumerate(ranked, start=1):
-            sc.scores.rerank_rank = rank
         return ranked[:top_n]

@@ -8,9 +8,12 @@ stored with the model, so a model can only move results where it was shown to he
 
 import numpy as np
 
+from shared.model import ScoredChunk
+
 RRF_K = 60
-CROSS_ENCODER_ONLY = 1e6
-WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, CROSS_ENCODER_ONLY)
+# Large enough that the reranker's rank decides and the first stage only breaks its ties.
+RERANKER_ONLY = 1e6
+WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, RERANKER_ONLY)
 
 
 def ranks_of(scores: np.ndarray, first_ranks: list[int]) -> list[int]:
@@ -27,3 +30,13 @@ def fused_order(first_ranks: list[int], scores: np.ndarray, weight: float, k: in
     rerank = ranks_of(scores, first_ranks)
     value = [1.0 / (k + f) + weight / (k + r) for f, r in zip(first_ranks, rerank, strict=True)]
     return sorted(range(len(first_ranks)), key=lambda i: (-value[i], first_ranks[i]))
+
+
+def reorder(head: list[ScoredChunk], tail: list[ScoredChunk], scores: np.ndarray, weight: float,
+            k: int = RRF_K) -> list[ScoredChunk]:
+    """The rescored head in fused order, then the untouched tail; every candidate gets its rerank_rank."""
+    first = [sc.scores.fused_rank or i for i, sc in enumerate(head, start=1)]
+    ranked = [head[i] for i in fused_order(first, scores, weight, k)] + tail
+    for rank, sc in enumerate(ranked, start=1):
+        sc.scores.rerank_rank = rank
+    return ranked

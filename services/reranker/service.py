@@ -105,14 +105,8 @@ class MaxSimReranker:
                     scores[i] += IDENTIFIER_IN_HEADING_BONUS
                 elif named and named <= identifiers(" ".join(chunk.heading_path) + " " + chunk.body):
                     scores[i] += IDENTIFIER_IN_BODY_BONUS
-        first = [sc.scores.fused_rank or i for i, sc in enumerate(head, start=1)]
-        if self.fusion_weight >= 0:
-            order = fusion.fused_order(first, scores, self.fusion_weight)
-        else:
-            order = sorted(range(len(head)), key=lambda i: (-scores[i], first[i]))
-        ranked = [head[i] for i in order] + tail
-        for rank, sc in enumerate(ranked, start=1):
-            sc.scores.rerank_rank = rank
+        weight = self.fusion_weight if self.fusion_weight >= 0 else fusion.RERANKER_ONLY
+        ranked = fusion.reorder(head, tail, scores, weight)
         for i, sc in enumerate(head):
             sc.scores.rerank_score = float(scores[i])
         return ranked[:top_n]

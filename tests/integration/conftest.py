@@ -55,15 +55,15 @@ def ingested(gateway):
 
 
 @contextlib.contextmanager
-def extra_stages(stages: list[str], env: dict, gateway_port: int):
-    """Extra stage processes (wired by `env` to whatever the test chooses) and a gateway stub for the
-    gateway among them; all stopped by pid afterwards."""
+def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.GatewayStub):
+    """Extra stage processes (wired by `env` to whatever the test chooses) and a `stub` for the one
+    among them listening on `port` (the gateway by default); all stopped by pid afterwards."""
     procs = [subprocess.Popen([sys.executable, "-m", f"services.{stage}.server"], env=env, cwd=ROOT_DIR,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for stage in stages]
-    channel = grpc.insecure_channel(f"127.0.0.1:{gateway_port}")
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
         grpc.channel_ready_future(channel).result(timeout=120)
-        yield gateway_pb2_grpc.GatewayStub(channel)
+        yield stub(channel)
     finally:
         channel.close()
         for proc in procs:

@@ -3,20 +3,18 @@ the whole mesh. The model is the sample corpus's self-supervised cross-encoder t
 trains (cached in ~/.cache/ragmesh/rerankers/sample)."""
 
 import os
-import subprocess
-import sys
 
 import grpc
 import numpy as np
 import pytest
 
-from services.cli.mesh import ROOT_DIR, Mesh, free_port
+from services.cli.mesh import Mesh, free_port
 from services.reranker.cross_encoder import CARD_FILE, OnnxScorer, TritonScorer
 from services.reranker.triton_server import TritonServer, rerankers_root
 from shared import convert
 from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
 from shared.stubs import gateway_pb2, gateway_pb2_grpc, reranker_pb2, reranker_pb2_grpc
-from tests.integration.conftest import EXAMPLES, TENANT, ingest_paths
+from tests.integration.conftest import EXAMPLES, TENANT, extra_stages, ingest_paths
 
 pytestmark = pytest.mark.integration
 
@@ -90,16 +88,8 @@ def reranker_service(triton, tmp_path_factory):
     port = free_port()
     env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
            "RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": triton.grpc_address}
-    proc = subprocess.Popen([sys.executable, "-m", "services.reranker.server"], env=env, cwd=ROOT_DIR,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    try:
-        grpc.channel_ready_future(channel).result(timeout=120)
-        yield reranker_pb2_grpc.RerankerStub(channel)
-    finally:
-        channel.close()
-        proc.terminate()
-        proc.wait(30)
+    with extra_stages(["reranker"], env, port, reranker_pb2_grpc.RerankerStub) as stub:
+        yield stub
 
 
 @pytest.mark.parametrize("query,relevant,near_misses", NEAR_MISSES)
@@ -118,20 +108,12 @@ def test_an_unreachable_triton_is_unavailable_with_its_address(tmp_path):
     env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
            "RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": dead,
            "RAGMESH_RERANKER_TRITON_TIMEOUT_S": "2"}
-    proc = subprocess.Popen([sys.executable, "-m", "services.reranker.server"], env=env, cwd=ROOT_DIR,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            grpc.channel_ready_future(channel).result(timeout=120)
-            stub = reranker_pb2_grpc.RerankerStub(channel)
-            with pytest.raises(grpc.RpcError) as err:
-                stub.Rerank(reranker_pb2.RerankRequest(query="q", candidates=[
-                    convert.scored_to_pb(c) for c in _candidates(["a passage"])]), timeout=30)
-            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert dead in err.value.details()
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    with extra_stages(["reranker"], env, port, reranker_pb2_grpc.RerankerStub) as stub:
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Rerank(reranker_pb2.RerankRequest(query="q", candidates=[
+                convert.scored_to_pb(c) for c in _candidates(["a passage"])]), timeout=30)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert dead in err.value.details()
 
 
 def test_ask_is_reranked_by_triton_and_degrades_when_triton_stops(model_dir, tmp_path_factory):

@@ -24,13 +24,13 @@ import numpy as np
 from services.evaluation.cases import beir_tenant, load_beir
 from services.evaluation.metrics import ndcg_at, recall_at
 from services.reranker import fusion
+from services.reranker.cross_encoder import CARD_FILE
 from services.reranker.training import data, loop
 from services.reranker.triton_server import rerankers_root
 from shared.embedding.base import resolve_model_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 TRITON_TEMPLATE = REPO_ROOT / "deploy" / "triton" / "models" / "cross_encoder"
-CARD_FILE = "ragmesh-reranker.json"
 
 
 def _say(message: str) -> None:
@@ -92,11 +92,6 @@ def _mine_corpus(args, stub, chunker):
     return [], [q for q in queries if q.query_id in held], [q for q in queries if q.query_id not in held]
 
 
-def _ndcg10(query: data.Query, order: list[int]) -> float:
-    ranks = {query.candidates[i].doc_id: pos for pos, i in enumerate(order, start=1)}
-    return ndcg_at(ranks, query.gains, 10)
-
-
 def choose_weight(model, tune: list[data.Query]) -> dict:
     """nDCG@10 on the tuning split for every weight in the grid; the best (ties: the smaller weight)."""
     per_weight = {w: [] for w in fusion.WEIGHT_GRID}
@@ -106,8 +101,8 @@ def choose_weight(model, tune: list[data.Query]) -> dict:
         scores = loop.score_pairs(model, q.text, [c.text for c in q.candidates])
         for w in fusion.WEIGHT_GRID:
             order = fusion.fused_order(first, scores, w)
-            per_weight[w].append(_ndcg10(q, order))
             ranks = {q.candidates[i].doc_id: pos for pos, i in enumerate(order, start=1)}
+            per_weight[w].append(ndcg_at(ranks, q.gains, 10))
             recall5[w].append(recall_at(ranks, list(q.gains), 5))
     table = {str(w): {"ndcg@10": float(np.mean(v)), "recall@5": float(np.mean(recall5[w]))}
              for w, v in per_weight.items()}
@@ -180,8 +175,6 @@ def run(args) -> int:
     labelled_groups = data.groups(train, args.negatives, rng) if train else []
     init = args.init or resolve_model_dir("sentence-transformers/all-MiniLM-L6-v2")
     checkpoint = work / "checkpoint"
-    history = {}
-    started = time.monotonic()
     if args.resume and (checkpoint / "config.json").is_file():
         _say(f"resuming from the trained checkpoint in {checkpoint}")
         model = loop.load_cross_encoder(str(checkpoint), args.max_length)
@@ -191,7 +184,6 @@ def run(args) -> int:
         history = _train(args, model, title_groups, labelled_groups)
         model.save_pretrained(str(checkpoint))
         (work / "history.json").write_text(json.dumps(history))
-    train_seconds = history.get("seconds", time.monotonic() - started)
     _say("choosing the fusion weight on the tuning split")
     chosen = choose_weight(model, tune)
     _say(f"weight {chosen['weight']}: tune nDCG@10 gain {chosen['tune_gain_ndcg@10']:+.4f}")
@@ -209,7 +201,7 @@ def run(args) -> int:
         "training": {"self_supervised_groups": len(title_groups), "self_supervised_epochs": args.self_supervised_epochs,
                      "labelled_groups": len(labelled_groups), "epochs": args.epochs, "lr": args.lr,
                      "groups_per_step": args.groups_per_step, "loss": "listwise softmax cross-entropy",
-                     "seconds": round(train_seconds),
+                     "seconds": round(history["seconds"]),
                      **{k: [round(x, 4) for x in v] for k, v in history.items() if isinstance(v, list)}},
     }
     _write_card(work, card)

@@ -16,6 +16,7 @@ import random
 from pathlib import Path
 
 from services.evaluation.cases import EvalCase, beir_documents
+from services.reranker.cross_encoder import passage_text
 from shared.stubs import gateway_pb2
 
 HYBRID = 1
@@ -40,11 +41,6 @@ class Query:
 class Group:
     query: str
     passages: list[str]   # passages[0] is the positive
-
-
-def passage_text(chunk) -> str:
-    """The cross-encoder's view of a chunk: what BM25 and the embedder see (title, headings, body)."""
-    return chunk.embed_text or chunk.body
 
 
 def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -> list[Candidate]:

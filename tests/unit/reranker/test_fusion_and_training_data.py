@@ -17,7 +17,7 @@ def test_weight_zero_keeps_the_first_stage_order():
 
 def test_a_huge_weight_is_the_cross_encoder_order():
     scores = np.array([0.1, 0.9, 0.5, 0.7])
-    assert fusion.fused_order([1, 2, 3, 4], scores, fusion.CROSS_ENCODER_ONLY) == [1, 3, 2, 0]
+    assert fusion.fused_order([1, 2, 3, 4], scores, fusion.RERANKER_ONLY) == [1, 3, 2, 0]
 
 
 def test_equal_weight_moves_a_strong_rerank_up_but_not_a_weak_one_past_the_top():
