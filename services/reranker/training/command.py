@@ -1,5 +1,8 @@
 """`ragmesh train-reranker`: mine, train, choose the fusion weight, export, install into Triton's repository.
 
+Mining needs the mesh; training from a work folder of mined candidates needs only torch and
+sentence-transformers, so it can run on a GPU machine (`--mine-only` here, the same command there).
+
     1. a private mesh over the corpus (hybrid first stage, no reranker) mines hard negatives;
     2. optional self-supervised phase (document title -> its body) teaches the model to read passages;
     3. the labelled phase (BEIR qrels; the `--exclude-queries` are never seen, nor the tuning split);
@@ -21,7 +24,6 @@ from pathlib import Path
 import grpc
 import numpy as np
 
-from services.evaluation.cases import beir_tenant, load_beir
 from services.evaluation.metrics import ndcg_at, recall_at
 from services.reranker import fusion
 from services.reranker.cross_encoder import CARD_FILE
@@ -62,6 +64,7 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
 
 
 def _mine_beir(args, stub):
+    from services.evaluation.cases import beir_tenant, load_beir
     from services.evaluation.command import _ingest_beir
 
     excluded = set(Path(args.exclude_queries).read_text().split()) if args.exclude_queries else set()
@@ -74,7 +77,9 @@ def _mine_beir(args, stub):
     tune = data.mine_queries(stub, [c for c in cases if c.case_id in tune_set], args.depth, _say)
     titles = data.mine_titles(stub, args.beir, beir_tenant(args.beir), args.self_supervised, args.depth,
                               args.seed, _say) if args.self_supervised else []
-    return train, tune, titles
+    clozes = data.mine_sentences(stub, args.beir, beir_tenant(args.beir), args.self_supervised_sentences,
+                                 args.depth, args.seed, _say) if args.self_supervised_sentences else []
+    return train, tune, titles + clozes
 
 
 def _mine_corpus(args, stub, chunker):
@@ -116,14 +121,17 @@ def _model_id(name: str, onnx_path: Path) -> tuple[str, str]:
     return f"ragmesh-ce/{name}", digest
 
 
-def install_into_triton(model_dir: Path, repository: Path) -> Path:
-    """Copy the python-backend template and this model's files into `<repository>/cross_encoder/1/`."""
+def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = False) -> Path:
+    """Copy the python-backend template and this model's files into `<repository>/cross_encoder/1/`;
+    `with_torch` adds the checkpoint as hf/, for GPUs where ONNX Runtime has no CUDA provider."""
     target = repository / "cross_encoder"
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(TRITON_TEMPLATE, target)
     for name in ("model.onnx", "tokenizer.json", CARD_FILE, "MODEL_CARD.md"):
         shutil.copy2(model_dir / name, target / "1" / name)
+    if with_torch:
+        shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
     card = json.loads((model_dir / CARD_FILE).read_text())
     served = {"ragmesh_model_id": card["model_id"], "ragmesh_model_version": card["model_version"],
               "ragmesh_fusion_weight": str(card["fusion"]["weight"] if card["enabled"] else 0.0),
@@ -162,6 +170,7 @@ def _train(args, model, title_groups, labelled_groups) -> dict:
         history["labelled_loss"] = loop.train_groups(model, labelled_groups, args.epochs, args.lr,
                                                      args.groups_per_step, args.seed + 1, _say)
     history["seconds"] = time.monotonic() - started
+    history["device"] = str(next(model.model.parameters()).device)
     return history
 
 
@@ -169,7 +178,11 @@ def run(args) -> int:
     work = Path(args.work_dir or rerankers_root() / args.name)
     work.mkdir(parents=True, exist_ok=True)
     loop.seed_everything(args.seed, args.threads)
+    device = loop.pick_device(args.device)
     train, tune, titles = _mine(args, work)
+    if args.mine_only:
+        _say(f"mined {len(train)} train, {len(tune)} tune, {len(titles)} self-supervised queries into {work}")
+        return 0
     rng = random.Random(args.seed)
     title_groups = data.groups(titles, args.negatives, rng) if titles else []
     labelled_groups = data.groups(train, args.negatives, rng) if train else []
@@ -177,10 +190,10 @@ def run(args) -> int:
     checkpoint = work / "checkpoint"
     if args.resume and (checkpoint / "config.json").is_file():
         _say(f"resuming from the trained checkpoint in {checkpoint}")
-        model = loop.load_cross_encoder(str(checkpoint), args.max_length)
+        model = loop.load_cross_encoder(str(checkpoint), args.max_length, device)
         history = json.loads((work / "history.json").read_text())
     else:
-        model = loop.load_cross_encoder(init, args.max_length)
+        model = loop.load_cross_encoder(init, args.max_length, device)
         history = _train(args, model, title_groups, labelled_groups)
         model.save_pretrained(str(checkpoint))
         (work / "history.json").write_text(json.dumps(history))
@@ -201,11 +214,11 @@ def run(args) -> int:
         "training": {"self_supervised_groups": len(title_groups), "self_supervised_epochs": args.self_supervised_epochs,
                      "labelled_groups": len(labelled_groups), "epochs": args.epochs, "lr": args.lr,
                      "groups_per_step": args.groups_per_step, "loss": "listwise softmax cross-entropy",
-                     "seconds": round(history["seconds"]),
+                     "seconds": round(history["seconds"]), "device": history.get("device", "cpu"),
                      **{k: [round(x, 4) for x in v] for k, v in history.items() if isinstance(v, list)}},
     }
     _write_card(work, card)
-    installed = install_into_triton(work, work / "triton")
+    installed = install_into_triton(work, work / "triton", args.triton_torch)
     _say(f"{model_id} version {version} written to {work}; Triton model at {installed}")
     print(json.dumps({"model_id": model_id, "version": version, "enabled": card["enabled"], **chosen["grid"][
         str(chosen["weight"])], "weight": chosen["weight"]}))
@@ -225,6 +238,8 @@ def add_parser(sub) -> None:
     p.add_argument("--embed-model", default="BAAI/bge-small-en-v1.5")
     p.add_argument("--self-supervised", type=int, default=1500, metavar="N",
                    help="BEIR: title->body queries (0: none)")
+    p.add_argument("--self-supervised-sentences", type=int, default=0, metavar="N",
+                   help="BEIR: sentence->rest-of-document (inverse cloze) queries from N documents (0: none)")
     p.add_argument("--self-supervised-epochs", type=int, default=1)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--negatives", type=int, default=6)
@@ -236,8 +251,13 @@ def add_parser(sub) -> None:
     p.add_argument("--name", default="scifact")
     p.add_argument("--work-dir", help="default ~/.cache/ragmesh/rerankers/NAME (its Triton repository: triton/)")
     p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--mine-only", action="store_true", help="mine the candidates into the work folder and stop "
+                   "(to train elsewhere, e.g. on a GPU machine, from that folder)")
     p.add_argument("--resume", action="store_true", help="reuse the trained checkpoint in the work folder")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--triton-torch", action="store_true", help="also install the torch checkpoint into the "
+                   "Triton model (a GPU instance runs it when ONNX Runtime has no CUDA provider)")
+    p.add_argument("--device", default="auto", help="auto (a GPU when one is visible), cpu or cuda[:N]")
     p.set_defaults(func=run)
 
 

@@ -4,7 +4,9 @@ Hard negatives come from the project's own hybrid retriever (through a gateway `
 model learns to separate exactly the near-misses the first stage puts on top. Two sources:
 - labelled: BEIR qrels (a query and its relevant documents);
 - self-supervised: the corpus's own structure, a document's title as the query and its body
-  (title removed, so the answer is not a string match) as the positive.
+  (title removed, so the answer is not a string match) as the positive; or one of its sentences as
+  the query and the rest of the document (that sentence cut out) as the positive: the inverse cloze
+  task, which looks like a claim searched for the abstract that supports it.
 
 Every list is ordered deterministically and sampled with a seeded RNG, so a run is reproducible.
 """
@@ -13,11 +15,8 @@ import dataclasses
 import hashlib
 import json
 import random
+import re
 from pathlib import Path
-
-from services.evaluation.cases import EvalCase, beir_documents
-from services.reranker.cross_encoder import passage_text
-from shared.stubs import gateway_pb2
 
 HYBRID = 1
 
@@ -43,8 +42,13 @@ class Group:
     passages: list[str]   # passages[0] is the positive
 
 
+# Mining imports the mesh's modules where it runs, so training from mined files needs none of them.
+
 def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -> list[Candidate]:
     """The hybrid first stage, best chunk per document, as the gateway returns it (no reranking)."""
+    from services.reranker.cross_encoder import passage_text
+    from shared.stubs import gateway_pb2
+
     response = stub.Search(gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth * 2, mode=HYBRID,
                                                      rerank=False), timeout=timeout)
     seen: dict[str, Candidate] = {}
@@ -55,7 +59,7 @@ def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -
     return list(seen.values())[:depth]
 
 
-def mine_queries(stub, cases: list[EvalCase], depth: int, progress=None) -> list[Query]:
+def mine_queries(stub, cases: list, depth: int, progress=None) -> list[Query]:
     out = []
     for n, case in enumerate(cases, start=1):
         out.append(Query(case.case_id, case.question, {g.doc_id: g.gain for g in case.gold},
@@ -67,6 +71,8 @@ def mine_queries(stub, cases: list[EvalCase], depth: int, progress=None) -> list
 
 def mine_titles(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: int, progress=None) -> list[Query]:
     """Self-supervised queries: `count` titles drawn with the seed; the positive is the body alone."""
+    from services.evaluation.cases import beir_documents
+
     docs = [(d, t, x) for d, t, x in beir_documents(beir_dir) if t.strip() and x.strip()]
     random.Random(seed).shuffle(docs)
     out = []
@@ -79,6 +85,48 @@ def mine_titles(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: 
         out.append(Query(f"title:{doc_id}", title, {doc_id: 1.0}, candidates))
         if progress and (n % 250 == 0 or n == count):
             progress(f"mined {n}/{count} title queries")
+    return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def cloze(title: str, body: str, rng: random.Random, min_words: int = 6, max_words: int = 60):
+    """(a sentence of the body, title + the body without it), or None when the body is too short to
+    lose a sentence and still be about something."""
+    parts = sentences(body)
+    picks = [i for i, s in enumerate(parts) if min_words <= len(s.split()) <= max_words]
+    if len(parts) < 3 or not picks:
+        return None
+    i = rng.choice(picks)
+    rest = " ".join(parts[:i] + parts[i + 1:])
+    return parts[i], f"{title}\n{rest}" if title.strip() else rest
+
+
+def mine_sentences(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: int,
+                   progress=None) -> list[Query]:
+    """Self-supervised inverse-cloze queries: a sentence drawn from each of `count` seeded documents; the
+    positive is the rest of its document (title kept, as the reranker reads passages), the negatives
+    what the hybrid retriever finds for the sentence in other documents."""
+    from services.evaluation.cases import beir_documents
+
+    rng = random.Random(seed + 1)
+    docs = [(d, t, x) for d, t, x in beir_documents(beir_dir) if x.strip()]
+    random.Random(seed + 1).shuffle(docs)
+    out = []
+    for doc_id, title, body in docs[:count]:
+        picked = cloze(title, body, rng)
+        if picked is None:
+            continue
+        sentence, positive = picked
+        found = [c for c in retrieve(stub, tenant, sentence, depth) if c.doc_id != doc_id]
+        out.append(Query(f"sentence:{doc_id}", sentence, {doc_id: 1.0}, [Candidate(doc_id, positive, 0)] + found))
+        if progress and len(out) % 250 == 0:
+            progress(f"mined {len(out)} sentence queries")
     return out
 
 
@@ -113,17 +161,32 @@ def split_ids(ids: list[str], fraction: float, salt: str = "ragmesh-tune") -> tu
 
 
 def save_queries(path: Path, queries: list[Query]) -> None:
+    """JSON lines; each passage text is written once (a `{"text_id", "text"}` line before its first use)
+    and candidates refer to it by `text_id`: the same abstracts come back for many queries."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    ids: dict[str, int] = {}
     with open(path, "w", encoding="utf-8") as fh:
         for q in queries:
-            fh.write(json.dumps(dataclasses.asdict(q)) + "\n")
+            refs = []
+            for c in q.candidates:
+                if c.text not in ids:
+                    ids[c.text] = len(ids)
+                    fh.write(json.dumps({"text_id": ids[c.text], "text": c.text}) + "\n")
+                refs.append({"doc_id": c.doc_id, "text_id": ids[c.text], "first_rank": c.first_rank})
+            fh.write(json.dumps({"query_id": q.query_id, "text": q.text, "gains": q.gains, "candidates": refs}) + "\n")
 
 
 def load_queries(path: Path) -> list[Query]:
-    out = []
+    """Reads what save_queries writes (and the older form with each candidate's text inline)."""
+    out, texts = [], {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        out.append(Query(row["query_id"], row["text"], row["gains"], [Candidate(**c) for c in row["candidates"]]))
+        if "query_id" not in row:
+            texts[row["text_id"]] = row["text"]
+            continue
+        candidates = [Candidate(c["doc_id"], c["text"] if "text" in c else texts[c["text_id"]], c["first_rank"])
+                      for c in row["candidates"]]
+        out.append(Query(row["query_id"], row["text"], row["gains"], candidates))
     return out
 
 
@@ -131,7 +194,7 @@ def mine_headings(gateway, chunker, documents, tenant: str, depth: int, progress
     """Self-supervised queries from a corpus in any format the chunker reads: a chunk's innermost
     heading is the query, its body the positive, the hybrid retriever's other hits the negatives.
     `documents` are SourceDocuments; chunk ids are the identities (the corpus is already ingested)."""
-    from shared.stubs import chunker_pb2
+    from shared.stubs import chunker_pb2, gateway_pb2
 
     out = []
     for doc in documents:

@@ -27,11 +27,29 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 
-def load_cross_encoder(init: str, max_length: int):
+def pick_device(requested: str = "auto") -> str:
+    """"cuda" when asked for or (auto) when a GPU is visible, else "cpu"."""
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return requested
+
+
+def load_cross_encoder(init: str, max_length: int, device: str = "cpu"):
     """A CrossEncoder from a model folder or hub name; a bi-encoder folder gets a fresh 1-logit head."""
     from sentence_transformers import CrossEncoder
 
-    return CrossEncoder(init, num_labels=1, max_length=max_length, device="cpu")
+    return CrossEncoder(init, num_labels=1, max_length=max_length, device=device)
+
+
+def _autocast(device: str):
+    """bf16 autocast on a GPU (weights stay fp32, so the exported model is the same kind); none on CPU."""
+    import contextlib
+
+    import torch
+
+    return torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else contextlib.nullcontext()
 
 
 def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_step: int, seed: int,
@@ -41,13 +59,14 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
     from transformers import get_linear_schedule_with_warmup
 
     hf, tok = model.model, model.tokenizer
+    device = str(next(hf.parameters()).device)
     hf.train()
     steps = epochs * math.ceil(len(groups) / groups_per_step)
     optimizer = torch.optim.AdamW(hf.parameters(), lr=lr, weight_decay=0.01)
     schedule = get_linear_schedule_with_warmup(optimizer, max(1, steps // 10), steps)
     rng = random.Random(seed)
     size = len(groups[0].passages)
-    target = torch.zeros(groups_per_step, dtype=torch.long)
+    target = torch.zeros(groups_per_step, dtype=torch.long, device=device)
     losses, started, done = [], time.monotonic(), 0
     for epoch in range(epochs):
         order = list(range(len(groups)))
@@ -58,9 +77,10 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
             queries = [g.query for g in batch for _ in range(size)]
             passages = [p for g in batch for p in g.passages]
             features = tok(queries, passages, padding=True, truncation="only_second",
-                           max_length=model.max_seq_length, return_tensors="pt")
-            logits = hf(**features).logits.view(len(batch), size)
-            loss = torch.nn.functional.cross_entropy(logits, target[: len(batch)])
+                           max_length=model.max_seq_length, return_tensors="pt").to(device)
+            with _autocast(device):
+                logits = hf(**features).logits.view(len(batch), size)
+            loss = torch.nn.functional.cross_entropy(logits.float(), target[: len(batch)])
             loss.backward()
             torch.nn.utils.clip_grad_norm_(hf.parameters(), 1.0)
             optimizer.step()
@@ -76,17 +96,18 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
     return losses
 
 
-def score_pairs(model, query: str, passages: list[str], batch_size: int = 32) -> np.ndarray:
+def score_pairs(model, query: str, passages: list[str], batch_size: int = 64) -> np.ndarray:
     import torch
 
     hf, tok = model.model, model.tokenizer
+    device = str(next(hf.parameters()).device)
     out = []
     with torch.inference_mode():
         for i in range(0, len(passages), batch_size):
             chunk = passages[i:i + batch_size]
             features = tok([query] * len(chunk), chunk, padding=True, truncation="only_second",
-                           max_length=model.max_seq_length, return_tensors="pt")
-            out.append(hf(**features).logits[:, 0].float().numpy())
+                           max_length=model.max_seq_length, return_tensors="pt").to(device)
+            out.append(hf(**features).logits[:, 0].float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
 
@@ -95,7 +116,7 @@ def export_onnx(model, folder: Path) -> Path:
     import torch
 
     folder.mkdir(parents=True, exist_ok=True)
-    hf, tok = model.model.eval(), model.tokenizer
+    hf, tok = model.model.cpu().eval(), model.tokenizer
     sample = tok(["query"], ["passage"], return_tensors="pt")
     names = ["input_ids", "attention_mask", "token_type_ids"]
     path = folder / "model.onnx"

@@ -79,6 +79,44 @@ def test_mined_queries_round_trip(tmp_path):
     assert data.load_queries(tmp_path / "m.jsonl") == queries
 
 
+def test_a_passage_retrieved_for_many_queries_is_stored_once(tmp_path):
+    shared = data.Candidate("d9", "the same long abstract " * 50, 1)
+    queries = [data.Query(f"q{i}", f"question {i}", {"d9": 1.0}, [shared, data.Candidate(f"x{i}", f"other {i}", 2)])
+               for i in range(20)]
+    data.save_queries(tmp_path / "m.jsonl", queries)
+    lines = (tmp_path / "m.jsonl").read_text().splitlines()
+    assert sum("the same long abstract" in line for line in lines) == 1
+    assert data.load_queries(tmp_path / "m.jsonl") == queries
+
+
+def test_files_with_inline_candidate_texts_still_load(tmp_path):
+    import dataclasses
+    import json
+
+    queries = [_query("q1", "q1-d2", 3)]
+    (tmp_path / "old.jsonl").write_text("\n".join(json.dumps(dataclasses.asdict(q)) for q in queries) + "\n")
+    assert data.load_queries(tmp_path / "old.jsonl") == queries
+
+
+def test_sentences_split_at_sentence_ends_only():
+    text = "Mice lacking IL-6 were studied (n = 12). Results differed, e.g. at 3.5 mg. [Note] It held."
+    assert data.sentences(text) == ["Mice lacking IL-6 were studied (n = 12).", "Results differed, e.g. at 3.5 mg.",
+                                    "[Note] It held."]
+
+
+def test_cloze_cuts_the_query_sentence_out_of_the_positive_and_keeps_everything_else():
+    body = ("Background sentence one is here today. The drug reduced mortality in elderly patients markedly. "
+            "Methods were standard and well described. Conclusions follow from the data shown.")
+    query, positive = data.cloze("A title", body, random.Random(3))
+    assert query in data.sentences(body)
+    assert query not in positive and positive.startswith("A title\n")
+    assert sorted(data.sentences(positive.split("\n", 1)[1]) + [query]) == sorted(data.sentences(body))
+
+
+def test_cloze_leaves_short_documents_alone():
+    assert data.cloze("T", "Only one sentence here. And two.", random.Random(0)) is None
+
+
 @pytest.mark.parametrize("weight", fusion.WEIGHT_GRID)
 def test_every_weight_in_the_grid_returns_a_permutation(weight):
     order = fusion.fused_order([3, 1, 2], np.array([0.2, 0.3, 0.1]), weight)

@@ -1,7 +1,9 @@
-"""Triton python-backend model: scores (query, passage) pairs with an ONNX cross-encoder.
+"""Triton python-backend model: scores (query, passage) pairs with the trained cross-encoder.
 
-Files next to this one: model.onnx, tokenizer.json and ragmesh-reranker.json (max_length). Runs in
-Triton's own environment (numpy<2, onnxruntime, tokenizers), not the services' virtualenv.
+Files next to this one: model.onnx, tokenizer.json and ragmesh-reranker.json (max_length), and
+optionally hf/ (the same weights as a transformers checkpoint). On a GPU instance it runs ONNX Runtime's
+CUDA provider when installed, else torch on CUDA from hf/ when torch sees the GPU; everywhere else
+ONNX Runtime on the CPU. Runs in Triton's own environment, not the services' virtualenv.
 """
 
 import json
@@ -23,17 +25,23 @@ class TritonPythonModel:
         self.tokenizer = Tokenizer.from_file(str(here / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_length, strategy="only_second")
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = int(params.get("intra_op_threads", "2"))
-        options.inter_op_num_threads = 1
-        providers = ["CPUExecutionProvider"]
-        if args.get("model_instance_kind") == "GPU" and "CUDAExecutionProvider" in ort.get_available_providers():
-            device = int(args.get("model_instance_device_id", "0"))
-            providers = [("CUDAExecutionProvider", {"device_id": device}), "CPUExecutionProvider"]
-        self.session = ort.InferenceSession(str(here / "model.onnx"), options, providers=providers)
-        self.input_names = {i.name for i in self.session.get_inputs()}
+        on_gpu = args.get("model_instance_kind") == "GPU"
+        device = int(args.get("model_instance_device_id", "0"))
+        self.session, self.torch_model = None, None
+        if on_gpu and "CUDAExecutionProvider" not in ort.get_available_providers() and (here / "hf").is_dir():
+            self.torch_model = _torch_on_cuda(here / "hf", device)
+        if self.torch_model is None:
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = int(params.get("intra_op_threads", "2"))
+            options.inter_op_num_threads = 1
+            providers = ["CPUExecutionProvider"]
+            if on_gpu and "CUDAExecutionProvider" in ort.get_available_providers():
+                providers = [("CUDAExecutionProvider", {"device_id": device}), "CPUExecutionProvider"]
+            self.session = ort.InferenceSession(str(here / "model.onnx"), options, providers=providers)
+            self.input_names = {i.name for i in self.session.get_inputs()}
+        runtime = "torch fp16 on cuda" if self.torch_model is not None else self.session.get_providers()[0]
         pb_utils.Logger.log_info(f"cross_encoder: {card.get('model_id')} {card.get('model_version')} on "
-                                 f"{self.session.get_providers()[0]}, max_length {self.max_length}")
+                                 f"{runtime}, max_length {self.max_length}")
 
     def execute(self, requests):
         # Every request in the dynamic batch goes through one ONNX Runtime call, then is split back.
@@ -55,17 +63,39 @@ class TritonPythonModel:
     def _score(self, queries, passages):
         if not queries:
             return np.zeros(0, dtype=np.float32)
-        encoded = self.tokenizer.encode_batch(list(zip(queries, passages)))
+        encoded = self.tokenizer.encode_batch(list(zip(queries, passages, strict=True)))
         feeds = {
             "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
             "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
         }
+        if self.torch_model is not None:
+            return self.torch_model(feeds)
         logits = self.session.run(None, {k: v for k, v in feeds.items() if k in self.input_names})[0]
         return logits[:, 0].astype(np.float32)
 
     def finalize(self):
-        self.session = None
+        self.session, self.torch_model = None, None
+
+
+def _torch_on_cuda(folder: Path, device: int):
+    """A scoring function over the hf/ checkpoint in fp16 on the GPU, or None when torch has no CUDA."""
+    try:
+        import torch
+        from transformers import AutoModelForSequenceClassification
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    target = torch.device("cuda", device)
+    model = AutoModelForSequenceClassification.from_pretrained(str(folder)).half().to(target).eval()
+
+    def score(feeds):
+        with torch.inference_mode():
+            tensors = {k: torch.from_numpy(v).to(target) for k, v in feeds.items()}
+            return model(**tensors).logits[:, 0].float().cpu().numpy()
+
+    return score
 
 
 def _text(value) -> str:
