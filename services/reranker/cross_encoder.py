@@ -97,7 +97,7 @@ class OnnxScorer:
         self._session = ort.InferenceSession(str(self.model_dir / "model.onnx"), options,
                                              providers=["CPUExecutionProvider"])
         self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(self.max_length, strategy="only_second")
+        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
     def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:

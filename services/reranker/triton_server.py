@@ -20,6 +20,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VENV = REPO_ROOT / ".venv-triton"
+MODEL_TEMPLATE = REPO_ROOT / "deploy" / "triton" / "models"
 MODEL_NAME = "cross_encoder"
 
 
@@ -74,6 +75,7 @@ class TritonServer:
     def start(self, timeout: float = 120.0) -> "TritonServer":
         if not (self.repository / MODEL_NAME / "1" / "model.onnx").is_file():
             raise FileNotFoundError(f"{self.repository}/{MODEL_NAME}: no trained model; run `ragmesh train-reranker`")
+        self.refresh_model_code()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(self.command(), env=self.env(), stdout=log, stderr=subprocess.STDOUT,
@@ -88,6 +90,14 @@ class TritonServer:
             time.sleep(0.5)
         self.stop()
         raise TimeoutError(f"tritonserver not ready after {timeout:.0f}s; see {self.log_path}:\n" + self.log_tail())
+
+    def refresh_model_code(self) -> None:
+        """A trained model's repository keeps its weights, but serves this checkout's model.py: a cached
+        model must not run the code it was installed with months ago."""
+        source = MODEL_TEMPLATE / MODEL_NAME / "1" / "model.py"
+        target = self.repository / MODEL_NAME / "1" / "model.py"
+        if source.is_file() and (not target.is_file() or target.read_bytes() != source.read_bytes()):
+            target.write_bytes(source.read_bytes())
 
     def ready(self) -> bool:
         try:

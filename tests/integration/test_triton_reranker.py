@@ -83,6 +83,18 @@ def test_triton_serves_the_same_scores_as_the_model_in_process(model_dir, triton
     np.testing.assert_allclose(loop.score_pairs(torch_model, "refund window", passages), b, atol=1e-3)
 
 
+def test_a_query_longer_than_the_window_is_cut_not_rejected(model_dir, triton):
+    passages = [NEAR_MISSES[0][1], *NEAR_MISSES[0][2]]
+    long_query = " ".join([NEAR_MISSES[0][0]] * 120)  # far past the model's window on its own
+    served = TritonScorer(triton.grpc_address, timeout_s=30)
+    served.warm_up()
+    local = OnnxScorer(model_dir)
+    local.warm_up()
+    a = served.score(long_query, passages)
+    assert a.shape == (len(passages),) and np.isfinite(a).all()
+    np.testing.assert_allclose(a, local.score(long_query, passages), atol=1e-4)
+
+
 @pytest.fixture(scope="module")
 def reranker_service(triton, tmp_path_factory):
     port = free_port()

@@ -28,11 +28,10 @@ from services.evaluation.metrics import ndcg_at, recall_at
 from services.reranker import fusion
 from services.reranker.cross_encoder import CARD_FILE
 from services.reranker.training import data, loop
-from services.reranker.triton_server import rerankers_root
+from services.reranker.triton_server import MODEL_TEMPLATE, rerankers_root
 from shared.embedding.base import resolve_model_dir
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-TRITON_TEMPLATE = REPO_ROOT / "deploy" / "triton" / "models" / "cross_encoder"
+TRITON_TEMPLATE = MODEL_TEMPLATE / "cross_encoder"
 
 
 def _say(message: str) -> None:

@@ -76,7 +76,7 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
             batch = [groups[i] for i in order[start:start + groups_per_step]]
             queries = [g.query for g in batch for _ in range(size)]
             passages = [p for g in batch for p in g.passages]
-            features = tok(queries, passages, padding=True, truncation="only_second",
+            features = tok(queries, passages, padding=True, truncation="longest_first",
                            max_length=model.max_seq_length, return_tensors="pt").to(device)
             with _autocast(device):
                 logits = hf(**features).logits.view(len(batch), size)
@@ -105,7 +105,7 @@ def score_pairs(model, query: str, passages: list[str], batch_size: int = 64) ->
     with torch.inference_mode():
         for i in range(0, len(passages), batch_size):
             chunk = passages[i:i + batch_size]
-            features = tok([query] * len(chunk), chunk, padding=True, truncation="only_second",
+            features = tok([query] * len(chunk), chunk, padding=True, truncation="longest_first",
                            max_length=model.max_seq_length, return_tensors="pt").to(device)
             out.append(hf(**features).logits[:, 0].float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)

@@ -23,7 +23,7 @@ class TritonPythonModel:
         card = json.loads((here / "ragmesh-reranker.json").read_text())
         self.max_length = int(card.get("max_length", 128))
         self.tokenizer = Tokenizer.from_file(str(here / "tokenizer.json"))
-        self.tokenizer.enable_truncation(self.max_length, strategy="only_second")
+        self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         on_gpu = args.get("model_instance_kind") == "GPU"
         device = int(args.get("model_instance_device_id", "0"))
@@ -83,9 +83,11 @@ def _torch_on_cuda(folder: Path, device: int):
     try:
         import torch
         from transformers import AutoModelForSequenceClassification
-    except ImportError:
+    except ImportError as exc:
+        pb_utils.Logger.log_warn(f"cross_encoder: no torch path on the GPU ({exc}); ONNX Runtime on the CPU")
         return None
     if not torch.cuda.is_available():
+        pb_utils.Logger.log_warn("cross_encoder: torch sees no CUDA device; ONNX Runtime on the CPU")
         return None
     target = torch.device("cuda", device)
     model = AutoModelForSequenceClassification.from_pretrained(str(folder)).half().to(target).eval()
