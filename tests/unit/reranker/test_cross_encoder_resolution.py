@@ -40,3 +40,13 @@ def test_nothing_to_load_is_none(tmp_path):
 def test_a_model_without_a_tuning_gain_keeps_the_first_stage_order(tmp_path, enabled, expected):
     # enabled=False: no gain on the tuning split, so its fusion weight is 0 (the fused order stands).
     assert OnnxScorer(_card(tmp_path / "m", enabled=enabled)).weight == expected
+
+
+def test_a_cached_triton_repository_serves_this_checkouts_model_code(tmp_path):
+    from services.reranker.triton_server import MODEL_TEMPLATE, TritonServer
+
+    version = tmp_path / "cross_encoder" / "1"
+    version.mkdir(parents=True)
+    (version / "model.py").write_text("# installed by an older checkout\n")
+    TritonServer(tmp_path).refresh_model_code()
+    assert (version / "model.py").read_bytes() == (MODEL_TEMPLATE / "cross_encoder" / "1" / "model.py").read_bytes()
