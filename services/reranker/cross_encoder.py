@@ -36,6 +36,7 @@ class TritonScorer:
     def __init__(self, address: str, model_name: str = "cross_encoder", timeout_s: float = 10.0):
         self.address, self.model_name, self.timeout_s = address, model_name, timeout_s
         self.model_id, self.model_version, self.weight, self.k = "", "", 0.0, fusion.RRF_K
+        self.maxsim_weight = 0.0
         self._client = None
 
     def warm_up(self) -> None:
@@ -51,6 +52,7 @@ class TritonScorer:
         self.model_id = params.get("ragmesh_model_id", f"triton/{self.model_name}")
         self.model_version = params.get("ragmesh_model_version", "")
         self.weight = float(params.get("ragmesh_fusion_weight", "0") or 0)
+        self.maxsim_weight = float(params.get("ragmesh_maxsim_weight", "0") or 0)
         self.k = int(params.get("ragmesh_fusion_k", str(fusion.RRF_K)))
         log.info("cross-encoder %s version %s served by Triton at %s (fusion weight %s)",
                  self.model_id, self.model_version, self.address, self.weight)
@@ -84,6 +86,7 @@ class OnnxScorer:
         card = json.loads((self.model_dir / CARD_FILE).read_text())
         self.model_id, self.model_version = card["model_id"], card["model_version"]
         self.weight = float(card["fusion"]["weight"]) if card.get("enabled") else 0.0
+        self.maxsim_weight = float(card["fusion"].get("maxsim_weight", 0.0)) if card.get("enabled") else 0.0
         self.k = int(card["fusion"].get("k", fusion.RRF_K))
         self.max_length = int(card.get("max_length", 128))
         self._session = self._tokenizer = None
@@ -122,6 +125,7 @@ class HubScorer:
     def __init__(self, name: str, max_length: int = 256, threads: int = 2):
         self.name, self.max_length, self.threads = name, max_length, threads
         self.model_id, self.model_version, self.weight, self.k = name, "hub", 1.0, fusion.RRF_K
+        self.maxsim_weight = 0.0
         self._model = None
 
     def warm_up(self) -> None:
@@ -155,13 +159,17 @@ def resolve_scorer(name: str, cache_root: Path, threads: int = 2):
 
 
 class CrossEncoderReranker:
-    def __init__(self, scorer, rescore_k: int = 50):
+    """Cross-encoder scores fused with the first stage; when the model's card says so, the maxsim rank of
+    the head is a third signal (its weight chosen with the model's on the tuning split)."""
+
+    def __init__(self, scorer, rescore_k: int = 50, maxsim_factory=None):
         self.scorer = scorer
         self.rescore_k = rescore_k
+        self._maxsim_factory, self._maxsim = maxsim_factory, None
 
     @property
     def model_id(self) -> str:
-        return self.scorer.model_id
+        return f"{self.scorer.model_id}+maxsim" if self.scorer.maxsim_weight > 0 else self.scorer.model_id
 
     @property
     def model_version(self) -> str:
@@ -169,6 +177,16 @@ class CrossEncoderReranker:
 
     def warm_up(self) -> None:
         self.scorer.warm_up()
+        if self.scorer.maxsim_weight > 0:
+            self._maxsim_ranker()
+
+    def _maxsim_ranker(self):
+        if self._maxsim is None:
+            if self._maxsim_factory is None:
+                raise Unavailable(f"{self.scorer.model_id} fuses maxsim ranks, but no embedder is configured")
+            self._maxsim = self._maxsim_factory()
+            self._maxsim.warm_up()
+        return self._maxsim
 
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
         if not query.strip():
@@ -177,7 +195,13 @@ class CrossEncoderReranker:
         if not head:
             return []
         scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
-        ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k)
+        more = ()
+        if self.scorer.maxsim_weight > 0:
+            maxsim = self._maxsim_ranker()
+            similarity = np.full(len(head), -np.inf, dtype=np.float32)
+            similarity[: maxsim.rescore_k] = maxsim.score(query, head[: maxsim.rescore_k])
+            more = ((similarity, self.scorer.maxsim_weight),)
+        ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k, more)
         for i, sc in enumerate(head):
             # The calibrated abstention threshold reads this: the model's probability of relevance.
             sc.scores.rerank_score = 1.0 / (1.0 + math.exp(-float(scores[i])))

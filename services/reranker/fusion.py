@@ -1,9 +1,10 @@
 """How much the reranker is trusted against the first stage.
 
 The final order is a weighted reciprocal rank fusion of the first-stage (fused) rank and the
-cross-encoder's rank: 1/(k + first) + w/(k + rerank). w = 0 keeps the fused order; a very large w is
-the cross-encoder alone. w is chosen on a tuning split (never the split that is reported) and
-stored with the model, so a model can only move results where it was shown to help.
+cross-encoder's rank: 1/(k + first) + w/(k + rerank), plus w_j/(k + rank_j) for any further signal
+(maxsim). w = 0 keeps the fused order; a very large w is the cross-encoder alone. w is chosen on a
+tuning split (never the split that is reported) and stored with the model, so a model can only move
+results where it was shown to help.
 """
 
 import numpy as np
@@ -25,18 +26,21 @@ def ranks_of(scores: np.ndarray, first_ranks: list[int]) -> list[int]:
     return ranks
 
 
-def fused_order(first_ranks: list[int], scores: np.ndarray, weight: float, k: int = RRF_K) -> list[int]:
-    """Indices in final order."""
-    rerank = ranks_of(scores, first_ranks)
-    value = [1.0 / (k + f) + weight / (k + r) for f, r in zip(first_ranks, rerank, strict=True)]
+def fused_order(first_ranks: list[int], scores: np.ndarray, weight: float, k: int = RRF_K,
+                more: tuple[tuple[np.ndarray, float], ...] = ()) -> list[int]:
+    """Indices in final order; `more` holds further (scores, weight) signals."""
+    value = [1.0 / (k + f) for f in first_ranks]
+    for signal, w in ((scores, weight), *more):
+        for i, r in enumerate(ranks_of(signal, first_ranks)):
+            value[i] += w / (k + r)
     return sorted(range(len(first_ranks)), key=lambda i: (-value[i], first_ranks[i]))
 
 
 def reorder(head: list[ScoredChunk], tail: list[ScoredChunk], scores: np.ndarray, weight: float,
-            k: int = RRF_K) -> list[ScoredChunk]:
+            k: int = RRF_K, more: tuple[tuple[np.ndarray, float], ...] = ()) -> list[ScoredChunk]:
     """The rescored head in fused order, then the untouched tail; every candidate gets its rerank_rank."""
     first = [sc.scores.fused_rank or i for i, sc in enumerate(head, start=1)]
-    ranked = [head[i] for i in fused_order(first, scores, weight, k)] + tail
+    ranked = [head[i] for i in fused_order(first, scores, weight, k, more)] + tail
     for rank, sc in enumerate(ranked, start=1):
         sc.scores.rerank_rank = rank
     return ranked

@@ -61,20 +61,23 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
 
 
 def build_reranker(cfg: RerankerConfig):
-    if cfg.model == "maxsim":
+    def maxsim():
         return MaxSimReranker(build_embedder(cfg.embed_model, threads=cfg.embed_threads), cfg.rescore_k,
                               fusion_weight=cfg.maxsim_fusion_weight)
+
+    if cfg.model == "maxsim":
+        return maxsim()
     if cfg.model == "passthrough":
         return PassthroughReranker()
     if cfg.model == "triton":
         return CrossEncoderReranker(TritonScorer(cfg.triton_address, cfg.triton_model, cfg.triton_timeout_s),
-                                    cfg.cross_encoder_k)
+                                    cfg.cross_encoder_k, maxsim)
     if cfg.model == "cross-encoder":
         scorer = resolve_scorer(cfg.cross_encoder, rerankers_root(), cfg.cross_encoder_threads)
         if scorer is None:
             raise SystemExit("RAGMESH_RERANKER_MODEL=cross-encoder: no model to load; run `ragmesh train-reranker` "
                              "or set RAGMESH_RERANKER_CROSS_ENCODER to a model folder or hub name")
-        return CrossEncoderReranker(scorer, cfg.cross_encoder_k)
+        return CrossEncoderReranker(scorer, cfg.cross_encoder_k, maxsim)
     raise SystemExit(f"RAGMESH_RERANKER_MODEL={cfg.model!r}: expected maxsim, triton, cross-encoder or passthrough")
 
 

@@ -89,10 +89,8 @@ class MaxSimReranker:
                     self._cache.popitem(last=False)
         return [cached[sc.chunk.chunk_id] for sc in candidates]
 
-    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
-        if not query.strip():
-            raise InvalidArgument("query", "is empty")
-        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+    def score(self, query: str, head: list[ScoredChunk]) -> np.ndarray:
+        """Max-similarity of the query with each candidate's views, plus the identifier bonus."""
         scores = np.full(len(head), -1.0, dtype=np.float32)
         if head:
             query_vec = self.embedder.embed_queries([query])[0]
@@ -105,6 +103,13 @@ class MaxSimReranker:
                     scores[i] += IDENTIFIER_IN_HEADING_BONUS
                 elif named and named <= identifiers(" ".join(chunk.heading_path) + " " + chunk.body):
                     scores[i] += IDENTIFIER_IN_BODY_BONUS
+        return scores
+
+    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+        if not query.strip():
+            raise InvalidArgument("query", "is empty")
+        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+        scores = self.score(query, head)
         weight = self.fusion_weight if self.fusion_weight >= 0 else fusion.RERANKER_ONLY
         ranked = fusion.reorder(head, tail, scores, weight)
         for i, sc in enumerate(head):

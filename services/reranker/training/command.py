@@ -96,23 +96,61 @@ def _mine_corpus(args, stub, chunker):
     return [], [q for q in queries if q.query_id in held], [q for q in queries if q.query_id not in held]
 
 
-def choose_weight(model, tune: list[data.Query]) -> dict:
-    """nDCG@10 on the tuning split for every weight in the grid; the best (ties: the smaller weight)."""
-    per_weight = {w: [] for w in fusion.WEIGHT_GRID}
-    recall5 = {w: [] for w in fusion.WEIGHT_GRID}
+MAXSIM_GRID = (0.0, 0.5, 1.0, 1.5, 2.0)
+
+
+def maxsim_scores(embed_model: str, tune: list[data.Query]) -> list[np.ndarray]:
+    """The maxsim reranker's scores for each tuning query's head (the rest -inf), as the service computes
+    them; the candidate text is "title\nbody", the title standing as the heading, as it does for SciFact."""
+    from services.reranker.service import MaxSimReranker
+    from shared.embedding import build_embedder
+    from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
+
+    ranker = MaxSimReranker(build_embedder(embed_model))
+    ranker.warm_up()
+    out = []
     for q in tune:
+        head = []
+        for c in q.candidates[: ranker.rescore_k]:
+            title, _, body = c.text.partition("\n")
+            chunk = Chunk(chunk_id=c.doc_id, meta=DocumentMeta(tenant_id="tune", document_id=c.doc_id, title=title),
+                          heading_path=[], body=body or title, embed_text=c.text, char_start=0, char_end=len(body),
+                          parent_section_id="", token_count=0, position=0)
+            head.append(ScoredChunk(chunk, StageScores(fused_rank=c.first_rank)))
+        scores = np.full(len(q.candidates), -np.inf, dtype=np.float32)
+        scores[: len(head)] = ranker.score(q.text, head)
+        out.append(scores)
+    return out
+
+
+def choose_weight(model, tune: list[data.Query], maxsim: list[np.ndarray] | None = None) -> dict:
+    """nDCG@10 on the tuning split for every weight in the grid (and every maxsim weight, when its scores
+    are given); the best, ties going to the smaller weights."""
+    maxsim_grid = MAXSIM_GRID if maxsim is not None else (0.0,)
+    cells = [(m, w) for m in maxsim_grid for w in fusion.WEIGHT_GRID]
+    ndcg = {cell: [] for cell in cells}
+    recall5 = {cell: [] for cell in cells}
+    for n, q in enumerate(tune):
         first = [c.first_rank for c in q.candidates]
         scores = loop.score_pairs(model, q.text, [c.text for c in q.candidates])
-        for w in fusion.WEIGHT_GRID:
-            order = fusion.fused_order(first, scores, w)
+        for m, w in cells:
+            more = ((maxsim[n], m),) if m else ()
+            order = fusion.fused_order(first, scores, w, more=more)
             ranks = {q.candidates[i].doc_id: pos for pos, i in enumerate(order, start=1)}
-            per_weight[w].append(ndcg_at(ranks, q.gains, 10))
-            recall5[w].append(recall_at(ranks, list(q.gains), 5))
-    table = {str(w): {"ndcg@10": float(np.mean(v)), "recall@5": float(np.mean(recall5[w]))}
-             for w, v in per_weight.items()}
-    best = max(fusion.WEIGHT_GRID, key=lambda w: (round(np.mean(per_weight[w]), 6), -w))
-    gain = float(np.mean(per_weight[best]) - np.mean(per_weight[0.0]))
-    return {"weight": best, "tune_gain_ndcg@10": gain, "tune_queries": len(tune), "grid": table}
+            ndcg[(m, w)].append(ndcg_at(ranks, q.gains, 10))
+            recall5[(m, w)].append(recall_at(ranks, list(q.gains), 5))
+    mean = {cell: float(np.mean(v)) for cell, v in ndcg.items()}
+    table = {str(w): {"ndcg@10": mean[(0.0, w)], "recall@5": float(np.mean(recall5[(0.0, w)]))}
+             for w in fusion.WEIGHT_GRID}
+    best_m, best_w = max(cells, key=lambda c: (round(mean[c], 6), -c[0], -c[1]))
+    chosen = {"weight": best_w, "tune_gain_ndcg@10": mean[(best_m, best_w)] - mean[(0.0, 0.0)],
+              "tune_queries": len(tune), "grid": table}
+    if maxsim is not None:
+        chosen["maxsim_weight"] = best_m
+        chosen["maxsim_grid"] = {str(m): {str(w): round(mean[(m, w)], 4) for w in fusion.WEIGHT_GRID}
+                                 for m in maxsim_grid}
+        chosen["best_ndcg@10"] = mean[(best_m, best_w)]
+    return chosen
 
 
 def _model_id(name: str, onnx_path: Path) -> tuple[str, str]:
@@ -134,7 +172,8 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
     card = json.loads((model_dir / CARD_FILE).read_text())
     served = {"ragmesh_model_id": card["model_id"], "ragmesh_model_version": card["model_version"],
               "ragmesh_fusion_weight": str(card["fusion"]["weight"] if card["enabled"] else 0.0),
-              "ragmesh_fusion_k": str(card["fusion"]["k"])}
+              "ragmesh_fusion_k": str(card["fusion"]["k"]),
+              "ragmesh_maxsim_weight": str(card["fusion"].get("maxsim_weight", 0.0) if card["enabled"] else 0.0)}
     with open(target / "config.pbtxt", "a", encoding="utf-8") as fh:
         for key, value in served.items():
             fh.write(f'parameters {{ key: "{key}" value {{ string_value: "{value}" }} }}\n')
@@ -154,6 +193,13 @@ def _write_card(out: Path, card: dict) -> None:
               f"on {tune['tune_queries']} tuning queries); enabled by default: {card['enabled']}.", "",
               "| weight | nDCG@10 | recall@5 |", "|---|---|---|"]
     lines += [f"| {w} | {v['ndcg@10']:.4f} | {v['recall@5']:.4f} |" for w, v in tune["grid"].items()]
+    if "maxsim_grid" in tune:
+        weights = list(next(iter(tune["maxsim_grid"].values())))
+        lines += ["", f"With the maxsim rank as a third signal: chosen maxsim weight {tune['maxsim_weight']} "
+                  f"(nDCG@10 {tune['best_ndcg@10']:.4f}). Rows: maxsim weight; columns: cross-encoder weight.", "",
+                  "| maxsim \\ ce | " + " | ".join(weights) + " |", "|---" * (len(weights) + 1) + "|"]
+        lines += [f"| {m} | " + " | ".join(f"{v:.4f}" for v in row.values()) + " |"
+                  for m, row in tune["maxsim_grid"].items()]
     (out / "MODEL_CARD.md").write_text("\n".join(lines) + "\n")
 
 
@@ -197,8 +243,10 @@ def run(args) -> int:
         model.save_pretrained(str(checkpoint))
         (work / "history.json").write_text(json.dumps(history))
     _say("choosing the fusion weight on the tuning split")
-    chosen = choose_weight(model, tune)
-    _say(f"weight {chosen['weight']}: tune nDCG@10 gain {chosen['tune_gain_ndcg@10']:+.4f}")
+    similarity = maxsim_scores(args.embed_model, tune) if args.with_maxsim else None
+    chosen = choose_weight(model, tune, similarity)
+    _say(f"weight {chosen['weight']} (maxsim {chosen.get('maxsim_weight', 0.0)}): tune nDCG@10 gain "
+         f"{chosen['tune_gain_ndcg@10']:+.4f}")
     onnx_path = loop.export_onnx(model, work)
     model_id, version = _model_id(args.name, onnx_path)
     card = {
@@ -220,7 +268,8 @@ def run(args) -> int:
     installed = install_into_triton(work, work / "triton", args.triton_torch)
     _say(f"{model_id} version {version} written to {work}; Triton model at {installed}")
     print(json.dumps({"model_id": model_id, "version": version, "enabled": card["enabled"], **chosen["grid"][
-        str(chosen["weight"])], "weight": chosen["weight"]}))
+        str(chosen["weight"])], "weight": chosen["weight"], "maxsim_weight": chosen.get("maxsim_weight", 0.0),
+        "tune_gain_ndcg@10": chosen["tune_gain_ndcg@10"]}))
     return 0
 
 
@@ -250,6 +299,8 @@ def add_parser(sub) -> None:
     p.add_argument("--name", default="scifact")
     p.add_argument("--work-dir", help="default ~/.cache/ragmesh/rerankers/NAME (its Triton repository: triton/)")
     p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--with-maxsim", action="store_true", help="also choose a weight for the maxsim reranker's "
+                   "rank as a third signal (the service then computes it next to the cross-encoder)")
     p.add_argument("--mine-only", action="store_true", help="mine the candidates into the work folder and stop "
                    "(to train elsewhere, e.g. on a GPU machine, from that folder)")
     p.add_argument("--resume", action="store_true", help="reuse the trained checkpoint in the work folder")

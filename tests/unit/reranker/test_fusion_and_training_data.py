@@ -121,3 +121,17 @@ def test_cloze_leaves_short_documents_alone():
 def test_every_weight_in_the_grid_returns_a_permutation(weight):
     order = fusion.fused_order([3, 1, 2], np.array([0.2, 0.3, 0.1]), weight)
     assert sorted(order) == [0, 1, 2]
+
+
+def test_a_third_signal_adds_its_weighted_rank():
+    first, ce, similarity = [1, 2, 3], np.array([0.1, 0.2, 0.3]), np.array([0.1, 0.2, 0.9])
+    # Items 0 and 2 tie on first stage + cross-encoder (ranks 1+3 and 3+1): the first stage breaks it...
+    assert fusion.fused_order(first, ce, 1.0) == [0, 2, 1]
+    # ...unless maxsim ranks item 2 first (and item 0, last, below item 1).
+    assert fusion.fused_order(first, ce, 1.0, more=((similarity, 1.0),)) == [2, 1, 0]
+    assert fusion.fused_order(first, ce, 1.0, more=((similarity, 0.0),)) == [0, 2, 1]
+
+
+def test_candidates_a_signal_did_not_score_rank_after_those_it_did():
+    similarity = np.array([0.2, -np.inf, 0.5, -np.inf])
+    assert fusion.ranks_of(similarity, [1, 2, 3, 4]) == [2, 3, 1, 4]
