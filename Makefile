@@ -122,7 +122,7 @@ reranker: stubs
 SCIFACT_RERANKER_ARGS = --beir $(SCIFACT) --split train --exclude-queries eval/scifact-dev-queries.txt \
 	--data-dir .ragmesh-data/scifact-bge-small-en-v1.5 --embed-model BAAI/bge-small-en-v1.5 --name scifact \
 	--self-supervised 5183 --self-supervised-sentences 5183 --max-length 384 --negatives 15 \
-	--self-supervised-epochs 2 --epochs 4 --lr 3e-5 --groups-per-step 16
+	--self-supervised-epochs 2 --epochs 4 --lr 3e-5 --groups-per-step 16 --with-maxsim
 reranker-scifact: stubs models
 	$(VENV)/bin/ragmesh train-reranker $(SCIFACT_RERANKER_ARGS)
 
