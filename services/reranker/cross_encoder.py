@@ -85,8 +85,10 @@ class OnnxScorer:
         self.model_dir, self.threads = Path(model_dir), threads
         card = json.loads((self.model_dir / CARD_FILE).read_text())
         self.model_id, self.model_version = card["model_id"], card["model_version"]
-        self.weight = float(card["fusion"]["weight"]) if card.get("enabled") else 0.0
-        self.maxsim_weight = float(card["fusion"].get("maxsim_weight", 0.0)) if card.get("enabled") else 0.0
+        # A model without a tuning gain is not enabled: its weights are 0 and the fused order stands.
+        enabled = card["fusion"] if card.get("enabled") else {}
+        self.weight = float(enabled.get("weight", 0.0))
+        self.maxsim_weight = float(enabled.get("maxsim_weight", 0.0))
         self.k = int(card["fusion"].get("k", fusion.RRF_K))
         self.max_length = int(card.get("max_length", 128))
         self._session = self._tokenizer = None
@@ -197,10 +199,7 @@ class CrossEncoderReranker:
         scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
         more = ()
         if self.scorer.maxsim_weight > 0:
-            maxsim = self._maxsim_ranker()
-            similarity = np.full(len(head), -np.inf, dtype=np.float32)
-            similarity[: maxsim.rescore_k] = maxsim.score(query, head[: maxsim.rescore_k])
-            more = ((similarity, self.scorer.maxsim_weight),)
+            more = ((self._maxsim_ranker().head_scores(query, head), self.scorer.maxsim_weight),)
         ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k, more)
         for i, sc in enumerate(head):
             # The calibrated abstention threshold reads this: the model's probability of relevance.

@@ -105,6 +105,12 @@ class MaxSimReranker:
                     scores[i] += IDENTIFIER_IN_BODY_BONUS
         return scores
 
+    def head_scores(self, query: str, candidates: list[ScoredChunk]) -> np.ndarray:
+        """One score per candidate: the first `rescore_k` scored, the rest -inf (ranked after them)."""
+        scores = np.full(len(candidates), -np.inf, dtype=np.float32)
+        scores[: self.rescore_k] = self.score(query, candidates[: self.rescore_k])
+        return scores
+
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
         if not query.strip():
             raise InvalidArgument("query", "is empty")

@@ -110,16 +110,14 @@ def maxsim_scores(embed_model: str, tune: list[data.Query]) -> list[np.ndarray]:
     ranker.warm_up()
     out = []
     for q in tune:
-        head = []
-        for c in q.candidates[: ranker.rescore_k]:
+        candidates = []
+        for c in q.candidates:
             title, _, body = c.text.partition("\n")
             chunk = Chunk(chunk_id=c.doc_id, meta=DocumentMeta(tenant_id="tune", document_id=c.doc_id, title=title),
                           heading_path=[], body=body or title, embed_text=c.text, char_start=0, char_end=len(body),
                           parent_section_id="", token_count=0, position=0)
-            head.append(ScoredChunk(chunk, StageScores(fused_rank=c.first_rank)))
-        scores = np.full(len(q.candidates), -np.inf, dtype=np.float32)
-        scores[: len(head)] = ranker.score(q.text, head)
-        out.append(scores)
+            candidates.append(ScoredChunk(chunk, StageScores(fused_rank=c.first_rank)))
+        out.append(ranker.head_scores(q.text, candidates))
     return out
 
 
@@ -170,10 +168,11 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
     if with_torch:
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
     card = json.loads((model_dir / CARD_FILE).read_text())
+    enabled = card["fusion"] if card["enabled"] else {}
     served = {"ragmesh_model_id": card["model_id"], "ragmesh_model_version": card["model_version"],
-              "ragmesh_fusion_weight": str(card["fusion"]["weight"] if card["enabled"] else 0.0),
+              "ragmesh_fusion_weight": str(enabled.get("weight", 0.0)),
               "ragmesh_fusion_k": str(card["fusion"]["k"]),
-              "ragmesh_maxsim_weight": str(card["fusion"].get("maxsim_weight", 0.0) if card["enabled"] else 0.0)}
+              "ragmesh_maxsim_weight": str(enabled.get("maxsim_weight", 0.0))}
     with open(target / "config.pbtxt", "a", encoding="utf-8") as fh:
         for key, value in served.items():
             fh.write(f'parameters {{ key: "{key}" value {{ string_value: "{value}" }} }}\n')

@@ -27,15 +27,16 @@ class TritonPythonModel:
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         on_gpu = args.get("model_instance_kind") == "GPU"
         device = int(args.get("model_instance_device_id", "0"))
+        ort_cuda = "CUDAExecutionProvider" in ort.get_available_providers()
         self.session, self.torch_model = None, None
-        if on_gpu and "CUDAExecutionProvider" not in ort.get_available_providers() and (here / "hf").is_dir():
+        if on_gpu and not ort_cuda and (here / "hf").is_dir():
             self.torch_model = _torch_on_cuda(here / "hf", device)
         if self.torch_model is None:
             options = ort.SessionOptions()
             options.intra_op_num_threads = int(params.get("intra_op_threads", "2"))
             options.inter_op_num_threads = 1
             providers = ["CPUExecutionProvider"]
-            if on_gpu and "CUDAExecutionProvider" in ort.get_available_providers():
+            if on_gpu and ort_cuda:
                 providers = [("CUDAExecutionProvider", {"device_id": device}), "CPUExecutionProvider"]
             self.session = ort.InferenceSession(str(here / "model.onnx"), options, providers=providers)
             self.input_names = {i.name for i in self.session.get_inputs()}
