@@ -214,7 +214,7 @@ def _train(args, model, title_groups, labelled_groups) -> dict:
         history["labelled_loss"] = loop.train_groups(model, labelled_groups, args.epochs, args.lr,
                                                      args.groups_per_step, args.seed + 1, _say)
     history["seconds"] = time.monotonic() - started
-    history["device"] = str(next(model.model.parameters()).device)
+    history["device"] = str(model.device)
     return history
 
 

@@ -59,7 +59,7 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
     from transformers import get_linear_schedule_with_warmup
 
     hf, tok = model.model, model.tokenizer
-    device = str(next(hf.parameters()).device)
+    device = str(model.device)
     hf.train()
     steps = epochs * math.ceil(len(groups) / groups_per_step)
     optimizer = torch.optim.AdamW(hf.parameters(), lr=lr, weight_decay=0.01)
@@ -100,7 +100,7 @@ def score_pairs(model, query: str, passages: list[str], batch_size: int = 64) ->
     import torch
 
     hf, tok = model.model, model.tokenizer
-    device = str(next(hf.parameters()).device)
+    device = str(model.device)
     out = []
     with torch.inference_mode():
         for i in range(0, len(passages), batch_size):
