@@ -11,7 +11,10 @@ STUBS_STAMP := shared/stubs/ragmesh/.generated
 
 all: stubs
 
+# PyPI's torch is the CUDA build: the environment takes ~7 GiB, and pip unpacks wheels in $TMPDIR besides.
 $(STAMP): pyproject.toml
+	@avail=$$(df -Pk . "$${TMPDIR:-/tmp}" | awk 'NR>1 {print $$4}' | sort -n | head -1); \
+	if [ "$$avail" -lt 10485760 ]; then echo "warning: $$((avail / 1048576)) GiB free; installing needs ~10 GiB" >&2; fi
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev,llm]'

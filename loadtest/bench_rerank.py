@@ -1,16 +1,20 @@
 """Reranker benchmark: the service's throughput against the model's raw throughput on the same batches.
 
 Batches are real: each is one tuning query of the trained model with its first-stage candidates
-(mined-tune.jsonl in the model's folder), `--candidates` passages per request (default 50). Three ways:
-  raw      ONNX Runtime in-process on the tokenised batch (the model alone);
-  triton   tritonclient gRPC straight to tritonserver (serving + the python backend's tokenising);
-  service  the ragmesh reranker over gRPC (protobuf candidates, Triton call, fusion), as the gateway calls it.
-service/raw is the cost of serving. Prints a table and writes JSON to --out.
+(mined-tune.jsonl in the model's folder), `--candidates` passages per request (default 50). Four ways:
+  raw         ONNX Runtime in-process on the tokenised batch (the model alone);
+  in_process  the same scorer tokenising too (the embedded default's path);
+  triton      tritonclient gRPC straight to tritonserver (serving + the python backend's tokenising);
+  service     the ragmesh reranker over gRPC (protobuf candidates, Triton call, fusion, and the maxsim signal
+              when the model's card fuses it), as the gateway calls it.
+triton/raw is the cost of serving the model; service/raw adds the service (and maxsim, when fused).
+Prints a table and writes JSON to --out.
 
     python -m loadtest.bench_rerank --name sample --requests 20
 """
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -41,7 +45,9 @@ def batches(model_dir: Path, requests: int, candidates: int) -> list[tuple[str, 
 
 def as_request(query: str, passages: list[str]) -> reranker_pb2.RerankRequest:
     meta = DocumentMeta(tenant_id="bench", document_id="bench")
-    chunks = [ScoredChunk(Chunk(f"c{i}", meta, [], p, p, 0, len(p), "", 0, i), StageScores(fused_rank=i + 1))
+    # Ids derived from the text, as the chunker's are: the maxsim signal caches sentence vectors by chunk id.
+    chunks = [ScoredChunk(Chunk("c" + hashlib.sha256(p.encode()).hexdigest()[:24], meta, [], p, p, 0, len(p), "", 0, i),
+                          StageScores(fused_rank=i + 1))
               for i, p in enumerate(passages)]
     return reranker_pb2.RerankRequest(query=query, candidates=[convert.scored_to_pb(c) for c in chunks],
                                       top_n=len(passages))
@@ -82,6 +88,7 @@ def main(argv=None) -> int:
     try:
         triton = TritonScorer(server.grpc_address, timeout_s=60)
         triton.warm_up()
+        maxsim_weight = triton.maxsim_weight
         results["triton"] = measure(triton.score, work)
         port = free_port()
         env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
@@ -106,9 +113,12 @@ def main(argv=None) -> int:
     for name, r in results.items():
         print(f"{name:<12}{r['pairs_per_s']:>10.1f}{r['p50_ms']:>10.1f}{r['p95_ms']:>10.1f}"
               f"{r['pairs_per_s'] / results['raw']['pairs_per_s']:>9.2f}")
+    if maxsim_weight > 0:
+        print(f"service includes the maxsim signal the model's card fuses (weight {maxsim_weight:g})")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"model_id": raw.model_id, "model_version": raw.model_version,
-                                          "candidates": args.candidates, **results}, indent=2))
+                                          "candidates": args.candidates,
+                                          "service_maxsim_weight": maxsim_weight, **results}, indent=2))
     return 0
 
 

@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,7 @@ class CrossEncoderReranker:
         self.scorer = scorer
         self.rescore_k = rescore_k
         self._maxsim_factory, self._maxsim = maxsim_factory, None
+        self._maxsim_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="maxsim")
 
     @property
     def model_id(self) -> str:
@@ -196,10 +198,12 @@ class CrossEncoderReranker:
         head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
         if not head:
             return []
-        scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
-        more = ()
+        pending = None
         if self.scorer.maxsim_weight > 0:
-            more = ((self._maxsim_ranker().head_scores(query, head), self.scorer.maxsim_weight),)
+            # Embedding the head's sentences overlaps the cross-encoder call (Triton's GPU in production).
+            pending = self._maxsim_pool.submit(self._maxsim_ranker().head_scores, query, head)
+        scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
+        more = ((pending.result(), self.scorer.maxsim_weight),) if pending else ()
         ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k, more)
         for i, sc in enumerate(head):
             # The calibrated abstention threshold reads this: the model's probability of relevance.
