@@ -14,7 +14,6 @@ Prints a table and writes JSON to --out.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -26,6 +25,7 @@ from pathlib import Path
 import grpc
 import numpy as np
 
+from services.chunker.chunking import stable_id
 from services.cli.mesh import ROOT_DIR, free_port
 from services.reranker.cross_encoder import OnnxScorer, TritonScorer
 from services.reranker.training.data import load_queries
@@ -46,8 +46,7 @@ def batches(model_dir: Path, requests: int, candidates: int) -> list[tuple[str, 
 def as_request(query: str, passages: list[str]) -> reranker_pb2.RerankRequest:
     meta = DocumentMeta(tenant_id="bench", document_id="bench")
     # Ids derived from the text, as the chunker's are: the maxsim signal caches sentence vectors by chunk id.
-    chunks = [ScoredChunk(Chunk("c" + hashlib.sha256(p.encode()).hexdigest()[:24], meta, [], p, p, 0, len(p), "", 0, i),
-                          StageScores(fused_rank=i + 1))
+    chunks = [ScoredChunk(Chunk(stable_id(p), meta, [], p, p, 0, len(p), "", 0, i), StageScores(fused_rank=i + 1))
               for i, p in enumerate(passages)]
     return reranker_pb2.RerankRequest(query=query, candidates=[convert.scored_to_pb(c) for c in chunks],
                                       top_n=len(passages))

@@ -27,6 +27,13 @@ log = logging.getLogger("ragmesh.reranker")
 CARD_FILE = "ragmesh-reranker.json"
 
 
+def served_weights(card: dict) -> dict:
+    """The fusion weights a model card puts in force: a model without a tuning gain is not enabled, so
+    its weights are 0 and the fused order stands."""
+    enabled = card["fusion"] if card.get("enabled") else {}
+    return {"weight": float(enabled.get("weight", 0.0)), "maxsim_weight": float(enabled.get("maxsim_weight", 0.0))}
+
+
 def passage_text(chunk) -> str:
     """What the cross-encoder reads (a model or protobuf Chunk): the text BM25 and the embedder saw
     (title, heading path, body)."""
@@ -86,13 +93,12 @@ class OnnxScorer:
         self.model_dir, self.threads = Path(model_dir), threads
         card = json.loads((self.model_dir / CARD_FILE).read_text())
         self.model_id, self.model_version = card["model_id"], card["model_version"]
-        # A model without a tuning gain is not enabled: its weights are 0 and the fused order stands.
-        enabled = card["fusion"] if card.get("enabled") else {}
-        self.weight = float(enabled.get("weight", 0.0))
-        self.maxsim_weight = float(enabled.get("maxsim_weight", 0.0))
+        weights = served_weights(card)
+        self.weight, self.maxsim_weight = weights["weight"], weights["maxsim_weight"]
         self.k = int(card["fusion"].get("k", fusion.RRF_K))
         self.max_length = int(card.get("max_length", 128))
         self._session = self._tokenizer = None
+        self._input_names: set[str] = set()
 
     def warm_up(self) -> None:
         import onnxruntime as ort
@@ -102,6 +108,7 @@ class OnnxScorer:
         options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
         self._session = ort.InferenceSession(str(self.model_dir / "model.onnx"), options,
                                              providers=["CPUExecutionProvider"])
+        self._input_names = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
@@ -109,10 +116,9 @@ class OnnxScorer:
     def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:
         """The tokenised pairs, as the ONNX model takes them."""
         encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
-        names = {i.name for i in self._session.get_inputs()}
         columns = {"input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
                    "token_type_ids": [e.type_ids for e in encoded]}
-        return {k: np.array(v, dtype=np.int64) for k, v in columns.items() if k in names}
+        return {k: np.array(v, dtype=np.int64) for k, v in columns.items() if k in self._input_names}
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """The model alone: one relevance logit per pair."""
@@ -168,8 +174,7 @@ class CrossEncoderReranker:
     def __init__(self, scorer, rescore_k: int = 50, maxsim_factory=None):
         self.scorer = scorer
         self.rescore_k = rescore_k
-        self._maxsim_factory, self._maxsim = maxsim_factory, None
-        self._maxsim_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="maxsim")
+        self._maxsim_factory, self._maxsim, self._maxsim_pool = maxsim_factory, None, None
 
     @property
     def model_id(self) -> str:
@@ -190,6 +195,7 @@ class CrossEncoderReranker:
                 raise Unavailable(f"{self.scorer.model_id} fuses maxsim ranks, but no embedder is configured")
             self._maxsim = self._maxsim_factory()
             self._maxsim.warm_up()
+            self._maxsim_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="maxsim")
         return self._maxsim
 
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
@@ -201,7 +207,8 @@ class CrossEncoderReranker:
         pending = None
         if self.scorer.maxsim_weight > 0:
             # Embedding the head's sentences overlaps the cross-encoder call (Triton's GPU in production).
-            pending = self._maxsim_pool.submit(self._maxsim_ranker().head_scores, query, head)
+            maxsim = self._maxsim_ranker()
+            pending = self._maxsim_pool.submit(maxsim.head_scores, query, head)
         scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
         more = ((pending.result(), self.scorer.maxsim_weight),) if pending else ()
         ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k, more)

@@ -26,7 +26,7 @@ import numpy as np
 
 from services.evaluation.metrics import ndcg_at, recall_at
 from services.reranker import fusion
-from services.reranker.cross_encoder import CARD_FILE
+from services.reranker.cross_encoder import CARD_FILE, served_weights
 from services.reranker.training import data, loop
 from services.reranker.triton_server import MODEL_TEMPLATE, rerankers_root
 from shared.embedding.base import resolve_model_dir
@@ -168,11 +168,11 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
     if with_torch:
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
     card = json.loads((model_dir / CARD_FILE).read_text())
-    enabled = card["fusion"] if card["enabled"] else {}
+    weights = served_weights(card)
     served = {"ragmesh_model_id": card["model_id"], "ragmesh_model_version": card["model_version"],
-              "ragmesh_fusion_weight": str(enabled.get("weight", 0.0)),
+              "ragmesh_fusion_weight": str(weights["weight"]),
               "ragmesh_fusion_k": str(card["fusion"]["k"]),
-              "ragmesh_maxsim_weight": str(enabled.get("maxsim_weight", 0.0))}
+              "ragmesh_maxsim_weight": str(weights["maxsim_weight"])}
     with open(target / "config.pbtxt", "a", encoding="utf-8") as fh:
         for key, value in served.items():
             fh.write(f'parameters {{ key: "{key}" value {{ string_value: "{value}" }} }}\n')

@@ -7,11 +7,11 @@ import pytest
 from services.reranker.cross_encoder import CARD_FILE, HubScorer, OnnxScorer, resolve_scorer
 
 
-def _card(folder, enabled=True, weight=1.5):
+def _card(folder, enabled=True, weight=1.5, **fusion):
     folder.mkdir(parents=True)
     (folder / CARD_FILE).write_text(json.dumps({
         "model_id": f"ragmesh-ce/{folder.name}", "model_version": "abc", "max_length": 128, "enabled": enabled,
-        "fusion": {"k": 60, "weight": weight}}))
+        "fusion": {"k": 60, "weight": weight, **fusion}}))
     return folder
 
 
@@ -54,22 +54,14 @@ def test_a_cached_triton_repository_serves_this_checkouts_model_code(tmp_path):
 
 @pytest.mark.parametrize("enabled,expected", [(True, 1.0), (False, 0.0)])
 def test_the_maxsim_weight_comes_from_the_card_of_an_enabled_model(tmp_path, enabled, expected):
-    folder = _card(tmp_path / "m", enabled=enabled)
-    card = json.loads((folder / CARD_FILE).read_text())
-    card["fusion"]["maxsim_weight"] = 1.0
-    (folder / CARD_FILE).write_text(json.dumps(card))
-    assert OnnxScorer(folder).maxsim_weight == expected
+    assert OnnxScorer(_card(tmp_path / "m", enabled=enabled, maxsim_weight=1.0)).maxsim_weight == expected
 
 
 def test_a_model_that_fuses_maxsim_refuses_to_run_without_an_embedder(tmp_path):
     from services.reranker.cross_encoder import CrossEncoderReranker
     from shared.errors import Unavailable
 
-    folder = _card(tmp_path / "m")
-    card = json.loads((folder / CARD_FILE).read_text())
-    card["fusion"]["maxsim_weight"] = 1.0
-    (folder / CARD_FILE).write_text(json.dumps(card))
-    reranker = CrossEncoderReranker(OnnxScorer(folder), maxsim_factory=None)
+    reranker = CrossEncoderReranker(OnnxScorer(_card(tmp_path / "m", maxsim_weight=1.0)), maxsim_factory=None)
     assert reranker.model_id == "ragmesh-ce/m+maxsim"
     with pytest.raises(Unavailable, match="no embedder"):
         reranker._maxsim_ranker()
