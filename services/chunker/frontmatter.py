@@ -1,20 +1,82 @@
-"""`---`-delimited `key: value` front matter: how a source file states its own governance metadata."""
+"""YAML front matter between `---` fences: how a source file states its own governance metadata.
 
+Read fail-closed: a key that is present but cannot be used refuses the document (InvalidArgument
+naming the document and the key), because dropping it silently would file a confidential document
+under `public`. Checking the values is governance.py's job; this module only reads them.
+"""
+
+import difflib
 import re
 
+import yaml
+
+from shared.errors import InvalidArgument
+
 _FENCE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-KNOWN_KEYS = {"doc_id", "title", "version", "effective_from", "effective_to", "access_scopes", "content_type"}
+KNOWN_KEYS = ("doc_id", "title", "version", "effective_from", "effective_to", "access_scopes", "content_type")
+# How close an unknown key must be to a known one to count as its misspelling (`acess_scopes`: 0.96).
+_MISSPELLING_CUTOFF = 0.8
+_NULL_TAG = "tag:yaml.org,2002:null"
 
 
-def split_front_matter(text: str) -> tuple[dict[str, str], int]:
-    """Returns the fields and the offset where the document's content starts (0 without front matter)."""
+class _Loader(yaml.SafeLoader):
+    """Every scalar stays the text it was written as (`version: 1.10` is not the float 1.1, and a date
+    is checked by governance.py, not guessed by YAML); only an empty value or `null` reads as None."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag == _NULL_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode):
+    # PyYAML keeps the last of two equal keys: `access_scopes: hr` then `access_scopes: public` would be public.
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, str) and key.lower() in seen:
+            raise _DuplicateKey(key)
+        seen.add(key.lower() if isinstance(key, str) else key)
+    return loader.construct_mapping(node, deep=True)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
+def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, object], int]:
+    """The known keys (lower-cased) with their YAML values, and the offset where the content starts
+    (0 without front matter). Unknown keys are ignored unless they misspell a known one."""
     match = _FENCE.match(text)
     if not match:
         return {}, 0
-    fields = {}
-    for line in match.group(1).splitlines():
-        key, sep, value = line.partition(":")
-        key = key.strip().lower()
-        if sep and key in KNOWN_KEYS:
-            fields[key] = value.strip()
+    try:
+        loaded = yaml.load(match.group(1), Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except _DuplicateKey as dup:
+        raise InvalidArgument(f"front_matter.{dup}", f"{name} states {str(dup)!r} twice") from None
+    except yaml.YAMLError as err:
+        raise InvalidArgument("front_matter", f"{name}: front matter is not valid YAML: {_one_line(err)}") from None
+    if loaded is None:
+        return {}, match.end()
+    if not isinstance(loaded, dict):
+        raise InvalidArgument("front_matter", f"{name}: front matter must be `key: value` lines, "
+                                              f"not a YAML {type(loaded).__name__}")
+    fields: dict[str, object] = {}
+    for raw_key, value in loaded.items():
+        key = str(raw_key).strip().lower()
+        if key in KNOWN_KEYS:
+            fields[key] = value
+            continue
+        close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=_MISSPELLING_CUTOFF)
+        if close:
+            raise InvalidArgument(f"front_matter.{raw_key}",
+                                  f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?")
     return fields, match.end()
+
+
+def _one_line(err: yaml.YAMLError) -> str:
+    return " ".join(str(err).split())

@@ -20,6 +20,8 @@ class ChunkerConfig(ServerConfig):
     max_bytes: int = 10_000_000
     # "structure" (the default) or "fixed": structure-blind token windows, the evaluation's baseline.
     strategy: str = "structure"
+    # A document stating no access scopes: "public" (the default) or "refuse" (INVALID_ARGUMENT).
+    missing_scopes: str = "public"
 
 
 class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
@@ -36,7 +38,8 @@ class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
 
 def main() -> None:
     cfg = config.load(ChunkerConfig, "chunker")
-    chunker = DocumentChunker(cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes, cfg.strategy)
+    chunker = DocumentChunker(cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes, cfg.strategy,
+                              cfg.missing_scopes)
 
     def register(server):
         chunker.warm_up()

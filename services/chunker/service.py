@@ -10,6 +10,14 @@ from pathlib import PurePosixPath
 
 from services.chunker.chunking import SectionPacker, build_chunks
 from services.chunker.fixed import COMMON_DEFAULT_TOKENS, FixedWindows
+from services.chunker.governance import (
+    MISSING_SCOPES,
+    check_interval,
+    date_value,
+    default_scopes,
+    scope_list,
+    text_value,
+)
 from services.chunker.parsing import content_type_for, parse_document
 from services.chunker.structure import ParsedDocument
 from shared.embedding.tokens import TokenCounter
@@ -22,14 +30,18 @@ DEFAULT_EFFECTIVE_FROM = "1970-01-01"
 
 class DocumentChunker:
     def __init__(self, model_name: str, max_tokens: int = 0, overlap_ratio: float = 0.12,
-                 max_bytes: int = 10_000_000, strategy: str = "structure"):
+                 max_bytes: int = 10_000_000, strategy: str = "structure", missing_scopes: str = "public"):
         if strategy not in STRATEGIES:
             raise ValueError(f"chunker strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
+        if missing_scopes not in MISSING_SCOPES:
+            raise ValueError(f"chunker missing_scopes {missing_scopes!r} is not one of {', '.join(MISSING_SCOPES)}")
         self.model_name = model_name
         self.requested_max_tokens = max_tokens
         self.overlap_ratio = overlap_ratio
         self.max_bytes = max_bytes
         self.strategy = strategy
+        # What a document that states no access scopes gets: `public`, or refused.
+        self.missing_scopes = missing_scopes
         self.counter = TokenCounter(model_name)
         self.max_tokens = 0
         self._packer: SectionPacker | None = None
@@ -65,21 +77,37 @@ class DocumentChunker:
             return resolved, self._windows.chunks(parsed.text, resolved, parsed.body_start)
         return resolved, build_chunks(parsed.text, resolved, parsed.sections, self._packer)
 
-    @staticmethod
-    def _resolve_meta(meta: DocumentMeta, parsed: ParsedDocument, content: bytes, content_type: str) -> DocumentMeta:
+    def _resolve_meta(self, meta: DocumentMeta, parsed: ParsedDocument, content: bytes,
+                      content_type: str) -> DocumentMeta:
         """Caller-supplied metadata wins; front matter (Markdown and plain text) fills the gaps; then
-        what the document says of itself; then safe defaults."""
-        fields = parsed.fields
-        scopes = meta.access_scopes or [s.strip() for s in fields.get("access_scopes", "").split(",") if s.strip()]
-        document_id = meta.document_id or fields.get("doc_id") or str(PurePosixPath(meta.source_uri or "document"))
+        what the document says of itself; then defaults. Every stated governance value is checked."""
+        name = meta.document_id or meta.source_uri or "document"
+        stated = {key: _front_matter_value(parsed.fields, key, name) for key in parsed.fields}
+        scopes = (scope_list(list(meta.access_scopes), "document.meta.access_scopes", name) if meta.access_scopes
+                  else stated.get("access_scopes"))
+        document_id = meta.document_id or stated.get("doc_id") or str(PurePosixPath(meta.source_uri or "document"))
+        effective_from = (date_value(meta.effective_from, "document.meta.effective_from", name)
+                          if meta.effective_from else stated.get("effective_from", DEFAULT_EFFECTIVE_FROM))
+        effective_to = (date_value(meta.effective_to, "document.meta.effective_to", name)
+                        if meta.effective_to else stated.get("effective_to", ""))
+        check_interval(effective_from, effective_to, name)
         return dataclasses.replace(
             meta,
             document_id=document_id,
-            version=meta.version or fields.get("version") or "1",
-            access_scopes=scopes or ["public"],
-            effective_from=meta.effective_from or fields.get("effective_from") or DEFAULT_EFFECTIVE_FROM,
-            effective_to=meta.effective_to or fields.get("effective_to", ""),
+            version=meta.version or stated.get("version") or "1",
+            access_scopes=scopes or default_scopes(self.missing_scopes, document_id),
+            effective_from=effective_from,
+            effective_to=effective_to,
             content_type=content_type,
-            title=meta.title or fields.get("title") or parsed.title or PurePosixPath(document_id).stem,
+            title=meta.title or stated.get("title") or parsed.title or PurePosixPath(document_id).stem,
             source_sha256=hashlib.sha256(content).hexdigest(),
         )
+
+
+def _front_matter_value(fields: dict, key: str, name: str):
+    field = f"front_matter.{key}"
+    if key == "access_scopes":
+        return scope_list(fields[key], field, name)
+    if key in ("effective_from", "effective_to"):
+        return date_value(fields[key], field, name)
+    return text_value(fields[key], field, name)

@@ -55,7 +55,8 @@ class ParsedDocument:
     sections: list[Section]
     # Where the content starts (after front matter); only Markdown and plain text have front matter.
     body_start: int = 0
-    fields: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Front matter's known keys with their YAML values, unchecked (governance.py checks them).
+    fields: dict[str, object] = dataclasses.field(default_factory=dict)
     # The title the document gives itself (first H1, <title>, PDF/DOCX properties), if any.
     title: str = ""
 
