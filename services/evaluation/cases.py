@@ -14,6 +14,7 @@ from pathlib import Path
 
 from services.chunker.parsing import read_document
 from services.cli.documents import collect_files
+from services.evaluation.splits import Splits
 from shared.errors import InvalidArgument
 
 UNANSWERABLE = "unanswerable"
@@ -40,6 +41,7 @@ class EvalCase:
     tenant: str
     category: str
     gold: list[Gold]
+    split: str = ""  # train | dev | test for the project's cases (by document); "" for BEIR
 
     @property
     def answerable(self) -> bool:
@@ -78,13 +80,18 @@ class SourceTexts:
         return Gold(key[0], key[1], gold["evidence"], start, start + len(gold["evidence"]))
 
 
-def load_cases(path: str, corpus_dirs: list[str]) -> list[EvalCase]:
+def load_cases(path: str, corpus_dirs: list[str], splits_file: str | None = None) -> list[EvalCase]:
+    """Cases with their gold spans resolved; each gets its split from `splits_file` (default: splits.json
+    beside the cases, when there is one)."""
     sources = SourceTexts(corpus_dirs)
+    splits_path = Path(splits_file) if splits_file else Path(path).with_name("splits.json")
+    splits = Splits.load(str(splits_path)) if splits_path.exists() else None
     cases = []
     for row in read_jsonl(Path(path)):
         gold = [sources.locate(g, row["id"]) for g in row.get("gold", [])]
+        split = splits.of(row["id"], [g.doc_id for g in gold]) if splits else ""
         cases.append(EvalCase(row["id"], row["question"], row.get("tenant", "demo"),
-                              row.get("category", "general") if gold else UNANSWERABLE, gold))
+                              row.get("category", "general") if gold else UNANSWERABLE, gold, split))
     ids = [c.case_id for c in cases]
     if len(ids) != len(set(ids)):
         raise ValueError(f"{path}: duplicate case ids")

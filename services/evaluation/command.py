@@ -7,8 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-import grpc
-
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh
 from services.evaluation import gate
@@ -18,21 +16,25 @@ from services.evaluation.cases import beir_documents, beir_tenant, load_beir, lo
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from shared.calibration import save as save_calibration
+from shared.credentials import gateway_channel
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 
 @contextlib.contextmanager
 def _mesh_or_gateway(args):
+    """An authenticated gateway channel: a spawned mesh's local key per tenant, or the caller's own key."""
     if args.spawn:
         mesh = Mesh.on_free_ports(args.data_dir, extra_env=dict(args.env or []))
         print(f"starting a mesh for the evaluation (data in {args.data_dir}) ...", file=sys.stderr, flush=True)
         mesh.start(timeout=300)
         try:
-            yield mesh.address("gateway")
+            with mesh.gateway_channel() as channel:
+                yield channel
         finally:
             mesh.stop()
     else:
-        yield args.gateway
+        with gateway_channel(args.gateway) as channel:
+            yield channel
 
 
 def _ingest_corpus_dirs(stub, dirs: list[str], tenants: set[str], timeout: float) -> None:
@@ -80,16 +82,15 @@ def run(args) -> int:
         name += f" (unanswerable + every {args.answerable_stride}th answerable)"
     if args.limit:
         cases = cases[: args.limit]
-    with _mesh_or_gateway(args) as gateway_addr:
-        with grpc.insecure_channel(gateway_addr) as channel:
-            stub = gateway_pb2_grpc.GatewayStub(channel)
-            if args.beir:
-                _ingest_beir(stub, args.beir, beir_tenant(args.beir), args.timeout)
-            elif args.ingest:
-                _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
-            results = evaluate(stub, cases, args.mode, args.timeout, beir=bool(args.beir), top_k=args.top_k,
-                               rerank=args.rerank)
-            threshold = _threshold(stub, cases) if not args.beir else None
+    with _mesh_or_gateway(args) as channel:
+        stub = gateway_pb2_grpc.GatewayStub(channel)
+        if args.beir:
+            _ingest_beir(stub, args.beir, beir_tenant(args.beir), args.timeout)
+        elif args.ingest:
+            _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
+        results = evaluate(stub, cases, args.mode, args.timeout, beir=bool(args.beir), top_k=args.top_k,
+                           rerank=args.rerank)
+        threshold = _threshold(stub, cases) if not args.beir else None
     meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or not args.beir),
             "reranker_model_id": ",".join(sorted({r.reranker_model_id for r in results if r.reranker_model_id})),
             "generator_id": ",".join(sorted({r.generator_id for r in results if r.generator_id})),
@@ -133,11 +134,10 @@ def _threshold(stub, cases) -> float | None:
 
 
 def _print_summary(report: dict) -> None:
-    overall = report["overall"]
-    keys = [k for k in ("recall@1", "recall@5", "recall@10", "recall@50", "recall@100", "mrr@10", "ndcg@10",
-                        "citation_validity", "answer_accuracy", "false_answer_rate", "over_abstention_rate")
-            if overall.get(k) is not None]
-    print("  ".join(f"{k}={overall[k]:.3f}" for k in keys))
+    keys = ("recall@1", "recall@5", "recall@10", "recall@50", "recall@100", "mrr@10", "ndcg@10", "citation_validity",
+            "answer_accuracy", "wrong_answer_rate", "false_answer_rate", "over_abstention_rate")
+    for name, row in (("overall", report["overall"]), *report.get("per_split", {}).items()):
+        print(f"{name}: " + "  ".join(f"{k}={row[k]:.3f}" for k in keys if row.get(k) is not None))
     if report["triage"]:
         print("triage: " + ", ".join(f"{k}={v}" for k, v in sorted(report["triage"].items())))
 
@@ -165,12 +165,11 @@ def run_calibration(args) -> int:
     # chosen from what each threshold would have let through.
     args.env = [*(args.env or []), ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
                 ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none")]
-    with _mesh_or_gateway(args) as gateway_addr:
-        with grpc.insecure_channel(gateway_addr) as channel:
-            stub = gateway_pb2_grpc.GatewayStub(channel)
-            if args.ingest:
-                _ingest_corpus_dirs(stub, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
-            results = evaluate(stub, cases, "hybrid", args.timeout)
+    with _mesh_or_gateway(args) as channel:
+        stub = gateway_pb2_grpc.GatewayStub(channel)
+        if args.ingest:
+            _ingest_corpus_dirs(stub, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
+        results = evaluate(stub, cases, "hybrid", args.timeout)
     models = {r.reranker_model_id for r in results if r.reranker_model_id}
     if len(models) != 1:
         raise SystemExit(f"calibrate: expected one reranker model across the run, saw {sorted(models) or 'none'}")

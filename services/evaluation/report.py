@@ -8,7 +8,8 @@ from services.evaluation import metrics as m
 from services.evaluation.runner import CaseResult
 
 RECALL_KS = (1, 3, 5, 10, 20, 50, 100)
-HEADLINE = ("recall@5", "ndcg@10", "citation_validity", "false_answer_rate")
+HEADLINE = ("recall@5", "ndcg@10", "citation_validity", "false_answer_rate", "answer_accuracy",
+            "wrong_answer_rate", "over_abstention_rate")
 
 
 def _mean(values) -> float | None:
@@ -35,9 +36,13 @@ def answer_metrics(results: list[CaseResult]) -> dict:
     answerable = [r for r in results if r.case.answerable]
     unanswerable = [r for r in results if not r.case.answerable]
     answered = [r for r in results if r.answered]
+    answers_given = [r for r in answerable if r.answered]
     return {
         "citation_validity": _mean(1.0 if r.citation_valid else 0.0 for r in answered) if answered else 1.0,
         "answer_accuracy": _mean(1.0 if r.answered and r.answer_correct else 0.0 for r in answerable),
+        # A confidently wrong answer: an answerable question answered with citations to no gold evidence.
+        "wrong_answer_rate": _mean(0.0 if r.answer_correct else 1.0 for r in answers_given)
+        if answers_given else (0.0 if answerable else None),
         "false_answer_rate": _mean(1.0 if r.answered else 0.0 for r in unanswerable),
         "over_abstention_rate": _mean(0.0 if r.answered else 1.0 for r in answerable),
         "answered": len(answered),
@@ -66,10 +71,20 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
             row.update(answer_metrics(subset))
         row["cases"] = len(subset)
         per_category[category] = row
+    per_split = {}
+    for split in ("train", "dev", "test"):
+        subset = [r for r in results if r.case.split == split]
+        if subset:
+            row = retrieval_metrics(subset)
+            if answers:
+                row.update(answer_metrics(subset))
+            row["cases"] = len(subset)
+            per_split[split] = row
     return {
         "meta": meta,
         "overall": overall,
         "per_category": per_category,
+        "per_split": per_split,
         "latency": latency(results),
         "triage": dict(Counter(r.triage for r in results if r.triage != "ok")),
         "cases": [
@@ -98,12 +113,15 @@ def write_markdown(report: dict, path: Path) -> None:
     lines += [f"- {k}: {v}" for k, v in meta.items()]
     lines += ["", "## Overall", "", "| metric | value |", "|---|---|"]
     lines += [f"| {k} | {_fmt(v)} |" for k, v in overall.items()]
-    keys = [k for k in ("recall@5", "ndcg@10", "mrr@10", "citation_validity", "answer_accuracy",
+    keys = [k for k in ("recall@5", "ndcg@10", "mrr@10", "citation_validity", "answer_accuracy", "wrong_answer_rate",
                         "false_answer_rate", "over_abstention_rate") if k in overall or k == "false_answer_rate"]
-    lines += ["", "## Per category", "", "| category | cases | " + " | ".join(keys) + " |",
-              "|---|---|" + "---|" * len(keys)]
-    for category, row in report["per_category"].items():
-        lines.append(f"| {category} | {row['cases']} | " + " | ".join(_fmt(row.get(k)) for k in keys) + " |")
+    for title, rows in (("Per split (by document; tune on train/dev, report test)", report.get("per_split", {})),
+                        ("Per category", report["per_category"])):
+        if not rows:
+            continue
+        lines += ["", f"## {title}", "", "| | cases | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
+        for name, row in rows.items():
+            lines.append(f"| {name} | {row['cases']} | " + " | ".join(_fmt(row.get(k)) for k in keys) + " |")
     lines += ["", "## Latency per stage (ms)", "", "| stage | p50 | p95 |", "|---|---|---|"]
     lines += [f"| {s} | {v['p50_ms']} | {v['p95_ms']} |" for s, v in report["latency"].items()]
     lines += ["", "## Triage of failed cases", ""]

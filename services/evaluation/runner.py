@@ -9,6 +9,8 @@ from services.evaluation.cases import EvalCase, Gold
 from shared.stubs import gateway_pb2
 
 MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
+# Abstentions the gateway decides before the generator runs (services/gateway/policy.py).
+GATE_REASONS = {"below_threshold", "no_candidates"}
 
 
 @dataclasses.dataclass
@@ -134,4 +136,9 @@ def triage(r: CaseResult) -> str:
         return "recall_failure"
     if not r.gold_in_context:
         return "ranking_failure"
-    return "generation_failure"
+    # The right passage was there: who failed to use it.
+    if r.answered:
+        return "wrong_citation"
+    if r.abstain_reason.split(":")[0] in GATE_REASONS:
+        return "gate_abstained"
+    return "generator_abstained"
