@@ -45,7 +45,7 @@ def scores_from_pb(pb: common_pb2.StageScores) -> model.StageScores:
     return model.StageScores(
         bm25_rank=pb.bm25_rank, bm25_score=pb.bm25_score, dense_rank=pb.dense_rank,
         dense_score=pb.dense_score, fused_rank=pb.fused_rank, fused_score=pb.fused_score,
-        rerank_rank=pb.rerank_rank, rerank_score=pb.rerank_score,
+        rerank_rank=pb.rerank_rank, rerank_score=pb.rerank_score, unit_similarity=list(pb.unit_similarity),
     )
 
 
@@ -53,7 +53,7 @@ def scores_to_pb(s: model.StageScores) -> common_pb2.StageScores:
     return common_pb2.StageScores(
         bm25_rank=s.bm25_rank, bm25_score=s.bm25_score, dense_rank=s.dense_rank,
         dense_score=s.dense_score, fused_rank=s.fused_rank, fused_score=s.fused_score,
-        rerank_rank=s.rerank_rank, rerank_score=s.rerank_score,
+        rerank_rank=s.rerank_rank, rerank_score=s.rerank_score, unit_similarity=s.unit_similarity,
     )
 
 

@@ -46,6 +46,9 @@ class StageScores:
     fused_score: float = 0.0
     rerank_rank: int = 0
     rerank_score: float = 0.0
+    # Bi-encoder similarity of the query with each answer unit (shared.text.answer_units order), NaN where a
+    # unit has no view; empty when the reranker did not compute them (cross-encoder, passthrough).
+    unit_similarity: list[float] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

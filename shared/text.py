@@ -67,20 +67,65 @@ def content_terms(text: str) -> set[str]:
     return {_stem(w) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
 
 
+_LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
+
+
+def is_list_item(text: str) -> bool:
+    return bool(_LIST_ITEM.match(text.lstrip()))
+
+
+def _line_kind(stripped: str) -> str:
+    if not stripped:
+        return "blank"
+    if stripped.startswith("```"):
+        return "fence"
+    if set(stripped) <= set("|-: "):
+        return "rule"  # a table rule (| --- |) or a thematic break
+    if stripped.startswith(("|", "#")):
+        return "line"  # a table row or a heading: one unit each
+    if _LIST_ITEM.match(stripped):
+        return "item"
+    return "prose"
+
+
 def answer_units(text: str) -> list[tuple[int, int]]:
-    """Quotable units of a passage: table rows and list items by line, prose by sentence."""
-    units = []
+    """Quotable units of a passage, following its structure rather than its physical lines: a table row
+    or a heading is one line; a list item runs until the next item or a blank line (its wrapped lines
+    included); in fenced code each line is a unit; prose is split into sentences across hard line
+    breaks, so a wrapped sentence is one unit, never cut at the end of a line."""
+    units: list[tuple[int, int]] = []
+    block: list[int] = []  # [start, end, is_item] of the open prose paragraph or list item
+    in_code = False
+
+    def close():
+        if block:
+            start, end, is_item = block
+            units.extend([(start, end)] if is_item else sentence_spans(text, start, end))
+            block.clear()
+
     pos = 0
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
-        start, end = pos, pos + len(line.rstrip("\r\n"))
+        start = pos + len(line) - len(line.lstrip())
+        end = pos + len(line.rstrip())
         pos += len(line)
-        if not stripped or set(stripped) <= set("|-: "):
-            continue  # blank lines and table rules are not quotable
-        if stripped.startswith(("|", "#")) or re.match(r"^([-*+]|\d+[.)])\s", stripped):
+        kind = _line_kind(stripped)
+        if kind == "fence" or in_code:
+            close()
+            if kind == "fence":
+                in_code = not in_code
+            elif stripped:
+                units.append((start, end))
+            continue
+        if kind == "prose" and block:
+            block[1] = end  # a wrapped line continues the paragraph or list item
+            continue
+        close()
+        if kind == "line":
             units.append((start, end))
-        else:
-            units += sentence_spans(text, start, end)
+        elif kind in ("prose", "item"):
+            block.extend([start, end, kind == "item"])
+    close()
     return units
 
 
@@ -95,14 +140,15 @@ def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
-def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[str]:
-    """Short texts a bi-encoder can match a question against, one claim each: the section title,
-    each sentence or list item under it, and for a table row its key with each column
-    ("Team — Monthly price: $79"). Long concatenations dilute the similarity, so none are built."""
+def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[tuple[str, int]]:
+    """Short texts a bi-encoder can match a question against, one claim each, with the index (into
+    answer_units(body)) of the unit each one reads, -1 for the section title: the title, each sentence or
+    list item under it, and for a table row its key with each column ("Team — Monthly price: $79").
+    Long concatenations dilute the similarity, so none are built."""
     leaf = heading_path[-1] if heading_path else ""
-    views = [leaf] if leaf else []
+    views = [(leaf, -1)] if leaf else []
     header = None
-    for start, end in answer_units(body):
+    for index, (start, end) in enumerate(answer_units(body)):
         text = body[start:end].strip()
         if text.startswith("#"):
             continue
@@ -114,10 +160,12 @@ def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[s
             cells = _cells(text)
             if header and cells:
                 key = cells[0]
-                views.append("; ".join(f"{h}: {c}" for h, c in zip(header[:3], cells[:3], strict=False)))
-                views += [f"{key} — {h}: {c}" for h, c in zip(header[1:], cells[1:], strict=False) if c]
+                views.append(("; ".join(f"{h}: {c}" for h, c in zip(header[:3], cells[:3], strict=False)), index))
+                views += [(f"{key} — {h}: {c}", index)
+                          for h, c in zip(header[1:], cells[1:], strict=False) if c]
                 continue
-        views.append(f"{leaf}: {text}" if leaf else text)
+        text = " ".join(text.split())  # a wrapped sentence reads as one line
+        views.append((f"{leaf}: {text}" if leaf else text, index))
     return views[:limit]
 
 

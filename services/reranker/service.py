@@ -32,6 +32,13 @@ IDENTIFIER_IN_HEADING_BONUS = 0.3
 IDENTIFIER_IN_BODY_BONUS = 0.15
 
 
+def _per_unit_max(similarity: np.ndarray, units: np.ndarray) -> list[float]:
+    n = int(units.max()) + 1 if len(units) else 0
+    best = np.full(n, -np.inf, dtype=np.float32)
+    np.maximum.at(best, units[units >= 0], similarity[units >= 0])
+    return [float(v) if np.isfinite(v) else float("nan") for v in best]
+
+
 class PassthroughReranker:
     model_id = "passthrough"
     model_version = "fused-order"
@@ -67,37 +74,44 @@ class MaxSimReranker:
     def warm_up(self) -> None:
         self.embedder.warm_up()
 
-    def _unit_vectors(self, candidates: list[ScoredChunk]) -> list[np.ndarray]:
+    def _unit_vectors(self, candidates: list[ScoredChunk]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per candidate: its view vectors and, per view, the answer unit it reads (-1: the title)."""
         with self._lock:
             cached = {sc.chunk.chunk_id: self._cache.get(sc.chunk.chunk_id) for sc in candidates}
         missing = [sc for sc in candidates if cached[sc.chunk.chunk_id] is None]
-        texts, owners = [], []
+        texts, owners, units = [], [], []
         for i, sc in enumerate(missing):
             # A document without headings is still under its title: "Title: sentence" keeps the context.
             headings = sc.chunk.heading_path or ([sc.chunk.meta.title] if sc.chunk.meta.title else [])
-            views = scoring_views(headings, sc.chunk.body, MAX_VIEWS_PER_CANDIDATE) or [sc.chunk.body]
-            texts += views
+            views = scoring_views(headings, sc.chunk.body, MAX_VIEWS_PER_CANDIDATE) or [(sc.chunk.body, -1)]
+            texts += [text for text, _ in views]
+            units += [unit for _, unit in views]
             owners += [i] * len(views)
         if texts:
             vectors = self.embedder.embed_passages(texts)
-            owners_arr = np.array(owners)
+            owners_arr, units_arr = np.array(owners), np.array(units)
             with self._lock:
                 for i, sc in enumerate(missing):
-                    cached[sc.chunk.chunk_id] = vectors[owners_arr == i]
+                    mine = owners_arr == i
+                    cached[sc.chunk.chunk_id] = (vectors[mine], units_arr[mine])
                     self._cache[sc.chunk.chunk_id] = cached[sc.chunk.chunk_id]
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return [cached[sc.chunk.chunk_id] for sc in candidates]
 
     def score(self, query: str, head: list[ScoredChunk]) -> np.ndarray:
-        """Max-similarity of the query with each candidate's views, plus the identifier bonus."""
+        """Max-similarity of the query with each candidate's views, plus the identifier bonus. Each
+        candidate's per-unit similarities (the best view of each answer unit, NaN for a unit without one)
+        are left in its scores for the generator's answer selection."""
         scores = np.full(len(head), -1.0, dtype=np.float32)
         if head:
             query_vec = self.embedder.embed_queries([query])[0]
             named = identifiers(query)
-            for i, units in enumerate(self._unit_vectors(head)):
-                if len(units):
-                    scores[i] = float(np.max(units @ query_vec))
+            for i, (vectors, units) in enumerate(self._unit_vectors(head)):
+                if len(vectors):
+                    similarity = vectors @ query_vec
+                    scores[i] = float(np.max(similarity))
+                    head[i].scores.unit_similarity = _per_unit_max(similarity, units)
                 chunk = head[i].chunk
                 if named and named <= identifiers(" ".join(chunk.heading_path)):
                     scores[i] += IDENTIFIER_IN_HEADING_BONUS

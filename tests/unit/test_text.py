@@ -1,3 +1,8 @@
+import textwrap
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from shared.text import answer_units, content_terms, heading_prefix, sentence_spans
 
 
@@ -39,3 +44,27 @@ def test_content_terms_keep_identifiers_whole_and_drop_stopwords():
 def test_heading_prefix_does_not_repeat_the_title():
     assert heading_prefix("Price List", ["Price List", "Plans"]) == "Price List > Plans"
     assert heading_prefix("Handbook", ["Refunds", "Timing"]) == "Handbook > Refunds > Timing"
+
+
+def test_a_wrapped_list_item_and_fenced_code_keep_their_structure():
+    body = "- first item\n  wraps here\n- second\n```\nragmesh up\nragmesh ask\n```\nDone."
+    units = [body[a:b] for a, b in answer_units(body)]
+    assert units == ["- first item\n  wraps here", "- second", "ragmesh up", "ragmesh ask", "Done."]
+
+
+_WORDS = ["refund", "customer", "plan", "annual", "seats", "invoice", "renewal", "notice", "party", "days",
+          "written", "before", "term", "price", "support", "hours", "region", "storage", "quota", "month"]
+_sentence = st.lists(st.sampled_from(_WORDS), min_size=2, max_size=14).map(
+    lambda words: " ".join([words[0].capitalize(), *words[1:]]) + ".")
+
+
+@settings(max_examples=200, deadline=None)
+@given(sentences=st.lists(_sentence, min_size=1, max_size=6), width=st.integers(min_value=16, max_value=90),
+       paragraphs=st.integers(min_value=1, max_value=3))
+def test_no_unit_of_a_hard_wrapped_paragraph_ends_inside_a_sentence(sentences, width, paragraphs):
+    # The same sentences, hard-wrapped at `width` (as plain-text and Markdown sources are), in one or more
+    # paragraphs: each unit is exactly one whole sentence, whatever the line breaks.
+    groups = [sentences[i::paragraphs] for i in range(paragraphs)]
+    text = "\n\n".join(textwrap.fill(" ".join(g), width) for g in groups if g)
+    units = [" ".join(text[a:b].split()) for a, b in answer_units(text)]
+    assert units == [s for g in groups for s in g]
