@@ -20,6 +20,11 @@ from shared.observability.tracing import setup_tracing
 log = logging.getLogger("ragmesh.server")
 
 
+def _aborted(context: grpc.ServicerContext) -> bool:
+    """The handler already chose its status (context.abort raises a bare Exception after setting it)."""
+    return context.code() not in (None, grpc.StatusCode.OK)
+
+
 def _guard(stage: str, behavior, streaming: bool):
     """Map domain errors to their status; anything else becomes INTERNAL naming the stage."""
 
@@ -34,7 +39,7 @@ def _guard(stage: str, behavior, streaming: bool):
             try:
                 yield from behavior(request, context)
             except Exception as exc:  # noqa: BLE001 - mapped to a status, never swallowed
-                if isinstance(exc, grpc.RpcError) and context.code() is not None:
+                if _aborted(context):
                     raise
                 fail(exc, context)
         return stream
@@ -43,8 +48,8 @@ def _guard(stage: str, behavior, streaming: bool):
         try:
             return behavior(request, context)
         except Exception as exc:  # noqa: BLE001
-            if isinstance(exc, grpc.RpcError) and context.code() is not None:
-                raise  # already aborted with a status
+            if _aborted(context):
+                raise
             fail(exc, context)
     return unary
 
