@@ -8,6 +8,7 @@ from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import ServerConfig
 from shared.embedding import build_embedder
+from shared.errors import InvalidArgument
 from shared.index.factory import open_index
 from shared.observability.metrics import CANDIDATES
 from shared.observability.tracing import annotate_candidates, annotate_documents, annotate_query, tracer
@@ -40,7 +41,10 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
         self.retriever = retriever
 
     def Retrieve(self, request, context):
-        mode = _MODES.get(request.mode, "hybrid")
+        mode = _MODES.get(request.mode)
+        if mode is None:  # proto3 enums are open: an unknown number arrives as itself, not as hybrid
+            raise InvalidArgument("mode", f"{request.mode} is not a retrieval mode (0 = unspecified (hybrid), "
+                                          "1 = hybrid, 2 = bm25, 3 = dense)")
         with tracer().start_as_current_span("retrieval", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("gen_ai.operation.name", "retrieval")
             span.set_attribute("ragmesh.retrieval.mode", mode)
