@@ -48,3 +48,15 @@ def require(value, field: str) -> None:
     """Reject empty required request fields with a message that names them."""
     if not value:
         raise InvalidArgument(field, "is required")
+
+
+class Unauthenticated(RagmeshError):
+    """No usable credential: missing, unknown, revoked or expired."""
+
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
+class PermissionDenied(RagmeshError):
+    """A valid credential asking for more than it holds; the message says which tenant, scope or role."""
+
+    code = grpc.StatusCode.PERMISSION_DENIED

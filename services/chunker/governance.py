@@ -6,13 +6,10 @@ naming the document and the key; it never falls back to a default. Only a docume
 scopes at all gets the deployment's default (`public`, or refused with `missing_scopes=refuse`).
 """
 
-import re
-
 from shared.errors import InvalidArgument
 from shared.model import PUBLIC_SCOPE, normalize_time
+from shared.names import SCOPE_NAME
 
-# Scope names are identifiers: `[hr` or `finance]` (a flow list read as text) is refused, not filed.
-SCOPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}")
 MISSING_SCOPES = ("public", "refuse")
 
 

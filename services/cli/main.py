@@ -11,7 +11,7 @@ import threading
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from services.cli import copy_index, feedback
+from services.cli import copy_index, feedback, keys
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
@@ -19,6 +19,8 @@ from services.evaluation import command as eval_command
 from services.evaluation import compare
 from services.reranker.training import command as train_command
 from shared.config import STAGES, stage_address
+from shared.credentials import DEFAULT_TENANT, gateway_channel
+from shared.keys import LOCAL_KEYS_DIR
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
 DEMO_QUESTIONS = (
@@ -30,7 +32,8 @@ _MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
 
 
 def _stub(args) -> gateway_pb2_grpc.GatewayStub:
-    return gateway_pb2_grpc.GatewayStub(grpc.insecure_channel(args.gateway))
+    """Authenticated with RAGMESH_API_KEY, else the local key for the request's tenant."""
+    return gateway_pb2_grpc.GatewayStub(gateway_channel(args.gateway))
 
 
 def _filters(args) -> common_pb2.SearchFilters:
@@ -50,7 +53,10 @@ def cmd_up(args) -> int:
         return 1
     for stage in STAGES:
         print(f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} {mesh.health(stage)}")
-    print(f"export RAGMESH_GATEWAY_ADDR={mesh.address('gateway')}   # Ctrl-C stops the mesh", flush=True)
+    print(f"API key for tenant {DEFAULT_TENANT!r}: {os.path.join(mesh.data_dir, LOCAL_KEYS_DIR, DEFAULT_TENANT)} "
+          "(mode 0600; the CLI reads it there with RAGMESH_DATA_DIR set, or set RAGMESH_API_KEY)")
+    print(f"export RAGMESH_GATEWAY_ADDR={mesh.address('gateway')} RAGMESH_DATA_DIR={mesh.data_dir}"
+          "   # Ctrl-C stops the mesh", flush=True)
     while not stop.wait(1.0):
         dead = [s for s, p in mesh.processes.items() if p.poll() is not None]
         if dead:
@@ -109,7 +115,7 @@ def cmd_demo(args) -> int:
         mesh.start(timeout=args.start_timeout)
         for stage in STAGES:
             print(f"  {stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid}  {mesh.health(stage)}")
-        stub = gateway_pb2_grpc.GatewayStub(grpc.insecure_channel(mesh.address("gateway")))
+        stub = gateway_pb2_grpc.GatewayStub(mesh.gateway_channel())
         print(f"\nIngesting {args.corpus}/ for tenant {args.tenant!r} ...", flush=True)
         ok, failed = ingest(stub, [args.corpus], args.tenant, args.timeout)
         print(f"{ok} documents ingested, {failed} failed")
@@ -139,11 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     ing = sub.add_parser("ingest", help="ingest files or folders")
     ing.add_argument("paths", nargs="+")
-    ing.add_argument("--tenant", required=True)
+    ing.add_argument("--tenant", default="", help="default: the API key's tenant")
     ing.set_defaults(func=cmd_ingest)
 
     def query_options(p):
-        p.add_argument("--tenant", required=True)
+        p.add_argument("--tenant", default="", help="default: the API key's tenant")
         p.add_argument("--scope", action="append", help="access scope the caller holds (repeatable)")
         p.add_argument("--as-of", help="search the versions effective at this date")
         p.add_argument("--include-superseded", action="store_true")
@@ -165,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     delete = sub.add_parser("delete", help="delete a document and everything derived from it")
     delete.add_argument("document_id")
-    delete.add_argument("--tenant", required=True)
+    delete.add_argument("--tenant", default="", help="default: the API key's tenant")
     delete.set_defaults(func=cmd_delete)
 
+    keys.add_parser(sub)
     eval_command.add_parser(sub)
     eval_command.add_calibrate_parser(sub)
     feedback.add_parsers(sub, 120.0)

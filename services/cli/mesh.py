@@ -12,6 +12,9 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from shared.config import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
+from shared.credentials import DEFAULT_TENANT, gateway_channel
+from shared.keys import local_key
+from shared.names import TENANT_ID
 
 ROOT_DIR = str(Path(__file__).resolve().parents[2])
 # Start order matters only for readiness messages; every stage retries nothing at start-up.
@@ -39,6 +42,7 @@ class Mesh:
         self.log_dir = Path(log_dir or os.path.join(self.data_dir, "logs"))
         self.extra_env = extra_env or {}
         self.processes: dict[str, subprocess.Popen] = {}
+        self._keys: dict[str, str] = {}
 
     @classmethod
     def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
@@ -71,8 +75,23 @@ class Mesh:
         )
         log.close()
 
+    def key_for(self, tenant_id: str = "") -> str:
+        """This mesh's local writer key for a tenant (the demo tenant's when none is named), made on
+        first use in its data dir; the client that launched the mesh owns the data dir anyway."""
+        tenant_id = tenant_id or DEFAULT_TENANT
+        if not TENANT_ID.fullmatch(tenant_id):
+            tenant_id = DEFAULT_TENANT  # no key can name it; the gateway refuses the request, not this client
+        if tenant_id not in self._keys:
+            self._keys[tenant_id] = local_key(self.data_dir, tenant_id)
+        return self._keys[tenant_id]
+
+    def gateway_channel(self) -> grpc.Channel:
+        """A channel to the gateway that sends each request's tenant's local key."""
+        return gateway_channel(self.address("gateway"), self.key_for)
+
     def start(self, timeout: float = 180.0) -> None:
         os.makedirs(self.data_dir, exist_ok=True)
+        self.key_for(DEFAULT_TENANT)  # `ragmesh up` and `make demo` work with no key step
         for stage in START_ORDER:
             self.start_stage(stage)
         try:

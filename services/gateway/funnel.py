@@ -17,6 +17,7 @@ from services.gateway.answer_log import AnswerLog
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, require
+from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
 from shared.stubs import (
@@ -150,7 +151,7 @@ class Funnel:
         return self.reranker.call("Rerank", reranker_pb2.RerankRequest(query="model id", candidates=[])).model_id
 
     def search(self, request: gateway_pb2.SearchRequest, context) -> gateway_pb2.SearchResponse:
-        require(request.tenant_id, "tenant_id")
+        check_tenant_id(request.tenant_id)
         if not request.query.strip():
             raise InvalidArgument("query", "is empty")
         timings: list = []
@@ -164,7 +165,7 @@ class Funnel:
                                           degraded=bool(degraded), timings=timings)
 
     def ask(self, request: gateway_pb2.AskRequest, context) -> gateway_pb2.AskResponse:
-        require(request.tenant_id, "tenant_id")
+        check_tenant_id(request.tenant_id)
         if not request.question.strip():
             raise InvalidArgument("question", "is empty")
         span = trace.get_current_span()
@@ -237,7 +238,7 @@ class Funnel:
         return response
 
     def feedback(self, request: gateway_pb2.FeedbackRequest) -> gateway_pb2.FeedbackResponse:
-        require(request.tenant_id, "tenant_id")
+        check_tenant_id(request.tenant_id)
         require(request.answer_id, "answer_id")
         if request.rating == gateway_pb2.RATING_UNSPECIFIED:
             raise InvalidArgument("rating", "must be RATING_THUMBS_UP or RATING_THUMBS_DOWN")
@@ -254,6 +255,7 @@ class Funnel:
         return gateway_pb2.FeedbackResponse(feedback_id=feedback_id, trace_id=row["trace_id"])
 
     def get_chunk(self, request: retriever_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
+        check_tenant_id(request.tenant_id)
         found = self.retriever.call("GetChunk", retriever_pb2.GetChunkRequest(
             tenant_id=request.tenant_id, chunk_id=request.chunk_id, access_scopes=request.access_scopes), context)
         chunk = found.chunk
@@ -262,6 +264,7 @@ class Funnel:
         return gateway_pb2.ChunkView(chunk=chunk, highlight_start=start, highlight_end=start + len(chunk.body))
 
     def delete_document(self, request, context):
+        check_tenant_id(request.tenant_id)
         return self.indexer.call("DeleteDocument", request, context)
 
 

@@ -1,16 +1,20 @@
 """gRPC face of the gateway."""
 
 import dataclasses
+import ipaddress
 import logging
 import os
 import time
 from pathlib import Path
 
 from services.gateway.answer_log import AnswerLog
+from services.gateway.auth import AuthInterceptor
 from services.gateway.funnel import Funnel
 from shared import calibration, config
 from shared.config import ServerConfig
-from shared.errors import InvalidArgument, require
+from shared.errors import InvalidArgument
+from shared.keys import KEYS_FILE, KeyStore
+from shared.names import check_tenant_id
 from shared.server import serve
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
@@ -38,6 +42,10 @@ class GatewayConfig(ServerConfig):
     indexer_timeout_seconds: float = 600.0
     data_dir: str = ".ragmesh-data"
     answer_log_retention_days: float = 30.0
+    # API keys (shared/keys.py); "" = keys.sqlite in the data dir.
+    keys_file: str = ""
+    # Local development only: every caller may name any tenant and scope. Refused off loopback.
+    auth_disabled: bool = False
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
@@ -46,7 +54,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self.max_documents = max_documents
 
     def Ingest(self, request, context):
-        require(request.tenant_id, "tenant_id")
+        check_tenant_id(request.tenant_id)
         if len(request.documents) > self.max_documents:
             raise InvalidArgument("documents",
                                   f"{len(request.documents)} documents, over the limit of {self.max_documents}")
@@ -94,8 +102,42 @@ def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 
     return calibrated.threshold
 
 
+def auth_interceptors(cfg: GatewayConfig) -> list:
+    """The authentication interceptor, or none when it is explicitly disabled on a loopback address."""
+    if not cfg.auth_disabled:
+        return [AuthInterceptor(KeyStore(cfg.keys_file or os.path.join(cfg.data_dir, KEYS_FILE)))]
+    if not is_loopback(cfg.host):
+        raise SystemExit(f"gateway: refusing to start on {cfg.host} with authentication off "
+                         "(RAGMESH_GATEWAY_AUTH_DISABLED is for local development on a loopback address)")
+    return []
+
+
+def log_auth_mode(cfg: GatewayConfig, interceptors: list) -> None:
+    if not interceptors:
+        for _ in range(3):
+            log.warning("AUTHENTICATION IS OFF (RAGMESH_GATEWAY_AUTH_DISABLED): any local caller may read and "
+                        "write any tenant and scope; for local development only")
+        return
+    store = interceptors[0].auth.store
+    log.info("API keys from %s (%d)", store.path, len(store.list()))
+    if not store.list():
+        log.warning("no API keys in %s: every call is refused until `ragmesh keys create` makes one", store.path)
+    if not is_loopback(cfg.host):
+        log.warning("gateway on %s: bearer keys travel in clear text unless TLS terminates in front of it", cfg.host)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def main() -> None:
     cfg = config.load(GatewayConfig, "gateway")
+    interceptors = auth_interceptors(cfg)
     addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
     answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days)
     funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages,
@@ -104,12 +146,13 @@ def main() -> None:
                         for stage in ("chunker", "indexer", "retriever", "reranker", "generator")})
 
     def register(server):
+        log_auth_mode(cfg, interceptors)
         answer_log.warm_up()
         funnel.abstain_threshold = resolve_threshold(cfg, funnel)
         gateway_pb2_grpc.add_GatewayServicer_to_server(GatewayServicer(funnel, cfg.max_documents_per_ingest), server)
         return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
 
-    serve("gateway", cfg, register)
+    serve("gateway", cfg, register, interceptors)
 
 
 if __name__ == "__main__":

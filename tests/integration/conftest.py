@@ -10,6 +10,8 @@ import pytest
 
 from services.cli.documents import collect_files, to_source_document
 from services.cli.mesh import ROOT_DIR, Mesh
+from shared.credentials import gateway_channel
+from shared.keys import local_key
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 from tests.integration.otlp_receiver import OtlpReceiver
 
@@ -37,7 +39,8 @@ def mesh(tmp_path_factory, otlp):
 
 @pytest.fixture(scope="session")
 def gateway(mesh):
-    channel = grpc.insecure_channel(mesh.address("gateway"))
+    """Authenticated as each request's tenant with that tenant's local writer key (made on first use)."""
+    channel = mesh.gateway_channel()
     yield gateway_pb2_grpc.GatewayStub(channel)
     channel.close()
 
@@ -57,10 +60,16 @@ def ingested(gateway):
 @contextlib.contextmanager
 def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.GatewayStub):
     """Extra stage processes (wired by `env` to whatever the test chooses) and a `stub` for the one
-    among them listening on `port` (the gateway by default); all stopped by pid afterwards."""
+    among them listening on `port` (the gateway by default); all stopped by pid afterwards. A gateway
+    among them is called with local keys from its data dir."""
+    data_dir = env.get("RAGMESH_DATA_DIR", "")
+    if "gateway" in stages and data_dir:
+        local_key(data_dir, TENANT)
     procs = [subprocess.Popen([sys.executable, "-m", f"services.{stage}.server"], env=env, cwd=ROOT_DIR,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for stage in stages]
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    if stub is gateway_pb2_grpc.GatewayStub and data_dir:
+        channel = gateway_channel(f"127.0.0.1:{port}", lambda tenant: local_key(data_dir, tenant or TENANT))
     try:
         grpc.channel_ready_future(channel).result(timeout=120)
         yield stub(channel)

@@ -162,7 +162,6 @@ def test_delete_propagates(gateway, tmp_path):
 
 
 @pytest.mark.parametrize("request_, field", [
-    (gateway_pb2.AskRequest(tenant_id="", question="x"), "tenant_id"),
     (gateway_pb2.AskRequest(tenant_id="t", question="  "), "question"),
 ])
 def test_bad_requests_get_invalid_argument_naming_the_field(gateway, request_, field):

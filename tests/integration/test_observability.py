@@ -115,7 +115,7 @@ def test_errors_are_counted_by_code(mesh, gateway):
     before = value(scrape(mesh, "gateway"), "ragmesh_rpc_errors_total",
                    service="ragmesh.v1.Gateway", method="Ask", code="INVALID_ARGUMENT")
     with pytest.raises(grpc.RpcError):
-        gateway.Ask(gateway_pb2.AskRequest(tenant_id="", question="x"), timeout=10)
+        gateway.Ask(gateway_pb2.AskRequest(tenant_id="demo", question="  "), timeout=10)  # empty question
     after = value(scrape(mesh, "gateway"), "ragmesh_rpc_errors_total",
                   service="ragmesh.v1.Gateway", method="Ask", code="INVALID_ARGUMENT")
     assert after == before + 1

@@ -136,7 +136,7 @@ def test_ask_is_reranked_by_triton_and_degrades_when_triton_stops(model_dir, tmp
            "RAGMESH_GATEWAY_CALIBRATION_FILE": "none"}
     try:
         with Mesh.on_free_ports(str(tmp_path_factory.mktemp("mesh-triton")), extra_env=env) as mesh:
-            with grpc.insecure_channel(mesh.address("gateway")) as channel:
+            with mesh.gateway_channel() as channel:
                 gateway = gateway_pb2_grpc.GatewayStub(channel)
                 assert all(r.ok for r in ingest_paths(gateway, TENANT, [EXAMPLES]))
                 question = gateway_pb2.AskRequest(tenant_id=TENANT, question="whats E-4412")

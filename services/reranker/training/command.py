@@ -50,7 +50,7 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
     env = {"RAGMESH_RERANKER_MODEL": "passthrough", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
            "RAGMESH_EMBED_MODEL": args.embed_model}
     with Mesh.on_free_ports(args.data_dir, extra_env=env) as mesh:
-        with grpc.insecure_channel(mesh.address("gateway")) as channel, \
+        with mesh.gateway_channel() as channel, \
                 grpc.insecure_channel(mesh.address("chunker")) as chunker_channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             if args.beir:

@@ -1,0 +1,106 @@
+"""Authentication at the gateway: every Gateway call carries `authorization: Bearer <API key>`.
+
+The key decides who is calling: its tenant replaces an empty tenant in the request and must equal a
+named one, every access scope the request names must be one the key holds, and its role must allow
+the method. Failures are UNAUTHENTICATED (no usable key) or PERMISSION_DENIED (a valid key asking for
+more), counted in `ragmesh_auth_failures_total{reason}` and logged with the key id, never the key.
+Health and reflection stay open: launchers and load balancers probe them without a key.
+"""
+
+import logging
+
+import grpc
+
+from shared.errors import PermissionDenied, Unauthenticated
+from shared.keys import ApiKey, KeyRejected, KeyStore
+from shared.observability import metrics
+
+log = logging.getLogger("ragmesh.gateway.auth")
+
+SERVICE_PREFIX = "/ragmesh.v1.Gateway/"
+_READER = frozenset({"Search", "Ask", "GetChunk", "Feedback"})
+ROLE_METHODS = {"reader": _READER, "writer": _READER | {"Ingest", "DeleteDocument"}}
+# `admin` (keys and tenants) may call every Gateway method of its tenant.
+
+
+def _requested_scopes(request) -> list[str]:
+    if hasattr(request, "filters"):  # Search, Ask
+        return list(request.filters.access_scopes)
+    return list(getattr(request, "access_scopes", ()))  # GetChunk
+
+
+class Authenticator:
+    def __init__(self, store: KeyStore):
+        self.store = store
+
+    def _refuse(self, error, reason: str, method: str, peer: str, key_id: str = ""):
+        metrics.AUTH_FAILURES.labels(reason).inc()
+        log.warning("refused %s from %s (%s, key id %s): %s", method, peer, reason, key_id or "-", error.message)
+        raise error
+
+    def authenticate(self, metadata: dict[str, str], method: str, peer: str) -> ApiKey:
+        header = metadata.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            self._refuse(Unauthenticated("missing API key: send the metadata `authorization: Bearer <key>` "
+                                         "(ragmesh keys create, or RAGMESH_API_KEY)"), "missing", method, peer)
+        try:
+            return self.store.authenticate(token.strip())
+        except KeyRejected as rejected:
+            self._refuse(Unauthenticated(rejected.message), rejected.reason, method, peer, rejected.key_id)
+
+    def authorize(self, key: ApiKey, method: str, request, peer: str) -> None:
+        """Checks the role, then binds the request to the key's tenant and checks its scopes."""
+        allowed = ROLE_METHODS.get(key.role)
+        if allowed is not None and method not in allowed:
+            needed = "writer" if method in ROLE_METHODS["writer"] else "admin"
+            self._refuse(PermissionDenied(f"key {key.key_id} has role {key.role!r}, which may not call {method} "
+                                          f"(needs {needed})"), "role", method, peer, key.key_id)
+        if not request.tenant_id:
+            request.tenant_id = key.tenant_id
+        elif request.tenant_id != key.tenant_id:
+            self._refuse(PermissionDenied(f"key {key.key_id} is for tenant {key.tenant_id!r}, not "
+                                          f"{request.tenant_id[:80]!r}"), "tenant", method, peer, key.key_id)
+        missing = sorted({s for s in _requested_scopes(request) if not key.holds(s)})
+        if missing:
+            self._refuse(PermissionDenied(f"key {key.key_id} does not hold access scope(s) "
+                                          f"{', '.join(repr(s[:80]) for s in missing)}"), "scope", method, peer,
+                         key.key_id)
+
+    def check(self, method: str, request, context) -> None:
+        metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+        peer = context.peer()
+        key = self.authenticate(metadata, method, peer)
+        self.authorize(key, method, request, peer)
+
+
+def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
+    if streaming:
+        def stream(request, context):
+            auth.check(method, request, context)
+            yield from behavior(request, context)
+        return stream
+
+    def unary(request, context):
+        auth.check(method, request, context)
+        return behavior(request, context)
+    return unary
+
+
+class AuthInterceptor(grpc.ServerInterceptor):
+    """Runs inside the server's error mapping, so the domain errors raised
+    here reach the caller with their own status."""
+
+    def __init__(self, store: KeyStore):
+        self.auth = Authenticator(store)
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None or not handler_call_details.method.startswith(SERVICE_PREFIX):
+            return handler
+        method = handler_call_details.method[len(SERVICE_PREFIX):]
+        if handler.unary_unary:
+            return handler._replace(unary_unary=_wrap(self.auth, method, handler.unary_unary, False))
+        if handler.unary_stream:
+            return handler._replace(unary_stream=_wrap(self.auth, method, handler.unary_stream, True))
+        return handler

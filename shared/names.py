@@ -1,0 +1,22 @@
+"""What a tenant id and an access scope name may be: short identifiers, so neither can carry a
+payload into logs, file names or the answer log, and a misread list (`[hr`) is refused, not filed."""
+
+import re
+
+from shared.errors import InvalidArgument
+
+MAX_TENANT_ID = 64
+TENANT_ID = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_TENANT_ID - 1}}}")
+SCOPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}")
+# A key holding this scope reads every scope of its tenant (local development keys).
+ALL_SCOPES = "*"
+
+
+def check_tenant_id(tenant_id: str, field: str = "tenant_id") -> str:
+    if not tenant_id:
+        raise InvalidArgument(field, "is required")
+    if not TENANT_ID.fullmatch(tenant_id):
+        shown = tenant_id if len(tenant_id) <= 80 else f"{tenant_id[:80]}... ({len(tenant_id)} characters)"
+        raise InvalidArgument(field, f"{shown!r} is not a tenant id (up to {MAX_TENANT_ID} letters, digits "
+                                     "and . _ -, starting with a letter or digit)")
+    return tenant_id

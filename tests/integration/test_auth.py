@@ -1,0 +1,126 @@
+"""API keys at a real gateway over gRPC on loopback: each refusal has its exact status code."""
+
+import os
+import urllib.request
+
+import grpc
+import pytest
+
+from shared.keys import KEYS_FILE, KeyStore
+from shared.stubs import gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
+from tests.integration.conftest import TENANT
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def keys(mesh):
+    return KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+
+
+@pytest.fixture(scope="module")
+def raw(mesh):
+    """A gateway stub that sends only the metadata each test gives it."""
+    with grpc.insecure_channel(mesh.address("gateway")) as channel:
+        yield gateway_pb2_grpc.GatewayStub(channel)
+
+
+def bearer(token: str):
+    return (("authorization", f"Bearer {token}"),)
+
+
+def search(raw, token=None, tenant=TENANT, scopes=(), query="refund policy"):
+    request = gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=5,
+                                        filters={"access_scopes": list(scopes)})
+    return raw.Search(request, metadata=bearer(token) if token else None, timeout=60)
+
+
+def refused(call) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as err:
+        call()
+    return err.value
+
+
+def test_no_key_is_unauthenticated(raw, ingested):
+    err = refused(lambda: search(raw))
+    assert err.code() == grpc.StatusCode.UNAUTHENTICATED and "missing API key" in err.details()
+
+
+@pytest.mark.parametrize("token", ["not-a-key", "rmk_0123456789abcdef_guessed", "Basic abc"])
+def test_unknown_key_is_unauthenticated(raw, token):
+    assert refused(lambda: search(raw, token)).code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_known_id_with_the_wrong_secret_is_unauthenticated(raw, keys):
+    key, token = keys.create(TENANT, [], "reader")
+    forged = token[: -4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    err = refused(lambda: search(raw, forged))
+    assert err.code() == grpc.StatusCode.UNAUTHENTICATED and "unknown API key" in err.details()
+
+
+def test_revoked_key_is_unauthenticated(mesh, raw, keys, ingested):
+    key, token = keys.create(TENANT, [], "reader")
+    assert search(raw, token).results  # works before
+    keys.revoke(key.key_id)
+    err = refused(lambda: search(raw, token))
+    assert err.code() == grpc.StatusCode.UNAUTHENTICATED and "revoked" in err.details()
+    log = (mesh.log_dir / "gateway.log").read_text()
+    assert key.key_id in log and token.split("_", 2)[2] not in log  # logged by id, never the secret
+
+
+def test_expired_key_is_unauthenticated(raw, keys):
+    _, token = keys.create(TENANT, [], "reader", expires_at="2020-01-01")
+    err = refused(lambda: search(raw, token))
+    assert err.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in err.details()
+
+
+def test_reader_calling_ingest_or_delete_is_permission_denied(raw, keys):
+    _, token = keys.create(TENANT, ["*"], "reader")
+    doc = gateway_pb2.IngestRequest(tenant_id=TENANT, documents=[{"meta": {"source_uri": "x.md"}, "content": b"# X"}])
+    err = refused(lambda: list(raw.Ingest(doc, metadata=bearer(token), timeout=60)))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "reader" in err.details() and "Ingest" in err.details()
+    err = refused(lambda: raw.DeleteDocument(indexer_pb2.DeleteDocumentRequest(
+        tenant_id=TENANT, document_id="pricing/price-list"), metadata=bearer(token), timeout=30))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_key_for_tenant_a_naming_tenant_b_is_permission_denied(raw, keys, ingested):
+    _, token = keys.create("tenant-a", ["*"], "writer")
+    err = refused(lambda: search(raw, token, tenant=TENANT))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "'tenant-a'" in err.details() and f"'{TENANT}'" in err.details()
+    err = refused(lambda: raw.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question="whats E-4412"),
+                                  metadata=bearer(token), timeout=60))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_scope_escalation_in_the_request_is_permission_denied(raw, keys, ingested):
+    _, token = keys.create(TENANT, ["support"], "reader")
+    err = refused(lambda: search(raw, token, scopes=["support", "hr-confidential"], query="salary bands"))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "'hr-confidential'" in err.details()
+    err = refused(lambda: raw.GetChunk(retriever_pb2.GetChunkRequest(
+        tenant_id=TENANT, chunk_id="any", access_scopes=["hr-confidential"]), metadata=bearer(token), timeout=30))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED
+    held = search(raw, token, scopes=["support"], query="salary bands")  # what it holds is fine
+    assert all("hr-confidential" not in r.chunk.meta.access_scopes for r in held.results)
+
+
+def test_an_empty_tenant_means_the_keys_tenant_and_its_scopes_bound_what_is_read(raw, keys, ingested):
+    _, token = keys.create(TENANT, ["hr-confidential"], "reader")
+    found = search(raw, token, tenant="", scopes=["hr-confidential"], query="engineering salary bands")
+    assert "handbook/salary-bands" in {r.chunk.meta.document_id for r in found.results}
+    _, other = keys.create("stranger", ["*"], "reader")
+    assert not search(raw, other, tenant="", query="engineering salary bands").results
+
+
+def test_failures_are_counted_by_reason(mesh, raw):
+    refused(lambda: search(raw))
+    with urllib.request.urlopen(mesh.metrics_url("gateway"), timeout=5) as reply:
+        text = reply.read().decode()
+    counted = {line.split('reason="')[1].split('"')[0]: float(line.rsplit(" ", 1)[1])
+               for line in text.splitlines() if line.startswith("ragmesh_auth_failures_total{")}
+    assert counted.get("missing", 0) >= 1
+
+
+def test_health_needs_no_key(mesh):
+    assert mesh.health("gateway") == "SERVING"

@@ -1,0 +1,82 @@
+"""API keys at rest and the gateway's start-up rules for authentication."""
+
+import os
+import stat
+
+import pytest
+
+from services.gateway.server import GatewayConfig, auth_interceptors, is_loopback
+from shared.errors import InvalidArgument
+from shared.keys import KEYS_FILE, LOCAL_KEYS_DIR, KeyRejected, KeyStore, local_key
+
+
+def test_only_a_salted_hash_is_stored_and_the_file_is_private(tmp_path):
+    store = KeyStore(tmp_path / KEYS_FILE)
+    key, token = store.create("acme", ["hr", "finance"], "reader")
+    secret = token.split("_", 2)[2]
+    raw = (tmp_path / KEYS_FILE).read_bytes()
+    assert secret.encode() not in raw and token.encode() not in raw
+    assert stat.S_IMODE(os.stat(tmp_path / KEYS_FILE).st_mode) == 0o600
+    assert store.authenticate(token) == key
+    _, twin = store.create("acme", ["hr", "finance"], "reader")
+    assert twin != token  # salted and random: no two keys alike
+
+
+@pytest.mark.parametrize("mangle, reason", [
+    (lambda t: t[:-1] + ("x" if t[-1] != "x" else "y"), "unknown"),
+    (lambda t: "rmk_ffffffffffffffff_" + t.split("_", 2)[2], "unknown"),
+    (lambda t: t.replace("rmk_", "xyz_"), "malformed"),
+    (lambda t: "", "malformed"),
+])
+def test_wrong_keys_are_rejected(tmp_path, mangle, reason):
+    store = KeyStore(tmp_path / KEYS_FILE)
+    _, token = store.create("acme", [], "reader")
+    store.authenticate(token)  # a remembered secret must not let a wrong one through
+    with pytest.raises(KeyRejected) as err:
+        store.authenticate(mangle(token))
+    assert err.value.reason == reason
+
+
+def test_revoked_and_expired_keys_are_rejected(tmp_path):
+    store = KeyStore(tmp_path / KEYS_FILE)
+    key, token = store.create("acme", [], "writer")
+    store.authenticate(token)
+    assert store.revoke(key.key_id) and not store.revoke(key.key_id)
+    with pytest.raises(KeyRejected, match="revoked"):
+        store.authenticate(token)
+    _, old = store.create("acme", [], "writer", expires_at="2001-02-03")
+    with pytest.raises(KeyRejected, match="expired"):
+        store.authenticate(old)
+
+
+def test_keys_name_a_valid_tenant_role_and_scopes(tmp_path):
+    store = KeyStore(tmp_path / KEYS_FILE)
+    with pytest.raises(InvalidArgument):
+        store.create("a" * 65, [], "reader")
+    with pytest.raises(InvalidArgument):
+        store.create("../etc", [], "reader")
+    with pytest.raises(ValueError, match="role"):
+        store.create("acme", [], "root")
+    with pytest.raises(ValueError, match="scope"):
+        store.create("acme", ["[hr"], "reader")
+
+
+def test_local_key_is_a_private_file_reused_until_revoked(tmp_path):
+    token = local_key(tmp_path, "demo")
+    path = tmp_path / LOCAL_KEYS_DIR / "demo"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert local_key(tmp_path, "demo") == token
+    store = KeyStore(tmp_path / KEYS_FILE)
+    key = store.authenticate(token)
+    assert (key.tenant_id, key.role, key.holds("anything")) == ("demo", "writer", True)
+    store.revoke(key.key_id)
+    assert local_key(tmp_path, "demo") != token
+
+
+def test_auth_off_is_refused_off_loopback(tmp_path):
+    assert auth_interceptors(GatewayConfig(host="127.0.0.1", auth_disabled=True)) == []
+    for host in ("0.0.0.0", "192.168.1.4", "::", "example.com"):
+        with pytest.raises(SystemExit, match="authentication off"):
+            auth_interceptors(GatewayConfig(host=host, auth_disabled=True))
+    assert len(auth_interceptors(GatewayConfig(host="0.0.0.0", data_dir=str(tmp_path)))) == 1
+    assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("")
