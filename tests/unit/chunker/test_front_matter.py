@@ -4,6 +4,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.chunker.frontmatter import split_front_matter
 from services.chunker.parsing import content_type_for
@@ -157,3 +159,55 @@ def test_examples_front_matter_reads_as_it_always_did(chunker):
         assert (meta.document_id, meta.version) == (legacy.get("doc_id", meta.document_id), legacy.get("version", "1"))
         checked += 1
     assert checked >= 20
+
+
+_scope = st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True).filter(lambda s: s != "public")
+_letters = "abcdefghijklmnopqrstuvwxyz_-"
+
+
+@st.composite
+def _scope_key(draw):
+    """`access_scopes` as written, in another case, or with one typo (deleted, doubled, swapped or wrong letter)."""
+    key = draw(st.sampled_from(["access_scopes", "ACCESS_SCOPES", "Access_Scopes"]))
+    if draw(st.booleans()):
+        i = draw(st.integers(0, len(key) - 1))
+        edit = draw(st.sampled_from(["delete", "double", "swap", "replace"]))
+        if edit == "delete":
+            key = key[:i] + key[i + 1:]
+        elif edit == "double":
+            key = key[:i] + key[i] + key[i:]
+        elif edit == "swap" and i + 1 < len(key):
+            key = key[:i] + key[i + 1] + key[i] + key[i + 2:]
+        else:
+            key = key[:i] + draw(st.sampled_from(_letters)) + key[i + 1:]
+    return key
+
+
+@st.composite
+def _scope_value(draw):
+    scopes = draw(st.lists(_scope, max_size=3))
+    style = draw(st.sampled_from(["block", "flow", "quoted-flow", "comma", "single-quoted", "nested", "null"]))
+    if style == "block":
+        return "".join(f"\n  - {s}" for s in scopes)
+    if style == "flow":
+        return " [" + ", ".join(scopes) + "]"
+    if style == "quoted-flow":
+        return " [" + ", ".join(f'"{s}"' for s in scopes) + "]"
+    if style == "comma":
+        return " " + ", ".join(scopes)
+    if style == "single-quoted":
+        return f" '{', '.join(scopes)}'"
+    if style == "nested":
+        return f" [[{', '.join(scopes)}]]"
+    return " null"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=_scope_key(), value=_scope_value(), extra=st.sampled_from(["", "effective_from: 2025-01-01\n",
+                                                                     "effective_from: 2025-99-01\n", "title: x\n"]))
+def test_generated_attempts_to_scope_a_document_never_make_it_public(chunker, key, value, extra):
+    try:
+        meta, _ = run(chunker, doc(f"{extra}{key}:{value}"))
+    except InvalidArgument:
+        return
+    assert meta.access_scopes and "public" not in meta.access_scopes
