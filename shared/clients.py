@@ -10,8 +10,10 @@ from shared.errors import RagmeshError
 from shared.observability.tracing import tracer
 
 # A restarted stage is found again within a second or two: short reconnect backoff, and a couple of
-# retries of UNAVAILABLE (safe: a call that never reached the stage did nothing). A stage that stays
-# down still fails fast with a status that names it, never a hang.
+# retries of UNAVAILABLE, the one retryable code, for calls that never reached the stage (nothing ran).
+# An UNAVAILABLE the stage's handler returned itself carries a negative `grpc-retry-pushback-ms`
+# (shared/server.py), which gRPC's retry policy honours by not retrying. Throttling stops retries when
+# most recent calls to that stage fail, so a stage that stays down fails fast with a status naming it.
 _SERVICE_CONFIG = json.dumps({
     "methodConfig": [{
         "name": [{}],
@@ -22,7 +24,8 @@ _SERVICE_CONFIG = json.dumps({
             "backoffMultiplier": 2,
             "retryableStatusCodes": ["UNAVAILABLE"],
         },
-    }]
+    }],
+    "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1},
 })
 CHANNEL_OPTIONS = [
     ("grpc.service_config", _SERVICE_CONFIG),
@@ -75,19 +78,20 @@ class StageClient:
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = stub_cls(self._channel)
 
-    def _timeout(self, context: grpc.ServicerContext | None) -> float:
+    def _timeout(self, context: grpc.ServicerContext | None, share: float = 1.0) -> float:
         remaining = context.time_remaining() if context is not None else None
         if remaining is None:
             return self.default_timeout
-        return max(0.0, min(self.default_timeout, remaining))
+        return max(0.0, min(self.default_timeout, remaining * share))
 
-    def call(self, method: str, request, context: grpc.ServicerContext | None = None):
+    def call(self, method: str, request, context: grpc.ServicerContext | None = None, share: float = 1.0):
+        """`share` < 1 leaves the rest of the caller's remaining time for what comes after this call."""
         with tracer().start_as_current_span(f"{self.stage}.{method}", kind=SpanKind.CLIENT, attributes={
                 "rpc.system": "grpc", "rpc.method": method, "server.address": self.address}) as span:
             metadata: dict[str, str] = {}
             propagate.inject(metadata)  # the callee continues this trace
             try:
-                return getattr(self._stub, method)(request, timeout=self._timeout(context),
+                return getattr(self._stub, method)(request, timeout=self._timeout(context, share),
                                                    metadata=tuple(metadata.items()))
             except grpc.RpcError as err:
                 error = StageCallError(self.stage, self.address, err)

@@ -18,6 +18,7 @@ from shared.observability.metrics import start_metrics_server
 from shared.observability.tracing import setup_tracing
 
 log = logging.getLogger("ragmesh.server")
+NO_RETRY_PUSHBACK = "grpc-retry-pushback-ms"
 
 
 def _aborted(context: grpc.ServicerContext) -> bool:
@@ -30,6 +31,10 @@ def _guard(stage: str, behavior, streaming: bool):
 
     def fail(exc: Exception, context: grpc.ServicerContext):
         if isinstance(exc, RagmeshError):
+            if exc.code == grpc.StatusCode.UNAVAILABLE:
+                # The handler ran (its engine or a stage behind it is down): a negative pushback tells the
+                # caller's retry policy not to run it again; only calls that never reached us are retried.
+                context.set_trailing_metadata(((NO_RETRY_PUSHBACK, "-1"),))
             context.abort(exc.code, exc.message)
         log.error("unhandled error in %s:\n%s", stage, traceback.format_exc())
         context.abort(grpc.StatusCode.INTERNAL, f"{stage}: internal error: {type(exc).__name__}: {exc}")

@@ -37,6 +37,9 @@ from shared.stubs import (
 
 log = logging.getLogger("ragmesh.gateway")
 UNCALIBRATED_RERANKERS = ("passthrough",)
+# The reranker may use this share of the caller's remaining time; the rest is for answering (from the
+# fused order when the reranker runs out of it, marked degraded) and for the generator.
+RERANK_DEADLINE_SHARE = 0.5
 DEFAULT_STAGE_TIMEOUTS = {"chunker": 60.0, "indexer": 600.0, "retriever": 30.0, "reranker": 30.0, "generator": 120.0}
 
 
@@ -117,10 +120,11 @@ class Funnel:
     # ---- search and ask -------------------------------------------------------------------------
 
     @staticmethod
-    def _timed(stage: str, client: StageClient, method: str, request, context, timings: list | None = None):
+    def _timed(stage: str, client: StageClient, method: str, request, context, timings: list | None = None,
+               share: float = 1.0):
         started = time.perf_counter()
         try:
-            return client.call(method, request, context)
+            return client.call(method, request, context, share)
         finally:
             seconds = time.perf_counter() - started
             metrics.STAGE_DURATION.labels(stage).observe(seconds)
@@ -133,17 +137,22 @@ class Funnel:
         return list(response.candidates)
 
     def _rerank(self, query, candidates, top_n, context, timings):
-        """(ranked, model_id, degraded_reason). Only an unreachable or failing reranker degrades;
-        a bad request is still the caller's error."""
+        """(ranked, model_id, degraded_reason). An unreachable, failing or slow reranker degrades (it
+        gets only part of the caller's remaining time, so the fused order can still be answered in
+        time); a bad request is still the caller's error."""
         try:
             response = self._timed("rerank", self.reranker, "Rerank", reranker_pb2.RerankRequest(
-                query=query, candidates=candidates, top_n=top_n), context, timings)
+                query=query, candidates=candidates, top_n=top_n), context, timings, share=RERANK_DEADLINE_SHARE)
         except StageCallError as err:
-            if err.code != grpc.StatusCode.UNAVAILABLE:
+            if err.code == grpc.StatusCode.UNAVAILABLE:
+                reason = f"reranker unavailable: {err.message}"
+            elif err.downstream_code == grpc.StatusCode.DEADLINE_EXCEEDED and not _expired(context):
+                reason = f"reranker too slow: {err.message}"
+            else:
                 raise
-            log.warning("reranker unavailable, answering from the fused order: %s", err.message)
+            log.warning("answering from the fused order: %s", reason)
             metrics.DEGRADED.labels("reranker").inc()
-            return candidates[:top_n], "", f"reranker unavailable: {err.message}"
+            return candidates[:top_n], "", reason
         return list(response.candidates), response.model_id, ""
 
     def reranker_model_id(self) -> str:
@@ -266,6 +275,11 @@ class Funnel:
     def delete_document(self, request, context):
         check_tenant_id(request.tenant_id)
         return self.indexer.call("DeleteDocument", request, context)
+
+
+def _expired(context) -> bool:
+    remaining = context.time_remaining() if context is not None else None
+    return remaining is not None and remaining <= 0
 
 
 def _record_answer(span, answer: common_pb2.Answer) -> None:

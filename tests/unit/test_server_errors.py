@@ -59,3 +59,31 @@ def test_statuses_reach_the_caller(caplog, behavior, streaming, code, detail):
     assert err.value.code() == code and detail in err.value.details()
     if code != grpc.StatusCode.INTERNAL:
         assert "unhandled error" not in caplog.text
+
+
+def test_an_unavailable_the_handler_returned_is_not_retried_by_stage_clients():
+    """The stage's own UNAVAILABLE (its engine is down) ran the handler once; retrying would run it again."""
+    from shared.clients import StageCallError, StageClient
+    from shared.errors import Unavailable
+
+    calls = []
+
+    def engine_down(request, context):
+        calls.append(1)
+        raise Unavailable("triton at 127.0.0.1:1 is down")
+
+    server, port = _serve(engine_down)
+
+    class _Stub:
+        def __init__(self, channel):
+            self.M = channel.unary_unary("/t.T/M")
+
+    try:
+        client = StageClient("test", f"127.0.0.1:{port}", _Stub, default_timeout=10)
+        with pytest.raises(StageCallError) as err:
+            client.call("M", b"")
+        client.close()
+    finally:
+        server.stop(None)
+    assert err.value.downstream_code == grpc.StatusCode.UNAVAILABLE and "triton" in err.value.message
+    assert len(calls) == 1
