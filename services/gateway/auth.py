@@ -1,9 +1,10 @@
 """Authentication at the gateway: every Gateway call carries `authorization: Bearer <API key>`.
 
 The key decides who is calling: its tenant replaces an empty tenant in the request and must equal a
-named one, every access scope the request names must be one the key holds, and its role must allow
-the method. Failures are UNAUTHENTICATED (no usable key) or PERMISSION_DENIED (a valid key asking for
-more), counted in `ragmesh_auth_failures_total{reason}` and logged with the key id, never the key.
+named one, every access scope the request names must be one the key holds, its role must allow the
+method, and its token bucket must hold a token. Failures are UNAUTHENTICATED (no usable key),
+PERMISSION_DENIED (a valid key asking for more) or RESOURCE_EXHAUSTED (over its rate, with the
+delay), counted in `ragmesh_auth_failures_total{reason}` and logged with the key id, never the key.
 Health and reflection stay open: launchers and load balancers probe them without a key.
 """
 
@@ -11,7 +12,8 @@ import logging
 
 import grpc
 
-from shared.errors import PermissionDenied, Unauthenticated
+from services.gateway.ratelimit import TokenBuckets
+from shared.errors import PermissionDenied, ResourceExhausted, Unauthenticated
 from shared.keys import ApiKey, KeyRejected, KeyStore
 from shared.observability import metrics
 
@@ -30,8 +32,9 @@ def _requested_scopes(request) -> list[str]:
 
 
 class Authenticator:
-    def __init__(self, store: KeyStore):
+    def __init__(self, store: KeyStore, limits: TokenBuckets | None = None):
         self.store = store
+        self.limits = limits or TokenBuckets(0, 0)
 
     def _refuse(self, error, reason: str, method: str, peer: str, key_id: str = ""):
         metrics.AUTH_FAILURES.labels(reason).inc()
@@ -72,6 +75,11 @@ class Authenticator:
         peer = context.peer()
         key = self.authenticate(metadata, method, peer)
         self.authorize(key, method, request, peer)
+        wait = self.limits.take(key.key_id)
+        if wait > 0:
+            self._refuse(ResourceExhausted(f"key {key.key_id} is over its rate limit of {self.limits.rate:g} "
+                                           f"requests/s (burst {self.limits.burst:g}); retry in {wait:.2f}s"),
+                         "rate_limited", method, peer, key.key_id)
 
 
 def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
@@ -91,8 +99,8 @@ class AuthInterceptor(grpc.ServerInterceptor):
     """Runs inside the server's error mapping, so the domain errors raised
     here reach the caller with their own status."""
 
-    def __init__(self, store: KeyStore):
-        self.auth = Authenticator(store)
+    def __init__(self, store: KeyStore, limits: TokenBuckets | None = None):
+        self.auth = Authenticator(store, limits)
 
     def intercept_service(self, continuation, handler_call_details):
         handler = continuation(handler_call_details)

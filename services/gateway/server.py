@@ -10,6 +10,7 @@ from pathlib import Path
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
 from services.gateway.funnel import Funnel
+from services.gateway.ratelimit import TokenBuckets
 from shared import calibration, config
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument
@@ -46,6 +47,9 @@ class GatewayConfig(ServerConfig):
     keys_file: str = ""
     # Local development only: every caller may name any tenant and scope. Refused off loopback.
     auth_disabled: bool = False
+    # Per API key token bucket (requests per second, burst); 0 = unlimited.
+    rate_limit_per_second: float = 50.0
+    rate_limit_burst: float = 100.0
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
@@ -105,7 +109,8 @@ def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 
 def auth_interceptors(cfg: GatewayConfig) -> list:
     """The authentication interceptor, or none when it is explicitly disabled on a loopback address."""
     if not cfg.auth_disabled:
-        return [AuthInterceptor(KeyStore(cfg.keys_file or os.path.join(cfg.data_dir, KEYS_FILE)))]
+        return [AuthInterceptor(KeyStore(cfg.keys_file or os.path.join(cfg.data_dir, KEYS_FILE)),
+                                TokenBuckets(cfg.rate_limit_per_second, cfg.rate_limit_burst))]
     if not is_loopback(cfg.host):
         raise SystemExit(f"gateway: refusing to start on {cfg.host} with authentication off "
                          "(RAGMESH_GATEWAY_AUTH_DISABLED is for local development on a loopback address)")
