@@ -6,6 +6,8 @@ from services.cli.documents import collect_files, to_source_document
 from shared.stubs import gateway_pb2
 
 MAX_BATCH_BYTES = 32 * 1024 * 1024
+# A file that cannot fit in one Ingest request under the gateway's 64 MiB gRPC message limit.
+MAX_FILE_BYTES = 60 * 1024 * 1024
 
 
 def batches(files, max_docs: int):
@@ -27,8 +29,16 @@ def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, 
 
     files = collect_files(paths)
     ok = failed = 0
+    # Too large to send: fails alone here, so one such file never stops the folder's other files.
+    too_large = [(path, uri) for path, uri in files if path.stat().st_size > MAX_FILE_BYTES]
     with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
-        for docs in batches(files, batch):
+        for path, uri in too_large:
+            failed += 1
+            bar.write(f"FAILED {uri}: RESOURCE_EXHAUSTED: {path.stat().st_size} bytes, over the "
+                      f"{MAX_FILE_BYTES}-byte limit of one Ingest request", file=out)
+            bar.update(1)
+        sendable = [f for f in files if f not in too_large]
+        for docs in batches(sendable, batch):
             for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
                 if result.ok:
                     ok += 1
