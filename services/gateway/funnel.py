@@ -14,6 +14,7 @@ import grpc
 from opentelemetry import trace
 
 from services.gateway.answer_log import AnswerLog
+from services.gateway.limits import RequestLimits
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, require
@@ -46,7 +47,8 @@ DEFAULT_STAGE_TIMEOUTS = {"chunker": 60.0, "indexer": 600.0, "retriever": 30.0, 
 class Funnel:
     def __init__(self, addresses: dict[str, str], abstain_threshold: float, candidates: int = 50,
                  rerank_top_n: int = 8, context_passages: int = 5, suggested_reading: int = 3,
-                 answer_log: AnswerLog | None = None, timeouts: dict[str, float] | None = None):
+                 answer_log: AnswerLog | None = None, timeouts: dict[str, float] | None = None,
+                 request_limits: RequestLimits | None = None):
         # Each stage call is bounded by the caller's deadline and by its own cap: generation and
         # embedding a large document legitimately take longer than a search.
         limits = {**DEFAULT_STAGE_TIMEOUTS, **(timeouts or {})}
@@ -65,6 +67,7 @@ class Funnel:
         self.context_passages = context_passages
         self.suggested_reading = suggested_reading
         self.answer_log = answer_log
+        self.limits = request_limits or RequestLimits()
         # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
         self._pending: dict[int, float] = {}
         self._pending_ids = itertools.count()
@@ -163,6 +166,8 @@ class Funnel:
         check_tenant_id(request.tenant_id)
         if not request.query.strip():
             raise InvalidArgument("query", "is empty")
+        self.limits.text(request.query, "query", self.limits.max_question_chars)
+        self.limits.top_k(request.top_k)
         timings: list = []
         top_k = request.top_k or 10
         candidates = self._retrieve(request.tenant_id, request.query, request.filters, request.mode,
@@ -177,6 +182,7 @@ class Funnel:
         check_tenant_id(request.tenant_id)
         if not request.question.strip():
             raise InvalidArgument("question", "is empty")
+        self.limits.text(request.question, "question", self.limits.max_question_chars)
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
@@ -249,6 +255,7 @@ class Funnel:
     def feedback(self, request: gateway_pb2.FeedbackRequest) -> gateway_pb2.FeedbackResponse:
         check_tenant_id(request.tenant_id)
         require(request.answer_id, "answer_id")
+        self.limits.feedback(request)
         if request.rating == gateway_pb2.RATING_UNSPECIFIED:
             raise InvalidArgument("rating", "must be RATING_THUMBS_UP or RATING_THUMBS_DOWN")
         if self.answer_log is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
 from services.gateway.funnel import Funnel
+from services.gateway.limits import RequestLimits
 from services.gateway.ratelimit import TokenBuckets
 from shared import calibration, config
 from shared.config import ServerConfig
@@ -35,6 +36,9 @@ class GatewayConfig(ServerConfig):
     rerank_top_n: int = 8
     context_passages: int = 5
     max_documents_per_ingest: int = 1000
+    max_question_chars: int = 4000
+    max_top_k: int = 200
+    max_feedback_chars: int = 10000
     # Per-call caps (seconds); the caller's own deadline always applies as well.
     retriever_timeout_seconds: float = 30.0
     reranker_timeout_seconds: float = 30.0
@@ -148,7 +152,8 @@ def main() -> None:
     funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages,
                     answer_log=answer_log, timeouts={
                         stage: getattr(cfg, f"{stage}_timeout_seconds")
-                        for stage in ("chunker", "indexer", "retriever", "reranker", "generator")})
+                        for stage in ("chunker", "indexer", "retriever", "reranker", "generator")},
+                    request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars))
 
     def register(server):
         log_auth_mode(cfg, interceptors)
