@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 from pathlib import PurePosixPath
 
+from services.chunker.archive import check_archive
 from services.chunker.chunking import SectionPacker, build_chunks
 from services.chunker.fixed import COMMON_DEFAULT_TOKENS, FixedWindows
 from services.chunker.governance import (
@@ -21,7 +22,7 @@ from services.chunker.governance import (
 from services.chunker.parsing import content_type_for, parse_document
 from services.chunker.structure import ParsedDocument
 from shared.embedding.tokens import TokenCounter
-from shared.errors import InvalidArgument
+from shared.errors import InvalidArgument, ResourceExhausted
 from shared.model import Chunk, DocumentMeta
 
 STRATEGIES = ("structure", "fixed")
@@ -71,7 +72,11 @@ class DocumentChunker:
         if not content.strip():
             raise InvalidArgument("document.content", f"{name} is empty")
         content_type = content_type_for(meta.content_type, meta.source_uri)
+        check_archive(content, name, self.max_bytes)
         parsed = parse_document(content, content_type, name)
+        if len(parsed.text) > self.max_bytes:  # a format whose text outgrows its bytes (zip-based ones)
+            raise ResourceExhausted(f"document.content: {name} has {len(parsed.text)} characters of text, over "
+                                    f"the {self.max_bytes}-byte document limit")
         resolved = self._resolve_meta(meta, parsed, content, content_type)
         if self.strategy == "fixed":
             return resolved, self._windows.chunks(parsed.text, resolved, parsed.body_start)
