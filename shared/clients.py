@@ -8,6 +8,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from shared.errors import RagmeshError
 from shared.observability.tracing import tracer
+from shared.tls import stage_channel
 
 # A restarted stage is found again within a second or two: short reconnect backoff, and a couple of
 # retries of UNAVAILABLE, the one retryable code, for calls that never reached the stage (nothing ran).
@@ -75,7 +76,8 @@ class StageClient:
         self.stage = stage
         self.address = address
         self.default_timeout = default_timeout
-        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        # mTLS with the gateway's certificate when the mesh has a TLS folder (shared/tls.py).
+        self._channel = stage_channel(address, stage, "gateway", options=CHANNEL_OPTIONS)
         self._stub = stub_cls(self._channel)
 
     def _timeout(self, context: grpc.ServicerContext | None, share: float = 1.0) -> float:

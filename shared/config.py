@@ -60,3 +60,5 @@ class ServerConfig:
     max_workers: int = 8
     grace_seconds: float = 10.0
     log_level: str = "INFO"
+    # Mutual TLS for the stages behind the gateway (shared/tls.py); "" = plaintext on loopback.
+    tls_dir: str = ""

@@ -16,6 +16,7 @@ from shared.errors import RagmeshError
 from shared.observability.interceptor import ObservabilityInterceptor
 from shared.observability.metrics import start_metrics_server
 from shared.observability.tracing import setup_tracing
+from shared.tls import MTLS_STAGES, server_credentials
 
 log = logging.getLogger("ragmesh.server")
 NO_RETRY_PUSHBACK = "grpc-retry-pushback-ms"
@@ -99,7 +100,13 @@ def serve(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = list(register(server))
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    address = f"{config.host}:{config.port}"
+    if config.tls_dir and stage in MTLS_STAGES:
+        # Only callers holding a certificate from the mesh's CA get in (the gateway, the launcher's health checks).
+        port = server.add_secure_port(address, server_credentials(config.tls_dir, stage))
+        log.info("%s: mutual TLS with the CA in %s", stage, config.tls_dir)
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise SystemExit(f"{stage}: cannot bind {config.host}:{config.port}")
 

@@ -11,7 +11,7 @@ import threading
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from services.cli import copy_index, feedback, keys
+from services.cli import certs, copy_index, feedback, keys
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
@@ -175,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.set_defaults(func=cmd_delete)
 
     keys.add_parser(sub)
+    certs.add_parser(sub)
     eval_command.add_parser(sub)
     eval_command.add_calibrate_parser(sub)
     feedback.add_parsers(sub, 120.0)

@@ -15,6 +15,7 @@ from shared.config import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
 from shared.credentials import DEFAULT_TENANT, gateway_channel
 from shared.keys import local_key
 from shared.names import TENANT_ID
+from shared.tls import TLS_ENV, stage_channel
 
 ROOT_DIR = str(Path(__file__).resolve().parents[2])
 # Start order matters only for readiness messages; every stage retries nothing at start-up.
@@ -107,7 +108,7 @@ class Mesh:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
     def health(self, stage: str, timeout: float = 1.0) -> str:
-        with grpc.insecure_channel(self.address(stage)) as channel:
+        with stage_channel(self.address(stage), stage, "launcher", folder=self.env().get(TLS_ENV, "")) as channel:
             try:
                 reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
             except grpc.RpcError as err:
