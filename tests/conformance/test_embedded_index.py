@@ -2,6 +2,7 @@ import pytest
 
 from shared.index.embedded import EmbeddedIndex, fts_query
 from tests.conformance.index_suite import IndexConformance
+from tests.conformance.isolation import IsolationConformance
 
 
 @pytest.fixture
@@ -11,7 +12,7 @@ def index(tmp_path):
     return backend
 
 
-class TestEmbeddedIndex(IndexConformance):
+class TestEmbeddedIndex(IndexConformance, IsolationConformance):
     def test_a_second_process_view_sees_writes(self, index, tmp_path):
         """A reader (retriever replica) opened on the same file sees the writer's commits."""
         from tests.conformance.index_suite import meta, unit, write

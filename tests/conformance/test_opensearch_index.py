@@ -16,6 +16,7 @@ from shared.index.factory import open_index
 from shared.index.opensearch import OpenSearchIndex, search_phrases
 from shared.model import SearchFilters
 from tests.conformance.index_suite import MODEL_ID, IndexConformance, chunk, meta, unit, write
+from tests.conformance.isolation import IsolationConformance
 
 URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
 
@@ -40,7 +41,7 @@ def index(client):
     backend.drop()
 
 
-class TestOpenSearchIndex(IndexConformance):
+class TestOpenSearchIndex(IndexConformance, IsolationConformance):
     def test_a_second_client_sees_writes(self, index):
         """A retriever replica with its own client (and no cached dimension) reads the writer's chunks."""
         reader = OpenSearchIndex(URL, index.index)
