@@ -64,7 +64,7 @@ def add_parsers(sub, query_timeout_default: float) -> None:
     send = fb_sub.add_parser("send")
     send.add_argument("answer_id")
     send.add_argument("rating", choices=("up", "down"))
-    send.add_argument("--tenant", required=True)
+    send.add_argument("--tenant", default="", help="default: the API key's tenant")
     send.add_argument("--comment")
     send.add_argument("--expected-document")
     send.add_argument("--expected-version")
