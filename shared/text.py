@@ -70,6 +70,17 @@ def content_terms(text: str) -> set[str]:
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
 
 
+def is_table_rule(line: str) -> bool:
+    """| --- | :---: | (or a bare --- line)."""
+    stripped = line.strip()
+    return bool(stripped) and set(stripped) <= set("|-: ")
+
+
+def is_table_header(body: str, row_end: int) -> bool:
+    """True when the line after the row ending at `row_end` is a table rule: the row is a header."""
+    return is_table_rule(body[row_end:].lstrip("\r\n").split("\n", 1)[0])
+
+
 def is_list_item(text: str) -> bool:
     return bool(_LIST_ITEM.match(text.lstrip()))
 
@@ -79,7 +90,7 @@ def _line_kind(stripped: str) -> str:
         return "blank"
     if stripped.startswith("```"):
         return "fence"
-    if set(stripped) <= set("|-: "):
+    if is_table_rule(stripped):
         return "rule"  # a table rule (| --- |) or a thematic break
     if stripped.startswith(("|", "#")):
         return "line"  # a table row or a heading: one unit each
@@ -153,8 +164,7 @@ def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[t
         if text.startswith("#"):
             continue
         if text.startswith("|"):
-            following = body[end:].lstrip("\r\n").split("\n", 1)[0].strip()
-            if following and set(following) <= set("|-: "):
+            if is_table_header(body, end):
                 header = _cells(text)  # a header row, announced by the rule line after it
                 continue
             cells = _cells(text)

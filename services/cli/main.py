@@ -17,6 +17,7 @@ from services.cli.mesh import Mesh, MeshError
 from services.cli.render import render_answer, render_chunk_view, render_results
 from services.evaluation import command as eval_command
 from services.evaluation import compare
+from services.generator import selector_training
 from services.reranker.training import command as train_command
 from shared.config import STAGES, stage_address
 from shared.credentials import DEFAULT_TENANT, gateway_channel
@@ -181,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     feedback.add_parsers(sub, 120.0)
     copy_index.add_parser(sub)
     train_command.add_parser(sub)
+    selector_training.add_parser(sub)
     compare.add_parser(sub)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")

@@ -124,6 +124,23 @@ def load_beir(beir_dir: str, split: str, query_ids: set[str] | None = None) -> l
     ]
 
 
+def beir_answerability(cases: list[EvalCase], unanswerable_share: float) -> tuple[list[EvalCase], set[str]]:
+    """An answerability domain from a BEIR split (a standard construction): a fixed share of the queries
+    (by a hash of their id) have every gold document left out of the ingested corpus, so nothing in it
+    answers them; the rest keep theirs and are answered right when a citation names a gold document.
+    Returns the cases (unanswerable ones without gold) and the documents to leave out."""
+    def held_out(case: EvalCase) -> bool:
+        digest = hashlib.sha256(f"unanswerable:{case.case_id}".encode()).hexdigest()
+        return int(digest[:8], 16) / 2**32 < unanswerable_share
+
+    excluded = {g.doc_id for c in cases if held_out(c) for g in c.gold}
+    out = []
+    for c in cases:
+        kept = [g for g in c.gold if g.doc_id not in excluded]
+        out.append(dataclasses.replace(c, gold=kept, category="beir" if kept else UNANSWERABLE))
+    return out, excluded
+
+
 def beir_documents(beir_dir: str):
     """(doc_id, title, text) for every corpus row."""
     for row in read_jsonl(Path(beir_dir, "corpus.jsonl")):

@@ -2,6 +2,8 @@
 
 import argparse
 import contextlib
+import dataclasses
+import hashlib
 import json
 import sys
 import time
@@ -12,7 +14,7 @@ from services.cli.mesh import Mesh
 from services.evaluation import gate
 from services.evaluation.calibrate import calibrate as calibrate_threshold
 from services.evaluation.calibrate import gated_outcome, results_from_report
-from services.evaluation.cases import beir_documents, beir_tenant, load_beir, load_cases
+from services.evaluation.cases import beir_answerability, beir_documents, beir_tenant, load_beir, load_cases
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from shared.calibration import save as save_calibration
@@ -44,10 +46,15 @@ def _ingest_corpus_dirs(stub, dirs: list[str], tenants: set[str], timeout: float
             raise SystemExit(f"eval: {failed} corpus documents failed to ingest for tenant {tenant}")
 
 
-def _ingest_beir(stub, beir_dir: str, tenant: str, timeout: float, batch: int = 64) -> None:
-    """Upsert the corpus into its own tenant. Re-running is cheap and always right: unchanged chunks
-    are neither re-embedded nor rewritten, and a changed chunker or model replaces what it must."""
-    docs = list(beir_documents(beir_dir))
+def _digest(items) -> str:
+    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:8]
+
+
+def _ingest_beir(stub, beir_dir: str, tenant: str, timeout: float, excluded: set[str] = frozenset(),
+                 batch: int = 64) -> None:
+    """Upsert the corpus (less `excluded`) into its own tenant. Re-running is cheap and always right:
+    unchanged chunks are neither re-embedded nor rewritten, and a changed chunker or model replaces what it must."""
+    docs = [d for d in beir_documents(beir_dir) if d[0] not in excluded]
     started = time.monotonic()
     failed = written = 0
     for i in range(0, len(docs), batch):
@@ -72,6 +79,12 @@ def run(args) -> int:
         query_ids = set(Path(args.queries_file).read_text().split()) if args.queries_file else None
         cases = load_beir(args.beir, args.split, query_ids)
         name = f"{Path(args.beir).name}/{args.split}" + (f" ({Path(args.queries_file).name})" if query_ids else "")
+        excluded: set[str] = set()
+        if args.unanswerable_share > 0:
+            cases, excluded = beir_answerability(cases, args.unanswerable_share)
+            tenant = f"{beir_tenant(args.beir)}-minus-{_digest(sorted(excluded))}"
+            cases = [dataclasses.replace(c, tenant=tenant) for c in cases]
+            name += f" (answerability: {len(excluded)} gold documents left out)"
     else:
         cases = load_cases(args.cases, args.corpus)
         name = Path(args.cases).name
@@ -84,18 +97,19 @@ def run(args) -> int:
         cases = cases[: args.limit]
     with _mesh_or_gateway(args) as channel:
         stub = gateway_pb2_grpc.GatewayStub(channel)
+        asks = not args.beir or args.unanswerable_share > 0
         if args.beir:
-            _ingest_beir(stub, args.beir, beir_tenant(args.beir), args.timeout)
+            _ingest_beir(stub, args.beir, cases[0].tenant if asks else beir_tenant(args.beir), args.timeout, excluded)
         elif args.ingest:
             _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
-        results = evaluate(stub, cases, args.mode, args.timeout, beir=bool(args.beir), top_k=args.top_k,
+        results = evaluate(stub, cases, args.mode, args.timeout, beir=not asks, top_k=args.top_k,
                            rerank=args.rerank)
-        threshold = _threshold(stub, cases) if not args.beir else None
-    meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or not args.beir),
+        threshold = _threshold(stub, cases) if asks else None
+    meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or asks),
             "reranker_model_id": ",".join(sorted({r.reranker_model_id for r in results if r.reranker_model_id})),
             "generator_id": ",".join(sorted({r.generator_id for r in results if r.generator_id})),
             "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    report = build_report(results, meta, answers=not args.beir)
+    report = build_report(results, meta, answers=asks)
     out = write_report(report, args.out, threshold)
     _print_summary(report)
     print(f"report: {out / 'report.md'}")
@@ -161,6 +175,9 @@ def run_calibration(args) -> int:
     if args.from_report:
         return calibrate_from_report(args)
     cases = load_cases(args.cases, args.corpus or ["examples"])
+    if args.splits != "all":
+        # Calibration never sees the split its result is reported on.
+        cases = [c for c in cases if c.split in args.splits.split(",")]
     # The gate is switched off so every question reaches the generator; the threshold is then
     # chosen from what each threshold would have let through.
     args.env = [*(args.env or []), ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
@@ -195,6 +212,7 @@ def add_calibrate_parser(sub) -> None:
     p.add_argument("--corpus", action="append")
     p.add_argument("--target-far", type=float, default=0.05, help="false-answer-rate target (default 5%%)")
     p.add_argument("--out", default="eval/calibration.json")
+    p.add_argument("--splits", default="train,dev", help="case splits to calibrate on (comma-separated, or all)")
     p.add_argument("--from-report", help="calibrate from a gate-off `ragmesh eval` report.json instead of running")
     p.add_argument("--reranker-model-id", help="with --from-report, when the report does not name it")
     p.add_argument("--spawn", action="store_true", help="start a private mesh (with the gate off)")
@@ -216,6 +234,9 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("hybrid", "bm25", "dense"), default="hybrid")
     p.add_argument("--rerank", action="store_true", help="BEIR: rerank the candidates too")
     p.add_argument("--top-k", type=int, default=200, help="BEIR: chunks retrieved per query")
+    p.add_argument("--unanswerable-share", type=float, default=0.0, metavar="F",
+                   help="BEIR: ask instead of search, with this share of the queries made unanswerable by "
+                        "leaving their gold documents out of the corpus (an answerability domain)")
     p.add_argument("--spawn", action="store_true", help="start a private mesh for the run")
     p.add_argument("--data-dir", default=".ragmesh-data/eval")
     p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE",

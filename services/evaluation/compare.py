@@ -10,17 +10,36 @@ from pathlib import Path
 
 from services.evaluation.metrics import paired_bootstrap
 
+LOWER_IS_BETTER = {"wrong_answer", "over_abstention", "false_answer"}
+
 METRICS = ("ndcg@10", "recall@5")
+# Per-case answer outcomes, read from any report's cases (older reports included). Each is a 0/1 value on the
+# cases it applies to; "wrong_answer" counts answered-but-wrong per answerable question (a pairable rate).
+ANSWER_METRICS = ("answer_accuracy", "wrong_answer", "over_abstention", "false_answer")
 
 
-def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000) -> dict:
+def case_value(case: dict, metric: str) -> float | None:
+    if metric not in ANSWER_METRICS:
+        return case.get(metric)
+    answerable = case["category"] != "unanswerable"
+    if metric == "false_answer":
+        return None if answerable else float(case["answered"])
+    if not answerable:
+        return None
+    correct = bool(case["answered"] and case.get("answer_correct"))
+    return {"answer_accuracy": float(correct), "over_abstention": float(not case["answered"]),
+            "wrong_answer": float(case["answered"] and not correct)}[metric]
+
+
+def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: str = "") -> dict:
+    """`split`: only the cases the NEW report puts in that split (e.g. test)."""
     base_cases = {c["id"]: c for c in base["cases"]}
-    shared = [c for c in new["cases"] if c["id"] in base_cases]
+    shared = [c for c in new["cases"] if c["id"] in base_cases and (not split or c.get("split") == split)]
     if not shared:
         raise ValueError("the two reports share no query ids")
     out = {"queries": len(shared)}
     for metric in metrics:
-        pairs = [(base_cases[c["id"]].get(metric), c.get(metric)) for c in shared]
+        pairs = [(case_value(base_cases[c["id"]], metric), case_value(c, metric)) for c in shared]
         pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
         if not pairs:
             raise ValueError(f"no per-query {metric} in both reports (re-run `ragmesh eval`)")
@@ -32,12 +51,16 @@ def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000) -> dict
 
 
 def run(args) -> int:
-    result = compare(json.loads(Path(args.base).read_text()), json.loads(Path(args.new).read_text()))
-    print(f"{result['queries']} shared queries; NEW - BASE with a 95% paired bootstrap interval")
-    for metric in METRICS:
+    new = json.loads(Path(args.new).read_text())
+    metrics = METRICS + (ANSWER_METRICS if "answer_accuracy" in new["overall"] else ())
+    result = compare(json.loads(Path(args.base).read_text()), new, metrics, split=args.split or "")
+    print(f"{result['queries']} shared queries{f' (NEW split {args.split})' if args.split else ''}; "
+          "NEW - BASE with a 95% paired bootstrap interval")
+    for metric in metrics:
         r = result[metric]
-        verdict = "better" if r["ci95"][0] > 0 else "worse" if r["ci95"][1] < 0 else "no significant difference"
-        print(f"  {metric:<9} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
+        higher, lower = ("worse", "better") if metric in LOWER_IS_BETTER else ("better", "worse")
+        verdict = higher if r["ci95"][0] > 0 else lower if r["ci95"][1] < 0 else "no significant difference"
+        print(f"  {metric:<15} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
               f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]  ({r['better']} queries up, {r['worse']} down): {verdict}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
@@ -49,4 +72,5 @@ def add_parser(sub) -> None:
     p.add_argument("base", help="report.json of the baseline run")
     p.add_argument("new", help="report.json of the run to judge")
     p.add_argument("--json", help="also write the result here")
+    p.add_argument("--split", help="only the cases NEW puts in this split (train, dev or test)")
     p.set_defaults(func=run)

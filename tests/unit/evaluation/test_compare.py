@@ -27,3 +27,19 @@ def test_only_shared_queries_are_compared_and_none_shared_is_an_error():
     assert compare(base, new)["queries"] == 1
     with pytest.raises(ValueError, match="share no query"):
         compare(_report([]), new)
+
+
+def test_answer_outcomes_are_paired_per_case_and_restricted_to_a_split():
+    def case(cid, category, answered, correct, split="test"):
+        return {"id": cid, "category": category, "answered": answered, "answer_correct": correct, "split": split}
+
+    base = {"cases": [case("a", "general", False, None), case("b", "general", True, False),
+                      case("c", "unanswerable", True, None), case("d", "general", True, True, "train")]}
+    new = {"cases": [case("a", "general", True, True), case("b", "general", True, True),
+                     case("c", "unanswerable", False, None), case("d", "general", False, None, "train")]}
+    result = compare(base, new, ("answer_accuracy", "wrong_answer", "over_abstention", "false_answer"), split="test")
+    assert result["queries"] == 3
+    assert result["answer_accuracy"]["base"] == 0.0 and result["answer_accuracy"]["new"] == 1.0
+    assert result["wrong_answer"]["base"] == 0.5 and result["wrong_answer"]["new"] == 0.0
+    assert result["over_abstention"]["base"] == 0.5 and result["over_abstention"]["new"] == 0.0
+    assert result["false_answer"]["base"] == 1.0 and result["false_answer"]["new"] == 0.0
