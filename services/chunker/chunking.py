@@ -177,6 +177,14 @@ def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+# Parent context per chunk ("retrieve small, pass large"): a section up to this size rides whole with
+# each of its chunks, a longer one as a window around the chunk (above the generator's default section
+# budget of 300 tokens either way). Bounded so a 10 MB document's chunks fit a 64 MiB response.
+SECTION_CONTEXT_FACTOR = 3
+MIN_SECTION_CHARS = 4_000
+MAX_SECTION_CHARS = 16_000
+
+
 def bounded_prefix(counter: TokenCounter, prefix: str, max_tokens: int) -> str:
     """The heading path costs tokens in every chunk; a pathological one (hundreds of tokens) is cut
     to half the window so the body always has room. Only the prefix is cut, never the body."""
@@ -185,6 +193,20 @@ def bounded_prefix(counter: TokenCounter, prefix: str, max_tokens: int) -> str:
         return prefix
     spans = token_windows(counter, prefix, 0, len(prefix), max(1, limit - 2))
     return prefix[:spans[0][1]].rstrip()
+
+
+def section_window(text: str, section_start: int, section_end: int, start: int, end: int) -> str:
+    """The chunk's enclosing section, or when that is longer than the chunk's context allowance
+    (SECTION_CONTEXT_FACTOR times the chunk, at least MIN_SECTION_CHARS, at most MAX_SECTION_CHARS) a
+    window of that size centred on the chunk, always holding all of it. Every chunk carries this text:
+    uncapped, a heading-less document's chunks grow with the square of its size (a 1 MB text made a
+    381 MB response); capped, they stay within a few times the document."""
+    width = min(MAX_SECTION_CHARS, max(MIN_SECTION_CHARS, SECTION_CONTEXT_FACTOR * (end - start)))
+    width = max(width, end - start)
+    if section_end - section_start <= width:
+        return text[section_start:section_end]
+    begin = max(section_start, min(start - (width - (end - start)) // 2, section_end - width))
+    return text[begin:begin + width]
 
 
 def build_chunks(text: str, meta: DocumentMeta, sections: list[Section], packer: SectionPacker) -> list[Chunk]:
@@ -206,7 +228,7 @@ def build_chunks(text: str, meta: DocumentMeta, sections: list[Section], packer:
                 meta=meta, heading_path=list(section.heading_path), body=text[start:end],
                 embed_text=embed_text, char_start=start, char_end=end, parent_section_id=section_id,
                 token_count=packer.counter.count(embed_text), position=position,
-                section_text=text[section_start:section.end],
+                section_text=section_window(text, section_start, section.end, start, end),
             ))
         lead_start = None
     return chunks
