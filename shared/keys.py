@@ -5,6 +5,7 @@ with an id, a creation time, an optional expiry and a revocation time. A key rea
 the id finds the row, the secret is checked against its hash in constant time.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -91,14 +92,28 @@ class KeyStore:
         self.path = Path(path)
         self._verified: dict[str, bytes] = {}
         self._lock = threading.Lock()
+        self._schema_ready = False
+
+    @contextlib.contextmanager
+    def _db(self):
+        """A connection for one operation: committed and closed when it ends."""
+        conn = self._connect()
+        try:
+            with conn:
+                yield conn
+        finally:
+            conn.close()
 
     def _connect(self) -> sqlite3.Connection:
         if not self.path.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))  # never world-readable, even briefly
+            self._schema_ready = False
         conn = sqlite3.connect(self.path, timeout=10)
         conn.row_factory = sqlite3.Row
-        conn.executescript(_SCHEMA)
+        if not self._schema_ready:  # once per process: every call reads the file, never a stale copy
+            conn.executescript(_SCHEMA)
+            self._schema_ready = True
         return conn
 
     def create(self, tenant_id: str, scopes, role: str, expires_at: str = "", label: str = "") -> tuple[ApiKey, str]:
@@ -110,7 +125,7 @@ class KeyStore:
                      created_at=utc_now(), expires_at=normalize_time(expires_at, "expires_at"), label=label)
         secret = secrets.token_urlsafe(32)
         salt = os.urandom(16)
-        with self._connect() as conn:
+        with self._db() as conn:
             conn.execute("INSERT INTO api_keys (key_id, tenant_id, scopes, role, salt, hash, created_at, expires_at, "
                          "label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          (key.key_id, tenant_id, json.dumps(list(key.scopes)), role, salt, _hash(secret, salt),
@@ -118,7 +133,7 @@ class KeyStore:
         return key, f"{_PREFIX}_{key.key_id}_{secret}"
 
     def list(self) -> list[ApiKey]:
-        with self._connect() as conn:
+        with self._db() as conn:
             return [_key(row) for row in conn.execute("SELECT * FROM api_keys ORDER BY created_at, key_id")]
 
     def get(self, key_id: str) -> ApiKey | None:
@@ -126,13 +141,13 @@ class KeyStore:
         return _key(row) if row else None
 
     def revoke(self, key_id: str) -> bool:
-        with self._connect() as conn:
+        with self._db() as conn:
             changed = conn.execute("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at = ''",
                                    (utc_now(), key_id)).rowcount
         return changed > 0
 
     def _row(self, key_id: str):
-        with self._connect() as conn:
+        with self._db() as conn:
             return conn.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
 
     def authenticate(self, token: str) -> ApiKey:
