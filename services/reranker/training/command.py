@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-import grpc
 import numpy as np
 
 from services.evaluation.metrics import ndcg_at, recall_at
@@ -46,12 +45,13 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
         return tuple(data.load_queries(p) for p in paths)  # type: ignore[return-value]
     from services.cli.mesh import Mesh
     from shared.stubs import chunker_pb2_grpc, gateway_pb2_grpc
+    from shared.tls import stage_channel
 
     env = {"RAGMESH_RERANKER_MODEL": "passthrough", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
            "RAGMESH_EMBED_MODEL": args.embed_model}
     with Mesh.on_free_ports(args.data_dir, extra_env=env) as mesh:
         with mesh.gateway_channel() as channel, \
-                grpc.insecure_channel(mesh.address("chunker")) as chunker_channel:
+                stage_channel(mesh.address("chunker"), "chunker", "launcher") as chunker_channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             if args.beir:
                 train, tune, self_supervised = _mine_beir(args, stub)
