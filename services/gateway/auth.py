@@ -8,6 +8,7 @@ delay), counted in `ragmesh_auth_failures_total{reason}` and logged with the key
 Health and reflection stay open: launchers and load balancers probe them without a key.
 """
 
+import contextvars
 import logging
 
 import grpc
@@ -20,6 +21,9 @@ from shared.observability import metrics
 log = logging.getLogger("ragmesh.gateway.auth")
 
 SERVICE_PREFIX = "/ragmesh.v1.Gateway/"
+# The key behind the call being handled (None with authentication off): what it may write is
+# checked after the chunker has read each document's own scopes (Funnel._ingest_one).
+CALLER: contextvars.ContextVar[ApiKey | None] = contextvars.ContextVar("ragmesh_caller", default=None)
 _READER = frozenset({"Search", "Ask", "GetChunk", "Feedback"})
 ROLE_METHODS = {"reader": _READER, "writer": _READER | {"Ingest", "DeleteDocument"}}
 # `admin` (keys and tenants) may call every Gateway method of its tenant.
@@ -70,7 +74,7 @@ class Authenticator:
                                           f"{', '.join(repr(s[:80]) for s in missing)}"), "scope", method, peer,
                          key.key_id)
 
-    def check(self, method: str, request, context) -> None:
+    def check(self, method: str, request, context) -> ApiKey:
         metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
         peer = context.peer()
         key = self.authenticate(metadata, method, peer)
@@ -80,19 +84,32 @@ class Authenticator:
             self._refuse(ResourceExhausted(f"key {key.key_id} is over its rate limit of {self.limits.rate:g} "
                                            f"requests/s (burst {self.limits.burst:g}); retry in {wait:.2f}s"),
                          "rate_limited", method, peer, key.key_id)
+        return key
 
 
 def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
     if streaming:
         def stream(request, context):
-            auth.check(method, request, context)
-            yield from behavior(request, context)
+            token = CALLER.set(auth.check(method, request, context))
+            try:
+                yield from behavior(request, context)
+            finally:
+                CALLER.reset(token)
         return stream
 
     def unary(request, context):
-        auth.check(method, request, context)
-        return behavior(request, context)
+        token = CALLER.set(auth.check(method, request, context))
+        try:
+            return behavior(request, context)
+        finally:
+            CALLER.reset(token)
     return unary
+
+
+def unheld_scopes(scopes) -> list[str]:
+    """The scopes among `scopes` the calling key does not hold (none with authentication off)."""
+    key = CALLER.get()
+    return [] if key is None else sorted({s for s in scopes if not key.holds(s)})
 
 
 class AuthInterceptor(grpc.ServerInterceptor):

@@ -14,6 +14,7 @@ import grpc
 from opentelemetry import trace
 
 from services.gateway.answer_log import AnswerLog
+from services.gateway.auth import unheld_scopes
 from services.gateway.limits import RequestLimits
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
@@ -103,6 +104,13 @@ class Funnel:
             chunked = self._timed("chunk", self.chunker, "ChunkDocument",
                                   chunker_pb2.ChunkDocumentRequest(document=document), context)
             result.document_id, result.version = chunked.meta.document_id, chunked.meta.version
+            unheld = unheld_scopes(chunked.meta.access_scopes)
+            if unheld:  # a key files documents only where it may read them
+                result.ok, result.error_code = False, "PERMISSION_DENIED"
+                result.error = (f"{result.document_id or result.source_uri}: the key does not hold access scope(s) "
+                                f"{', '.join(map(repr, unheld))} the document states")
+                metrics.INGESTED_DOCUMENTS.labels("failed").inc()
+                return result
             upserted = self._timed("index", self.indexer, "UpsertDocument",
                                    indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks), context)
         except StageCallError as err:

@@ -124,3 +124,16 @@ def test_failures_are_counted_by_reason(mesh, raw):
 
 def test_health_needs_no_key(mesh):
     assert mesh.health("gateway") == "SERVING"
+
+
+def test_a_writer_files_documents_only_under_scopes_it_holds(mesh, raw, keys, tmp_path):
+    from services.cli.documents import collect_files, to_source_document
+
+    _, token = keys.create("scoped-writer", ["support"], "writer")
+    for name, scopes in (("hr.md", "[hr-confidential]"), ("support.md", "[support]"), ("open.md", "public")):
+        (tmp_path / name).write_text(f"---\naccess_scopes: {scopes}\n---\n# {name}\n\nThe walrus rota for {name}.\n")
+    docs = [to_source_document(p, uri) for p, uri in collect_files([str(tmp_path)])]
+    results = {r.source_uri: r for r in raw.Ingest(gateway_pb2.IngestRequest(documents=docs), metadata=bearer(token),
+                                                   timeout=120)}
+    assert results["support.md"].ok and results["open.md"].ok
+    assert results["hr.md"].error_code == "PERMISSION_DENIED" and "'hr-confidential'" in results["hr.md"].error
