@@ -152,6 +152,14 @@ triton-down:
 bench-rerank: stubs triton-install reranker
 	$(PY) -m loadtest.bench_rerank --name $(RERANKER) $(BENCH_ARGS)
 
-# Every benchmark, one after another (figures printed; ~30 min on 2 cores).
+# What the extractive generator (coverage rule, and the learned answer selector) adds to an Ask, replayed on
+# the labelled questions' recorded contexts (recorded once by a private mesh, ~5 min; the card is not touched).
+.PHONY: bench-answer
+bench-answer: stubs models
+	@[ -f eval/out/selector/contexts.jsonl ] || $(VENV)/bin/ragmesh train-selector --record \
+		--data-dir $$(mktemp -d) --out $$(mktemp --suffix=.json)
+	$(PY) -m loadtest.bench_answer $(BENCH_ARGS)
+
+# Every benchmark, one after another (figures printed; ~35 min on 2 cores).
 .PHONY: bench
-bench: bench-embed bench-rerank bench-retrieval
+bench: bench-embed bench-rerank bench-retrieval bench-answer

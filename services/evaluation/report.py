@@ -88,7 +88,7 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
         "latency": latency(results),
         "triage": dict(Counter(r.triage for r in results if r.triage != "ok")),
         "cases": [
-            {"id": r.case.case_id, "category": r.case.category, "question": r.case.question,
+            {"id": r.case.case_id, "category": r.case.category, "split": r.case.split, "question": r.case.question,
              "triage": r.triage, "answered": r.answered, "abstain_reason": r.abstain_reason,
              "citation_valid": r.citation_valid, "answer_correct": r.answer_correct,
              "gold_ranks": r.ranks, "top_rerank_score": r.top_rerank_score, "top_ids": r.top_ids,

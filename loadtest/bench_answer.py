@@ -1,0 +1,69 @@
+"""Answer-stage benchmark: what the extractive generator adds to an Ask, per question, on CPU.
+
+It replays recorded contexts (the passages, with the reranker's per-unit similarities, that the gateway
+handed the generator for each labelled question; `ragmesh train-selector` records them) through the
+coverage rule and, when a card exists, the learned answer selector, in-process, one question at a time,
+and prints p50 / p95 / max milliseconds. The gRPC hop is the same for both and is not included.
+
+    python -m loadtest.bench_answer --contexts eval/out/selector/contexts.jsonl --repeat 3
+"""
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from google.protobuf.json_format import ParseDict
+
+from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
+from services.generator.selection import DEFAULT_CARD
+from shared import convert
+from shared.stubs import common_pb2
+
+
+def load(contexts: str, cases: str) -> list[tuple[str, list]]:
+    questions = {json.loads(line)["id"]: json.loads(line)["question"]
+                 for line in Path(cases).read_text().splitlines() if line.strip()}
+    rows = [json.loads(line) for line in Path(contexts).read_text().splitlines() if line.strip()]
+    return [(questions[r["id"]], [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in r["context"]])
+            for r in rows if r["id"] in questions and r["context"]]
+
+
+def time_generator(generator, questions, repeat: int) -> dict:
+    generator.warm_up()
+    for question, passages in questions[:5]:
+        generator.run(question, passages)  # first calls pay for imports and caches
+    samples = []
+    for _ in range(repeat):
+        for question, passages in questions:
+            started = time.perf_counter()
+            generator.run(question, passages)
+            samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    return {"questions": len(questions), "p50_ms": round(statistics.median(samples), 2),
+            "p95_ms": round(samples[int(0.95 * (len(samples) - 1))], 2), "max_ms": round(samples[-1], 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--contexts", default="eval/out/selector/contexts.jsonl")
+    parser.add_argument("--cases", default="eval/cases/sample.jsonl")
+    parser.add_argument("--card", default=str(DEFAULT_CARD))
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if not Path(args.contexts).exists():
+        raise SystemExit(f"{args.contexts}: no recorded contexts; run `ragmesh train-selector --record` first")
+    questions = load(args.contexts, args.cases)
+    generators = {"coverage rule (extractive-v1)": ExtractiveGenerator()}
+    if Path(args.card).exists():
+        generators["answer selector (extractive-v2)"] = SelectingGenerator(args.card)
+    print(f"{len(questions)} recorded contexts, {args.repeat} passes, one question at a time")
+    print(f"{'generator':<34} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    for name, generator in generators.items():
+        r = time_generator(generator, questions, args.repeat)
+        print(f"{name:<34} {r['p50_ms']:>8} {r['p95_ms']:>8} {r['max_ms']:>8}")
+
+
+if __name__ == "__main__":
+    main()
