@@ -228,8 +228,8 @@ class Funnel:
         answer = generated.answer
         response.context.extend(context_passages)
         if not answer.abstained:
-            problem = invalid_citations([c.chunk_id for c in answer.citations],
-                                        {p.chunk.chunk_id for p in context_passages})
+            problem = invalid_citations(list(answer.citations),
+                                        {p.chunk.chunk_id: p.chunk for p in context_passages})
             if problem:
                 log.warning("answer rejected by citation validation: %s", problem)
                 metrics.CITATION_FAILURES.labels(problem.split(":")[0]).inc()

@@ -20,12 +20,24 @@ def should_abstain(top_rerank_score: float | None, threshold: float, scores_are_
     return AbstainDecision(False, "")
 
 
-def invalid_citations(cited_ids: list[str], context_ids: set[str]) -> str:
-    """Why an answer's citations cannot be trusted ('' when they can): at least one citation, and
-    every cited id must be a passage the generator was given."""
-    if not cited_ids:
+def invalid_citations(citations, context: dict) -> str:
+    """Why an answer's citations cannot be trusted ('' when they can). There must be at least one, and
+    each must point into a passage the generator was given, down to the character: same document and
+    version, a span inside that chunk's span, and a quote equal to the chunk's text there. The text before
+    the first colon is the reason's metric label. `citations`
+    and the `context` values (chunk id -> chunk) are protobuf messages or shared.model objects alike."""
+    if not citations:
         return "answer has no citation"
-    foreign = [cid for cid in cited_ids if cid not in context_ids]
+    foreign = [c.chunk_id for c in citations if c.chunk_id not in context]
     if foreign:
         return f"cited ids not in the context: {', '.join(foreign)}"
+    for c in citations:
+        chunk = context[c.chunk_id]
+        if (c.document_id, c.version) != (chunk.meta.document_id, chunk.meta.version):
+            return f"wrong document: {c.chunk_id} is not in {c.document_id}@{c.version}"
+        if not chunk.char_start <= c.char_start < c.char_end <= chunk.char_end:
+            return (f"span outside the chunk: {c.char_start}-{c.char_end} is not inside {c.chunk_id} "
+                    f"({chunk.char_start}-{chunk.char_end})")
+        if chunk.body[c.char_start - chunk.char_start:c.char_end - chunk.char_start] != c.quote:
+            return f"quote differs from the source: {c.chunk_id} at {c.char_start}-{c.char_end}"
     return ""

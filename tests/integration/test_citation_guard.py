@@ -1,4 +1,5 @@
-"""A generator that invents a citation id: the real gateway must never return it as an answer.
+"""Generators that invent a citation id, or misquote a real chunk at its real span: the real gateway must
+never return either as an answer.
 
 The rogue generator below is the adversary under test, not a stand-in for a component being
 verified; the gateway is a real process wired to the session's real retriever and reranker.
@@ -24,10 +25,22 @@ class FabricatingGenerator(generator_pb2_grpc.GeneratorServicer):
             citations=[common_pb2.Citation(chunk_id=real), common_pb2.Citation(chunk_id="ch_fabricated0000")]))
 
 
-@pytest.fixture
-def guarded_gateway(mesh, ingested, tmp_path):
+class MisquotingGenerator(generator_pb2_grpc.GeneratorServicer):
+    """Cites a real chunk at a real span, with words the source does not have there."""
+
+    def Generate(self, request, context):
+        chunk = request.passages[0].chunk
+        end = chunk.char_start + min(len(chunk.body), 20)
+        return generator_pb2.GenerateResponse(answer=common_pb2.Answer(
+            text="The Team plan is free [1].", generator_id="rogue", reason="answered",
+            citations=[common_pb2.Citation(chunk_id=chunk.chunk_id, char_start=chunk.char_start, char_end=end,
+                                           quote="The Team plan is free"[: end - chunk.char_start],
+                                           document_id=chunk.meta.document_id, version=chunk.meta.version)]))
+
+
+def rogue_gateway(mesh, tmp_path, servicer):
     rogue = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    generator_pb2_grpc.add_GeneratorServicer_to_server(FabricatingGenerator(), rogue)
+    generator_pb2_grpc.add_GeneratorServicer_to_server(servicer, rogue)
     rogue_port = rogue.add_insecure_port("127.0.0.1:0")
     rogue.start()
     port = free_port()
@@ -41,6 +54,16 @@ def guarded_gateway(mesh, ingested, tmp_path):
         rogue.stop(0)
 
 
+@pytest.fixture
+def guarded_gateway(mesh, ingested, tmp_path):
+    yield from rogue_gateway(mesh, tmp_path, FabricatingGenerator())
+
+
+@pytest.fixture
+def misquoted_gateway(mesh, ingested, tmp_path):
+    yield from rogue_gateway(mesh, tmp_path, MisquotingGenerator())
+
+
 def test_a_fabricated_citation_never_reaches_the_caller_as_an_answer(guarded_gateway):
     response = guarded_gateway.Ask(gateway_pb2.AskRequest(
         tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60)
@@ -49,3 +72,10 @@ def test_a_fabricated_citation_never_reaches_the_caller_as_an_answer(guarded_gat
     assert "ch_fabricated0000" in response.answer.reason
     assert not response.answer.text and not response.answer.citations
     assert response.suggested_reading
+
+
+def test_a_misquoted_span_never_reaches_the_caller_as_an_answer(misquoted_gateway):
+    response = misquoted_gateway.Ask(gateway_pb2.AskRequest(
+        tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60)
+    assert response.answer.abstained and not response.answer.citations
+    assert response.answer.reason.startswith("citation_validation_failed: quote differs from the source")

@@ -1,4 +1,5 @@
 from services.gateway.policy import invalid_citations, should_abstain
+from shared.stubs import common_pb2
 
 
 def test_abstains_below_a_calibrated_threshold_only():
@@ -9,7 +10,27 @@ def test_abstains_below_a_calibrated_threshold_only():
     assert should_abstain(None, 0.35, True).reason == "no_candidates"
 
 
-def test_fabricated_citation_ids_are_caught():
-    assert invalid_citations(["c1", "c2"], {"c1", "c2", "c3"}) == ""
-    assert "c9" in invalid_citations(["c1", "c9"], {"c1", "c2"})
-    assert invalid_citations([], {"c1"}) == "answer has no citation"
+BODY = "Refunds are paid within 14 days."
+
+
+def chunk(cid="c1", start=100):
+    return common_pb2.Chunk(chunk_id=cid, meta=common_pb2.DocumentMeta(document_id="d", version="2"), body=BODY,
+                            char_start=start, char_end=start + len(BODY))
+
+
+def cite(cid="c1", start=100, end=107, quote="Refunds", doc="d", version="2"):
+    return common_pb2.Citation(chunk_id=cid, char_start=start, char_end=end, quote=quote, document_id=doc,
+                               version=version)
+
+
+def test_citations_are_checked_down_to_the_character():
+    context = {"c1": chunk(), "c2": chunk("c2", 500)}
+    assert invalid_citations([cite(), cite("c2", 500, 532, BODY)], context) == ""
+    assert invalid_citations([], context) == "answer has no citation"
+    assert "c9" in invalid_citations([cite(), cite("c9")], context)
+    assert invalid_citations([cite(doc="other")], context).startswith("wrong document:")
+    assert invalid_citations([cite(version="1")], context).startswith("wrong document:")
+    assert invalid_citations([cite(start=90, end=107)], context).startswith("span outside the chunk:")
+    assert invalid_citations([cite(end=140, quote=BODY + "!!!!!!")], context).startswith("span outside")
+    # The right span with words the source does not have there: a paraphrase passed off as a quote.
+    assert invalid_citations([cite(quote="Rebates")], context).startswith("quote differs from the source:")
