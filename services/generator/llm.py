@@ -38,7 +38,11 @@ class LlamaCppBackend:
         self.model_id = ""
 
     def warm_up(self) -> None:
-        from llama_cpp import Llama
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise FailedPrecondition("the llamacpp backend needs llama-cpp-python, which `make demo` does not install: "
+                                     "run `make llm` (a portable build, ~7 min the first time)") from None
 
         path = self.model_path or packaged_gguf()
         # A build for the wrong CPU crashes the process on the first long prompt: find out here, with the fix.

@@ -17,3 +17,16 @@ def test_an_ordinary_failure_keeps_the_last_lines_of_its_error():
     message = explain_failure(1, stderr, "/m.gguf")
     assert "exit 1" in message and "Failed to load model" in message
     assert "another CPU" not in message
+
+
+def test_the_llamacpp_backend_without_llama_cpp_installed_says_how_to_install_it(monkeypatch):
+    import sys
+
+    import pytest
+
+    from services.generator.llm import LlamaCppBackend
+    from shared.errors import FailedPrecondition
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # what `import llama_cpp` sees when it is not installed
+    with pytest.raises(FailedPrecondition, match="make llm"):
+        LlamaCppBackend().warm_up()
