@@ -65,6 +65,8 @@ def gated_outcome(results: list[CaseResult], threshold: float) -> dict:
         if answered else 1.0,
         "answer_accuracy": round(sum(passes(r) and bool(r.answer_correct) for r in answerable)
                                  / max(len(answerable), 1), 4),
+        "wrong_answer_rate": round(sum(passes(r) and not r.answer_correct for r in answerable)
+                                   / max(sum(passes(r) for r in answerable), 1), 4),
     }
 
 
@@ -73,7 +75,8 @@ def results_from_report(report: dict) -> list[CaseResult]:
     out = []
     for c in report["cases"]:
         answerable = c["category"] != "unanswerable"
-        case = EvalCase(c["id"], c["question"], "", c["category"], [Gold("evidence")] if answerable else [])
+        case = EvalCase(c["id"], c["question"], "", c["category"], [Gold("evidence")] if answerable else [],
+                        c.get("split", ""))
         r = CaseResult(case, c["gold_ranks"], [], 0, {}, answered=c["answered"], citation_valid=c["citation_valid"],
                        answer_correct=c["answer_correct"])
         r.top_rerank_score = c["top_rerank_score"]

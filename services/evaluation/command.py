@@ -157,17 +157,32 @@ def _print_summary(report: dict) -> None:
 
 
 def calibrate_from_report(args) -> int:
-    report = json.loads(Path(args.from_report).read_text())
-    results = results_from_report(report)
-    model = report["meta"].get("reranker_model_id") or args.reranker_model_id
-    if not model:
-        raise SystemExit("calibrate: the report names no reranker model; pass --reranker-model-id")
-    result = calibrate_threshold(results, model, report["meta"].get("generator_id", ""), args.target_far,
-                                 report["meta"].get("name", args.from_report))
-    save_calibration(result, args.out)
-    print(f"gate off:  {json.dumps(gated_outcome(results, float('-inf')))}")
-    print(f"gate {result.threshold:.4f}: {json.dumps(gated_outcome(results, result.threshold))}")
-    print(f"written to {args.out}")
+    """Calibrate on gate-off reports, pooled (e.g. the sample set's train/dev and a SciFact answerability
+    run), and show what the threshold does on each; `--at T` only shows what T does."""
+    reports = [(path, json.loads(Path(path).read_text())) for path in args.from_report]
+    per_report, pooled = [], []
+    for path, report in reports:
+        results = [r for r in results_from_report(report)
+                   if args.splits == "all" or not r.case.split or r.case.split in args.splits.split(",")]
+        per_report.append((report["meta"].get("name", path), results))
+        pooled += results
+    if args.at is not None:
+        threshold = args.at
+    else:
+        models = {r["meta"].get("reranker_model_id") for _, r in reports} - {"", None}
+        model = args.reranker_model_id or (models.pop() if len(models) == 1 else "")
+        if not model:
+            raise SystemExit(f"calibrate: the reports name {sorted(models) or 'no'} reranker models; "
+                             "pass --reranker-model-id")
+        generators = ",".join(sorted({r["meta"].get("generator_id", "") for _, r in reports} - {""}))
+        result = calibrate_threshold(pooled, model, generators, args.target_far,
+                                     " + ".join(name for name, _ in per_report))
+        save_calibration(result, args.out)
+        threshold = result.threshold
+        print(f"written to {args.out}")
+    for name, results in [*per_report, *([("pooled", pooled)] if len(per_report) > 1 else [])]:
+        print(f"{name}: gate off  {json.dumps(gated_outcome(results, float('-inf')))}")
+        print(f"{name}: gate {threshold:.4f} {json.dumps(gated_outcome(results, threshold))}")
     return 0
 
 
@@ -213,7 +228,9 @@ def add_calibrate_parser(sub) -> None:
     p.add_argument("--target-far", type=float, default=0.05, help="false-answer-rate target (default 5%%)")
     p.add_argument("--out", default="eval/calibration.json")
     p.add_argument("--splits", default="train,dev", help="case splits to calibrate on (comma-separated, or all)")
-    p.add_argument("--from-report", help="calibrate from a gate-off `ragmesh eval` report.json instead of running")
+    p.add_argument("--from-report", action="append",
+                   help="calibrate from gate-off `ragmesh eval` report.json files (repeat to pool) instead of running")
+    p.add_argument("--at", type=float, help="with --from-report: only show what this threshold does")
     p.add_argument("--reranker-model-id", help="with --from-report, when the report does not name it")
     p.add_argument("--spawn", action="store_true", help="start a private mesh (with the gate off)")
     p.add_argument("--data-dir", default=".ragmesh-data/calibrate")

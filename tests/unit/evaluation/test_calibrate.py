@@ -32,3 +32,32 @@ def test_calibration_records_the_model_it_was_made_for():
     cal = calibrate([result(0.9, True), result(0.1, False)], "maxsim/m", "extractive-v1", 0.05, "sample.jsonl")
     assert cal.reranker_model_id == "maxsim/m" and cal.false_answer_rate == 0.0
     assert 0.1 < cal.threshold <= 0.9
+
+
+def test_pooled_calibration_from_reports_drops_the_test_split_and_reports_each(tmp_path, capsys):
+    import argparse
+    import json
+
+    from services.evaluation.command import calibrate_from_report
+
+    def row(cid, score, answerable, split=""):
+        return {"id": cid, "question": "?", "category": "general" if answerable else "unanswerable",
+                "split": split, "answered": True, "citation_valid": True, "answer_correct": answerable,
+                "gold_ranks": {}, "top_rerank_score": score}
+
+    sample = {"meta": {"name": "sample", "reranker_model_id": "m"}, "cases": [
+        row("a", 0.9, True, "train"), row("b", 0.6, False, "dev"), row("c", 0.99, False, "test")]}
+    scifact = {"meta": {"name": "scifact", "reranker_model_id": "m"}, "cases": [
+        row("s1", 0.8, True), row("s2", 0.7, False)]}
+    paths = []
+    for name, report in (("sample", sample), ("scifact", scifact)):
+        paths.append(str(tmp_path / f"{name}.json"))
+        (tmp_path / f"{name}.json").write_text(json.dumps(report))
+    out = tmp_path / "calibration.json"
+    args = argparse.Namespace(from_report=paths, splits="train,dev", at=None, reranker_model_id=None,
+                              target_far=0.0, out=str(out))
+    assert calibrate_from_report(args) == 0
+    # The test split's unanswerable 0.99 is never seen; the pooled threshold clears both other domains.
+    assert json.loads(out.read_text())["threshold"] == pytest.approx(0.8)
+    printed = capsys.readouterr().out
+    assert "sample: gate 0.8000" in printed and "scifact: gate 0.8000" in printed and "pooled:" in printed
