@@ -54,11 +54,13 @@ test: stubs llm check-alerts models triton-install reranker
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
 
-# promtool comes with Debian's prometheus package (the server is not started).
+# promtool and the Prometheus server come with Debian's prometheus package (its service is not started; the
+# alert test, tests/integration/test_prometheus_alerts.py, runs the server on a free loopback port).
 promtool:
-	@command -v promtool >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null; }
+	@command -v promtool >/dev/null && command -v prometheus >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null; }
 
 check-alerts: promtool
+	promtool check config deploy/observability/prometheus.yml
 	promtool check rules deploy/observability/alerts.yml
 	promtool test rules deploy/observability/alerts_test.yml
 
