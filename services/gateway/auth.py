@@ -17,6 +17,7 @@ from services.gateway.ratelimit import TokenBuckets
 from shared.errors import PermissionDenied, ResourceExhausted, Unauthenticated
 from shared.keys import ApiKey, KeyRejected, KeyStore
 from shared.observability import metrics
+from shared.stubs import indexer_pb2
 
 log = logging.getLogger("ragmesh.gateway.auth")
 
@@ -104,6 +105,14 @@ def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
         finally:
             CALLER.reset(token)
     return unary
+
+
+def caller_guard() -> indexer_pb2.ScopeGuard:
+    """What the indexer lets this call replace or delete: documents within the key's scopes."""
+    key = CALLER.get()
+    if key is None:
+        return indexer_pb2.ScopeGuard()
+    return indexer_pb2.ScopeGuard(enabled=True, held_scopes=list(key.scopes))
 
 
 def unheld_scopes(scopes) -> list[str]:

@@ -14,7 +14,7 @@ import grpc
 from opentelemetry import trace
 
 from services.gateway.answer_log import AnswerLog
-from services.gateway.auth import unheld_scopes
+from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
@@ -111,8 +111,8 @@ class Funnel:
                                 f"{', '.join(map(repr, unheld))} the document states")
                 metrics.INGESTED_DOCUMENTS.labels("failed").inc()
                 return result
-            upserted = self._timed("index", self.indexer, "UpsertDocument",
-                                   indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks), context)
+            upserted = self._timed("index", self.indexer, "UpsertDocument", indexer_pb2.UpsertDocumentRequest(
+                meta=chunked.meta, chunks=chunked.chunks, guard=caller_guard()), context)
         except StageCallError as err:
             result.ok, result.error_code, result.error = False, err.code.name, err.message
             metrics.INGESTED_DOCUMENTS.labels("failed").inc()
@@ -289,6 +289,7 @@ class Funnel:
 
     def delete_document(self, request, context):
         check_tenant_id(request.tenant_id)
+        request.guard.CopyFrom(caller_guard())  # the key's scopes, never the caller's claim
         return self.indexer.call("DeleteDocument", request, context)
 
 

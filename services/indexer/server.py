@@ -31,7 +31,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
         chunks = [convert.chunk_from_pb(c) for c in request.chunks]
         for chunk in chunks:
             chunk.meta = meta
-        result = self.indexer.upsert(meta, chunks)
+        result = self.indexer.upsert(meta, chunks, _held(request.guard))
         if result.replaced_existing and (result.written or result.removed):
             SOURCE_CHANGED.inc()
         INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
@@ -41,7 +41,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
         )
 
     def DeleteDocument(self, request, context):
-        removed = self.indexer.delete(request.tenant_id, request.document_id)
+        removed = self.indexer.delete(request.tenant_id, request.document_id, _held(request.guard))
         INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
         return indexer_pb2.DeleteDocumentResponse(chunks_removed=removed)
 
@@ -51,6 +51,11 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
             chunk_count=stats["chunks"], document_count=stats["documents"],
             embedding_model_id=self.indexer.model_id, backend=self.indexer.index.name,
         )
+
+
+def _held(guard) -> list[str] | None:
+    """The scopes a guarded write may touch; None when the request carries no guard."""
+    return list(guard.held_scopes) if guard.enabled else None
 
 
 def main() -> None:

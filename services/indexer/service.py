@@ -1,9 +1,10 @@
 """The indexer component: embeds new chunks and writes a document version through the index backend."""
 
 from shared.embedding.base import Embedder
-from shared.errors import InvalidArgument, require
+from shared.errors import InvalidArgument, PermissionDenied, require
 from shared.index.base import IndexBackend, UpsertResult
-from shared.model import Chunk, DocumentMeta
+from shared.model import PUBLIC_SCOPE, Chunk, DocumentMeta
+from shared.names import ALL_SCOPES
 
 
 class DocumentIndexer:
@@ -19,10 +20,11 @@ class DocumentIndexer:
     def model_id(self) -> str:
         return self.embedder.spec.model_id
 
-    def upsert(self, meta: DocumentMeta, chunks: list[Chunk]) -> UpsertResult:
+    def upsert(self, meta: DocumentMeta, chunks: list[Chunk], held_scopes: list[str] | None = None) -> UpsertResult:
         require(meta.tenant_id, "meta.tenant_id")
         require(meta.document_id, "meta.document_id")
         require(meta.version, "meta.version")
+        self._check_scopes(meta.tenant_id, meta.document_id, held_scopes, "replace")
         window = self.embedder.spec.max_tokens
         for chunk in chunks:
             require(chunk.chunk_id, f"chunks[{chunk.position}].chunk_id")
@@ -42,7 +44,18 @@ class DocumentIndexer:
         result.replaced_existing = bool(existing)
         return result
 
-    def delete(self, tenant_id: str, document_id: str) -> int:
+    def delete(self, tenant_id: str, document_id: str, held_scopes: list[str] | None = None) -> int:
         require(tenant_id, "tenant_id")
         require(document_id, "document_id")
+        self._check_scopes(tenant_id, document_id, held_scopes, "delete")
         return self.index.delete_document(tenant_id, document_id)
+
+    def _check_scopes(self, tenant_id: str, document_id: str, held: list[str] | None, action: str) -> None:
+        """A guarded caller may replace or delete a document only when it holds every scope the
+        document is stored under: a writer cannot remove or overwrite what it may not read."""
+        if held is None or ALL_SCOPES in held:
+            return
+        unheld = sorted(self.index.document_scopes(tenant_id, document_id) - {PUBLIC_SCOPE, *held})
+        if unheld:
+            raise PermissionDenied(f"cannot {action} {document_id!r}: it is stored under access scope(s) "
+                                   f"{', '.join(map(repr, unheld))}, which the caller does not hold")

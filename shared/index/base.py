@@ -37,6 +37,9 @@ class IndexBackend(Protocol):
 
     def delete_document(self, tenant_id: str, document_id: str) -> int: ...
 
+    def document_scopes(self, tenant_id: str, document_id: str) -> set[str]:
+        """Every access scope any stored version of the document is filed under (empty: not stored)."""
+
     def bm25(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]: ...
 
     def knn(

@@ -167,6 +167,11 @@ class EmbeddedIndex:
             raise
         return UpsertResult(written=written, unchanged=unchanged, removed=len(stale))
 
+    def document_scopes(self, tenant_id: str, document_id: str) -> set[str]:
+        rows = self._conn().execute("SELECT DISTINCT access_scopes FROM chunks WHERE tenant_id=? AND document_id=?",
+                                    (tenant_id, document_id))
+        return {scope for (scopes,) in rows for scope in json.loads(scopes)}
+
     def delete_document(self, tenant_id: str, document_id: str) -> int:
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")

@@ -236,6 +236,11 @@ class OpenSearchIndex:
         return done
 
     @_engine_errors
+    def document_scopes(self, tenant_id: str, document_id: str) -> set[str]:
+        query = {"bool": {"filter": [{"term": {"tenant_id": tenant_id}}, {"term": {"document_id": document_id}}]}}
+        return {scope for s in self._scan(query, ["access_scopes"]) for scope in s.get("access_scopes", [])}
+
+    @_engine_errors
     def delete_document(self, tenant_id: str, document_id: str) -> int:
         # By explicit ids: _delete_by_query lives in the reindex module, which the node may lack.
         query = {"bool": {"filter": [{"term": {"tenant_id": tenant_id}}, {"term": {"document_id": document_id}}]}}

@@ -52,6 +52,12 @@ class IndexConformance:
         assert index.bm25("acme", "refund", self.ANY, 10) == []
         assert index.knn("acme", unit(1), MODEL_ID, self.ANY, 10) == []
 
+    def test_document_scopes_are_those_of_every_stored_version(self, index):
+        write(index, meta(doc="d", version="1", scopes=("hr",)), [("one", unit(1))])
+        write(index, meta(doc="d", version="2", scopes=("public", "finance")), [("two", unit(0, 1))])
+        assert index.document_scopes("acme", "d") == {"hr", "public", "finance"}
+        assert index.document_scopes("other", "d") == set() and index.document_scopes("acme", "nope") == set()
+
     def test_upsert_is_idempotent(self, index):
         docs = [("refunds within 14 days", unit(1, 0)), ("invoices are monthly", unit(0, 1))]
         first = write(index, meta(), docs)

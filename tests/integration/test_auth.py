@@ -137,3 +137,27 @@ def test_a_writer_files_documents_only_under_scopes_it_holds(mesh, raw, keys, tm
                                                    timeout=120)}
     assert results["support.md"].ok and results["open.md"].ok
     assert results["hr.md"].error_code == "PERMISSION_DENIED" and "'hr-confidential'" in results["hr.md"].error
+
+
+def test_a_writer_cannot_overwrite_or_delete_a_document_it_may_not_read(raw, keys, tmp_path):
+    from services.cli.documents import to_source_document
+
+    def ingest(token, scopes):
+        path = tmp_path / f"{scopes}.md"
+        path.write_text(f"---\ndoc_id: guarded/salaries\naccess_scopes: [{scopes}]\n---\n# Pay\n\nBands {scopes}.\n")
+        request = gateway_pb2.IngestRequest(documents=[to_source_document(path, path.name)])
+        return list(raw.Ingest(request, metadata=bearer(token), timeout=120))[0]
+
+    def delete(token):
+        return raw.DeleteDocument(indexer_pb2.DeleteDocumentRequest(
+            document_id="guarded/salaries", guard={"enabled": True, "held_scopes": ["*"]}),  # a forged guard
+            metadata=bearer(token), timeout=30)
+
+    _, owner = keys.create("guarded", ["hr"], "writer")
+    _, other = keys.create("guarded", ["support"], "writer")
+    assert ingest(owner, "hr").ok
+    overwrite = ingest(other, "support")
+    assert overwrite.error_code == "PERMISSION_DENIED" and "'hr'" in overwrite.error
+    err = refused(lambda: delete(other))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "guarded/salaries" in err.details()
+    assert delete(owner).chunks_removed >= 1
