@@ -8,6 +8,7 @@ delay), counted in `ragmesh_auth_failures_total{reason}` and logged with the key
 Health and reflection stay open: launchers and load balancers probe them without a key.
 """
 
+import contextlib
 import contextvars
 import logging
 
@@ -95,7 +96,8 @@ def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
             try:
                 yield from behavior(request, context)
             finally:
-                CALLER.reset(token)
+                with contextlib.suppress(ValueError):  # a cancelled stream may be closed from another context
+                    CALLER.reset(token)
         return stream
 
     def unary(request, context):
