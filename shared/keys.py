@@ -18,6 +18,7 @@ from pathlib import Path
 
 from shared.model import normalize_time, utc_now
 from shared.names import ALL_SCOPES, SCOPE_NAME, check_tenant_id
+from shared.ratelimit import TokenBuckets
 
 ROLES = ("reader", "writer", "admin")
 KEYS_FILE = "keys.sqlite"
@@ -26,6 +27,9 @@ LOCAL_KEYS_DIR = "api-keys"
 _PREFIX = "rmk"
 # ~16 MiB and a few tens of ms per check; a verified secret is remembered (as SHA-256) for the process.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+# Slow hashes a key id may cost per second once its remembered secret does not match: guessing at a
+# known id cannot turn scrypt into a CPU flood (the right secret is remembered after its first check).
+_VERIFY_RATE, _VERIFY_BURST = 2.0, 10.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -93,6 +97,7 @@ class KeyStore:
         self._verified: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self._schema_ready = False
+        self._verify_budget = TokenBuckets(_VERIFY_RATE, _VERIFY_BURST)
 
     @contextlib.contextmanager
     def _db(self):
@@ -163,6 +168,10 @@ class KeyStore:
         with self._lock:
             remembered = self._verified.get(key_id)
         if remembered is None or not hmac.compare_digest(remembered, digest):
+            wait = self._verify_budget.take(key_id)
+            if wait > 0:
+                raise KeyRejected("throttled", f"too many failed checks of API key {key_id}; retry in {wait:.1f}s",
+                                  key_id)
             if not hmac.compare_digest(_hash(secret, row["salt"]), row["hash"]):
                 raise KeyRejected("unknown", "unknown API key", key_id)  # same answer as an unknown id
             with self._lock:

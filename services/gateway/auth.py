@@ -14,10 +14,10 @@ import logging
 
 import grpc
 
-from services.gateway.ratelimit import TokenBuckets
 from shared.errors import PermissionDenied, ResourceExhausted, Unauthenticated
 from shared.keys import ApiKey, KeyRejected, KeyStore
 from shared.observability import metrics
+from shared.ratelimit import TokenBuckets
 from shared.stubs import indexer_pb2
 
 log = logging.getLogger("ragmesh.gateway.auth")

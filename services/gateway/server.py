@@ -11,12 +11,12 @@ from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
-from services.gateway.ratelimit import TokenBuckets
 from shared import calibration, config
 from shared.config import ServerConfig
 from shared.errors import InvalidArgument
 from shared.keys import KEYS_FILE, KeyStore
 from shared.names import check_tenant_id
+from shared.ratelimit import TokenBuckets
 from shared.server import serve
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 

@@ -80,3 +80,16 @@ def test_auth_off_is_refused_off_loopback(tmp_path):
             auth_interceptors(GatewayConfig(host=host, auth_disabled=True))
     assert len(auth_interceptors(GatewayConfig(host="0.0.0.0", data_dir=str(tmp_path)))) == 1
     assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("")
+
+
+def test_guessing_at_a_known_key_id_is_throttled_but_the_right_secret_still_works(tmp_path):
+    store = KeyStore(tmp_path / KEYS_FILE)
+    key, token = store.create("acme", [], "reader")
+    store.authenticate(token)  # remembered: later checks of the right secret cost no scrypt
+    reasons = []
+    for i in range(15):
+        with pytest.raises(KeyRejected) as err:
+            store.authenticate(f"rmk_{key.key_id}_guess{i}")
+        reasons.append(err.value.reason)
+    assert reasons[:10] == ["unknown"] * 10 and "throttled" in reasons[10:]
+    assert store.authenticate(token) == key

@@ -3,9 +3,9 @@
 import pytest
 
 from services.gateway.auth import Authenticator
-from services.gateway.ratelimit import TokenBuckets
 from shared.errors import ResourceExhausted
 from shared.keys import KEYS_FILE, KeyStore
+from shared.ratelimit import TokenBuckets
 from shared.stubs import gateway_pb2
 
 

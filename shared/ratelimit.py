@@ -1,4 +1,5 @@
-"""Per-key token buckets, so one tenant's client cannot starve the others."""
+"""Token buckets per key: per API key at the gateway (one tenant cannot starve the others), and per
+key id for slow secret checks (shared/keys.py)."""
 
 import threading
 import time
