@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import logging
 import os
 import signal
 import sys
@@ -13,8 +14,9 @@ from google.protobuf.json_format import MessageToDict
 
 from services.cli import certs, copy_index, feedback, keys
 from services.cli.ingest import ingest
-from services.cli.mesh import Mesh, MeshError
+from services.cli.mesh import Mesh, MeshError, free_port
 from services.cli.render import render_answer, render_chunk_view, render_results
+from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
 from services.evaluation import compare
 from services.generator import selector_training
@@ -22,6 +24,7 @@ from services.reranker.training import command as train_command
 from shared.config import STAGES, stage_address
 from shared.credentials import DEFAULT_TENANT, gateway_channel
 from shared.keys import LOCAL_KEYS_DIR
+from shared.observability.metrics import start_metrics_server
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
 DEMO_QUESTIONS = (
@@ -30,6 +33,7 @@ DEMO_QUESTIONS = (
     "what is the parental leave policy",
 )
 _MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
+DEFAULT_LAUNCHER_METRICS_PORT = 9476  # after the stages' 9470-9475
 
 
 def _stub(args) -> gateway_pb2_grpc.GatewayStub:
@@ -44,6 +48,12 @@ def _filters(args) -> common_pb2.SearchFilters:
 
 def cmd_up(args) -> int:
     mesh = Mesh(args.data_dir) if not args.free_ports else Mesh.on_free_ports(args.data_dir)
+    metrics_port = args.metrics_port
+    if metrics_port is None:
+        metrics_port = free_port() if args.free_ports else DEFAULT_LAUNCHER_METRICS_PORT
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -53,18 +63,23 @@ def cmd_up(args) -> int:
         print(f"ragmesh up failed: {err}", file=sys.stderr)
         return 1
     for stage in STAGES:
-        print(f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} {mesh.health(stage)}")
+        print(f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
+              f"metrics {mesh.host}:{mesh.metrics_ports[stage]:<6} {mesh.health(stage)}")
+    if metrics_port > 0:
+        start_metrics_server("launcher", mesh.host, metrics_port)
+        print(f"{'launcher':<10} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
+              "(ragmesh_stage_restarts_total)")
     print(f"API key for tenant {DEFAULT_TENANT!r}: {os.path.join(mesh.data_dir, LOCAL_KEYS_DIR, DEFAULT_TENANT)} "
           "(mode 0600; the CLI reads it there with RAGMESH_DATA_DIR set, or set RAGMESH_API_KEY)")
     print(f"export RAGMESH_GATEWAY_ADDR={mesh.address('gateway')} RAGMESH_DATA_DIR={mesh.data_dir}"
           "   # Ctrl-C stops the mesh", flush=True)
-    while not stop.wait(1.0):
-        dead = [s for s, p in mesh.processes.items() if p.poll() is not None]
-        if dead:
-            print(f"stage(s) exited: {', '.join(dead)}; stopping the mesh", file=sys.stderr)
-            break
+    supervisor = Supervisor(mesh, max_restarts=args.max_restarts, window=args.restart_window)
+    code = supervisor.run(stop)
+    if code:
+        print(f"ragmesh up: {supervisor.failed_stage or 'a stage'} cannot be kept running; stopping the mesh",
+              file=sys.stderr)
     mesh.stop()
-    return 0
+    return code
 
 
 def cmd_ingest(args) -> int:
@@ -141,7 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
     up.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
     up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
-    up.add_argument("--start-timeout", type=float, default=180.0)
+    up.add_argument("--start-timeout", type=float, default=180.0, help="seconds for every stage to be SERVING")
+    up.add_argument("--max-restarts", type=int, default=5,
+                    help="a stage that exits is restarted with backoff; more exits than this within "
+                         "--restart-window stop the mesh and exit 1 (default 5)")
+    up.add_argument("--restart-window", type=float, default=60.0, help="seconds (default 60)")
+    up.add_argument("--metrics-port", type=int, default=None,
+                    help=f"the launcher's own Prometheus metrics (restarts); default {DEFAULT_LAUNCHER_METRICS_PORT}, "
+                         "a free one with --free-ports, 0 = off")
     up.set_defaults(func=cmd_up)
 
     ing = sub.add_parser("ingest", help="ingest files or folders")

@@ -32,6 +32,8 @@ INGEST_OLDEST_PENDING = Gauge("ragmesh_ingest_oldest_pending_age_seconds",
                               "Age of the oldest document accepted but not yet searchable (0 when none)")
 AUTH_FAILURES = Counter("ragmesh_auth_failures_total",
                         "Gateway calls refused for their credential (never the key itself)", ["reason"])
+STAGE_RESTARTS = Counter("ragmesh_stage_restarts_total",
+                         "Stage processes `ragmesh up` restarted after they exited", ["stage"])
 SOURCE_CHANGED = Counter("ragmesh_index_source_changed_total",
                          "Documents re-ingested whose source changed after they were indexed")
 

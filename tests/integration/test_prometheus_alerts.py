@@ -30,8 +30,9 @@ FOR = "3s"              # long enough to be seen pending, short enough for the t
 
 
 def scrape_config(mesh, rules: Path) -> dict:
-    """The shipped prometheus.yml, labels and all, with each default metrics port pointed at this mesh's and
-    1-second scrape and evaluation intervals."""
+    """The shipped prometheus.yml, labels and all, with each stage's default metrics port pointed at this
+    mesh's (the launcher's target is left out: this mesh has no `ragmesh up`) and 1-second scrape and
+    evaluation intervals."""
     config = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())
     stage_of_port = {str(port): stage for stage, port in DEFAULT_METRICS_PORTS.items()}
     retargeted = set()
@@ -40,10 +41,12 @@ def scrape_config(mesh, rules: Path) -> dict:
         for static in job["static_configs"]:
             targets = []
             for target in static["targets"]:
-                stage = stage_of_port[target.rsplit(":", 1)[1]]
-                targets.append(f"{mesh.host}:{mesh.metrics_ports[stage]}")
-                retargeted.add(stage)
+                stage = stage_of_port.get(target.rsplit(":", 1)[1])
+                if stage:
+                    targets.append(f"{mesh.host}:{mesh.metrics_ports[stage]}")
+                    retargeted.add(stage)
             static["targets"] = targets
+        job["static_configs"] = [static for static in job["static_configs"] if static["targets"]]
     assert retargeted == set(STAGES), retargeted
     config["global"] = {"scrape_interval": "1s", "evaluation_interval": "1s"}
     config["rule_files"] = [str(rules)]

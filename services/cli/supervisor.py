@@ -1,0 +1,86 @@
+"""`ragmesh up`'s supervisor: a stage process that exits is restarted on its own ports with exponential
+backoff while the other stages keep serving; a stage that fails more than `max_restarts` times within
+`window` seconds is given up on, and the supervisor stops the mesh and reports failure."""
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from services.cli.mesh import Mesh, MeshError
+from shared.observability import metrics
+
+log = logging.getLogger("ragmesh.supervisor")
+
+
+@dataclass
+class _StageState:
+    failures: deque = field(default_factory=deque)  # monotonic times of recent exits
+    restart_at: float | None = None                  # a restart is due then
+    starting_since: float | None = None              # restarted, not yet SERVING
+
+
+class Supervisor:
+    def __init__(self, mesh: Mesh, max_restarts: int = 5, window: float = 60.0, backoff: float = 0.5,
+                 max_backoff: float = 30.0, poll: float = 0.5, clock=time.monotonic):
+        self.mesh = mesh
+        self.max_restarts = max_restarts
+        self.window = window
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.poll = poll
+        self.clock = clock
+        self.states = {stage: _StageState() for stage in mesh.processes}
+        for stage in self.states:  # exported from 0, so Prometheus sees the first restart as an increase
+            metrics.STAGE_RESTARTS.labels(stage)
+        self.failed_stage: str | None = None
+
+    def delay(self, failures: int) -> float:
+        """Backoff before the restart that follows the n-th failure within the window."""
+        return min(self.max_backoff, self.backoff * 2 ** max(0, failures - 1))
+
+    def step(self) -> bool:
+        """One supervision pass; False once a stage cannot be restarted."""
+        now = self.clock()
+        for stage, state in self.states.items():
+            proc = self.mesh.processes[stage]
+            code = proc.poll()
+            if code is not None and state.restart_at is None:
+                state.starting_since = None
+                state.failures.append(now)
+                while state.failures and now - state.failures[0] > self.window:
+                    state.failures.popleft()
+                if len(state.failures) > self.max_restarts:
+                    log.error("%s (pid %d) exited with code %s: %d failures within %.0fs (at most %d are restarted); "
+                              "giving up\n%s", stage, proc.pid, code, len(state.failures), self.window,
+                              self.max_restarts, self.mesh.log_tail(stage))
+                    self.failed_stage = stage
+                    return False
+                wait = self.delay(len(state.failures))
+                state.restart_at = now + wait
+                log.warning("%s (pid %d) exited with code %s (failure %d of at most %d in %.0fs); restarting "
+                            "in %.1fs\n%s", stage, proc.pid, code, len(state.failures), self.max_restarts,
+                            self.window, wait, self.mesh.log_tail(stage, 5))
+            elif state.restart_at is not None and now >= state.restart_at:
+                state.restart_at = None
+                self.mesh.start_stage(stage)
+                state.starting_since = now
+                metrics.STAGE_RESTARTS.labels(stage).inc()
+                log.warning("%s restarted (pid %d)", stage, self.mesh.processes[stage].pid)
+            elif state.starting_since is not None and code is None and self.mesh.health(stage, 0.5) == "SERVING":
+                log.info("%s (pid %d) SERVING again after %.1fs", stage, self.mesh.processes[stage].pid,
+                         now - state.starting_since)
+                state.starting_since = None
+        return True
+
+    def run(self, stop: threading.Event) -> int:
+        """Supervises until `stop` is set (exit 0) or a stage cannot be restarted (exit 1)."""
+        while not stop.wait(self.poll):
+            try:
+                if not self.step():
+                    return 1
+            except (OSError, MeshError) as err:
+                log.error("supervision failed: %s", err)
+                return 1
+        return 0
