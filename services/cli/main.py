@@ -1,6 +1,12 @@
-"""The `ragmesh` command: up, ingest, ask, search, delete, demo."""
+"""The `ragmesh` command: a RAG mesh of six gRPC services, run and queried from the shell.
+
+exit status: 0 success; 1 error (a failed call, a missing file, a mesh that cannot start or be kept
+running); 2 usage error, or some documents of an ingest failed; 3 `eval --gate`: a headline metric
+regressed; 4 `ask`: no answer (the system abstained; like grep's "no match"); 141 stdout closed early
+(e.g. piped into head)."""
 
 import argparse
+import importlib.metadata
 import json
 import logging
 import os
@@ -34,6 +40,8 @@ DEMO_QUESTIONS = (
 )
 _MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
 DEFAULT_LAUNCHER_METRICS_PORT = 9476  # after the stages' 9470-9475
+EXIT_ABSTAINED = 4    # `ask` got no answer: documented in the help and README, like grep's 1 for no match
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 
 
 def _stub(args) -> gateway_pb2_grpc.GatewayStub:
@@ -44,6 +52,12 @@ def _stub(args) -> gateway_pb2_grpc.GatewayStub:
 def _filters(args) -> common_pb2.SearchFilters:
     return common_pb2.SearchFilters(access_scopes=args.scope or [], as_of=args.as_of or "",
                                     include_superseded=args.include_superseded)
+
+
+def _json(message) -> str:
+    """Every field under its proto name, false booleans, zeros and empty lists included."""
+    return json.dumps(MessageToDict(message, preserving_proto_field_name=True,
+                                    always_print_fields_with_no_presence=True), indent=2)
 
 
 def cmd_up(args) -> int:
@@ -92,9 +106,10 @@ def cmd_ask(args) -> int:
     stub = _stub(args)
     response = stub.Ask(gateway_pb2.AskRequest(tenant_id=args.tenant, question=args.question,
                                                filters=_filters(args)), timeout=args.timeout)
+    exit_code = EXIT_ABSTAINED if response.answer.abstained else 0
     if args.json:
-        print(json.dumps(MessageToDict(response, preserving_proto_field_name=True), indent=2))
-        return 0
+        print(_json(response))
+        return exit_code
     print(render_answer(response))
     print(f"(answer {response.answer_id}, trace {response.trace_id})")
     if args.open and response.answer.citations:
@@ -102,7 +117,7 @@ def cmd_ask(args) -> int:
             tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []),
             timeout=args.timeout)
         print("\n" + render_chunk_view(view))
-    return 0
+    return exit_code
 
 
 def cmd_search(args) -> int:
@@ -110,7 +125,7 @@ def cmd_search(args) -> int:
         tenant_id=args.tenant, query=args.query, filters=_filters(args), top_k=args.top_k,
         mode=_MODES[args.mode], rerank=args.rerank), timeout=args.timeout)
     if args.json:
-        print(json.dumps(MessageToDict(response, preserving_proto_field_name=True), indent=2))
+        print(_json(response))
     else:
         print(render_results(response.results))
     return 0
@@ -148,10 +163,11 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragmesh", description=__doc__)
-    parser.add_argument("--gateway", default=stage_address("gateway"), help="gateway address (RAGMESH_GATEWAY_ADDR)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="deadline per call, seconds")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="ragmesh", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    _global_options(parser, defaults=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
     up.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
@@ -178,7 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--include-superseded", action="store_true")
         p.add_argument("--json", action="store_true")
 
-    ask = sub.add_parser("ask", help="answer a question with citations, or abstain")
+    ask = sub.add_parser("ask", help="answer a question with citations, or abstain (exit 4)",
+                         description="Answer a question with citations from the corpus. Exit status 0 with an "
+                                     "answer, 4 when the system abstains (no answer; suggested reading is "
+                                     "printed), 1 on an error.")
     ask.add_argument("question")
     ask.add_argument("--open", action="store_true", help="show the first citation in its section")
     query_options(ask)
@@ -213,10 +232,59 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--data-dir")
     demo.add_argument("--start-timeout", type=float, default=300.0)
     demo.set_defaults(func=cmd_demo)
+    _accept_global_options_after(sub)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _version() -> str:
+    try:
+        return importlib.metadata.version("ragmesh")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _global_options(parser: argparse.ArgumentParser, defaults: bool) -> None:
+    """--gateway and --timeout. On the top-level parser they carry the defaults; on each subcommand they
+    default to SUPPRESS, so a value given after the subcommand wins and none given leaves the top level's."""
+    options = (
+        (("--gateway",), dict(default=stage_address("gateway"), help="gateway address (RAGMESH_GATEWAY_ADDR)")),
+        (("--timeout",), dict(type=float, default=120.0, help="deadline per call, seconds (default 120)")),
+    )
+    for flags, kwargs in options:
+        if not defaults:
+            if any(flag in parser._option_string_actions for flag in flags):
+                continue  # the subcommand has its own option of that name
+            kwargs = {**kwargs, "default": argparse.SUPPRESS}
+        parser.add_argument(*flags, **kwargs)
+
+
+def _accept_global_options_after(sub) -> None:
+    """`ragmesh ask "..." --timeout 5` as well as `ragmesh --timeout 5 ask "..."`, at every level."""
+    for subparser in sub.choices.values():
+        _global_options(subparser, defaults=False)
+        for action in subparser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_global_options_after(action)
+
+
+def main(argv: list[str] | None = None) -> int | str | None:
+    try:
+        try:
+            code = _run(argv)
+        except SystemExit as done:  # --help, --version, usage errors: their output is flushed here too
+            code = done.code
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (`ragmesh search ... | head`): stop quietly, as Unix tools do. Python would
+        # flush stdout again at exit and complain, so stdout points at /dev/null from here on.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     # SIGTERM unwinds like Ctrl-C, so a command that spawned a mesh stops it (by pid) on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -1,0 +1,75 @@
+"""The `ragmesh` command as a real process against the real mesh: options after the subcommand, the
+abstention exit status, --json with false booleans, and a closed stdout."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from services.cli.main import EXIT_ABSTAINED, EXIT_BROKEN_PIPE
+from services.cli.mesh import ROOT_DIR
+from shared.credentials import API_KEY_ENV
+from tests.integration.conftest import TENANT
+
+pytestmark = pytest.mark.integration
+
+ANSWERED = "how much is the Team plan per month"
+UNANSWERABLE = "what is the parental leave policy"
+
+
+@pytest.fixture(scope="module")
+def cli(mesh, ingested):
+    env = {k: v for k, v in os.environ.items() if k != API_KEY_ENV}
+    env["RAGMESH_DATA_DIR"] = mesh.data_dir  # the mesh's local key for the tenant
+    mesh.key_for(TENANT)
+    gateway = mesh.address("gateway")
+
+    def run(*args, stdout=subprocess.PIPE):
+        # Global options after the subcommand, and a wrong gateway before it that they override.
+        argv = [sys.executable, "-m", "services.cli.main", "--gateway", "127.0.0.1:1", *args,
+                "--tenant", TENANT, "--gateway", gateway, "--timeout", "60"]
+        return subprocess.run(argv, cwd=ROOT_DIR, env=env, stdout=stdout, stderr=subprocess.PIPE, timeout=180)
+    return run
+
+
+def test_an_answer_exits_0_and_its_json_has_false_booleans(cli):
+    done = cli("ask", ANSWERED, "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout)
+    assert out["answer"]["abstained"] is False
+    assert out["degraded"] is False
+    assert out["answer"]["citations"] and out["answer_id"]
+
+
+def test_an_abstention_exits_4(cli):
+    done = cli("ask", UNANSWERABLE)
+    assert done.returncode == EXIT_ABSTAINED, done.stderr.decode()
+    assert done.stdout.decode().startswith("No answer")
+    as_json = cli("ask", UNANSWERABLE, "--json")
+    assert as_json.returncode == EXIT_ABSTAINED
+    assert json.loads(as_json.stdout)["answer"]["abstained"] is True
+
+
+def test_search_into_a_closed_pipe_ends_quietly(cli):
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = cli("search", "refund policy", "--json", stdout=write)
+    finally:
+        os.close(write)
+    assert done.returncode == EXIT_BROKEN_PIPE
+    assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr, done.stderr.decode()
+
+
+def test_search_piped_into_head(cli, mesh):
+    env = {k: v for k, v in os.environ.items() if k != API_KEY_ENV}
+    env["RAGMESH_DATA_DIR"] = mesh.data_dir
+    done = subprocess.run(
+        f"{sys.executable} -m services.cli.main search 'refund policy' --top-k 50 --json --tenant {TENANT} "
+        f"--gateway {mesh.address('gateway')} | head -c 100", shell=True, cwd=ROOT_DIR, env=env,
+        capture_output=True, timeout=180)
+    assert done.returncode == 0
+    assert done.stdout.startswith(b"{") and len(done.stdout) == 100
+    assert done.stderr == b"", done.stderr.decode()
