@@ -14,7 +14,7 @@ from pathlib import Path
 
 from services.chunker.parsing import read_document
 from services.cli.documents import collect_files
-from services.evaluation.splits import Splits
+from services.evaluation.splits import Splits, unanswerable_split
 from shared.errors import InvalidArgument
 
 UNANSWERABLE = "unanswerable"
@@ -137,7 +137,9 @@ def beir_answerability(cases: list[EvalCase], unanswerable_share: float) -> tupl
     out = []
     for c in cases:
         kept = [g for g in c.gold if g.doc_id not in excluded]
-        out.append(dataclasses.replace(c, gold=kept, category="beir" if kept else UNANSWERABLE))
+        # Split by a hash of the query id, so a calibration can be fitted on train/dev and judged on test.
+        out.append(dataclasses.replace(c, gold=kept, category="beir" if kept else UNANSWERABLE,
+                                       split=unanswerable_split(c.case_id)))
     return out, excluded
 
 

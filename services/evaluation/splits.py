@@ -24,7 +24,8 @@ def primary_document(row: dict) -> str:
 
 
 def unanswerable_split(case_id: str) -> str:
-    """Stable for a case id, in the same proportions as the documents."""
+    """Stable for a case id, in the same proportions as the documents (also the split of a BEIR
+    answerability query, whose relevance is per query)."""
     bucket = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16) % 10
     return "train" if bucket < 5 else ("dev" if bucket < 7 else "test")
 
