@@ -39,3 +39,17 @@ def test_beir_with_crlf_and_a_header_row(tmp_path):
     cases = load_beir(str(tmp_path), "train")
     assert [(c.case_id, [g.doc_id for g in c.gold]) for c in cases] == [("1", ["d1"])]
     assert load_beir(str(tmp_path), "train", {"2"}) == []
+
+
+def test_beir_answerability_leaves_out_every_gold_document_of_the_unanswerable_share():
+    from services.evaluation.cases import EvalCase, Gold, beir_answerability
+
+    cases = [EvalCase(f"q{i}", "claim", "t", "beir", [Gold(f"d{i}"), Gold("shared")]) for i in range(200)]
+    out, excluded = beir_answerability(cases, 0.5)
+    unanswerable = [c for c in out if not c.answerable]
+    assert 60 < len(unanswerable) < 140  # about half, by a hash of the id
+    assert {f"d{c.case_id[1:]}" for c in unanswerable} | {"shared"} == excluded
+    # A kept query loses a gold document that a held-out query shares, and stays answerable by its own.
+    assert all([g.doc_id for g in c.gold] == [f"d{c.case_id[1:]}"] for c in out if c.answerable)
+    assert {c.split for c in out} == {"train", "dev", "test"}
+    assert beir_answerability(cases, 0.5) == (out, excluded)
