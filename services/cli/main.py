@@ -116,7 +116,7 @@ def cmd_ask(args) -> int:
         view = stub.GetChunk(retriever_pb2.GetChunkRequest(
             tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []),
             timeout=args.timeout)
-        print("\n" + render_chunk_view(view))
+        print("\n" + render_chunk_view(view, response.answer.citations[0]))
     return exit_code
 
 

@@ -13,6 +13,15 @@ def _one_line(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _by_printed_score(passages) -> list[tuple[common_pb2.ScoredChunk, str]]:
+    """Passages with the score shown for each, best first by that score: the rerank score when they were
+    reranked, else (a degraded answer) the fused score."""
+    reranked = any(sc.scores.rerank_rank for sc in passages)
+    key = (lambda sc: sc.scores.rerank_score) if reranked else (lambda sc: sc.scores.fused_score)
+    label = "rerank {:.3f}" if reranked else "fused {:.4f}"
+    return [(sc, label.format(key(sc))) for sc in sorted(passages, key=key, reverse=True)]
+
+
 def render_answer(response: gateway_pb2.AskResponse) -> str:
     out = []
     answer = response.answer
@@ -22,9 +31,9 @@ def render_answer(response: gateway_pb2.AskResponse) -> str:
         out.append(f"No answer: {answer.missing or 'the corpus does not answer this'} [{answer.reason}]")
         if response.suggested_reading:
             out.append("Suggested reading:")
-            for sc in response.suggested_reading:
+            for sc, score in _by_printed_score(response.suggested_reading):
                 out.append(f"  - {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  "
-                           f"{_path(sc.chunk)}  (rerank {sc.scores.rerank_score:.3f})")
+                           f"{_path(sc.chunk)}  ({score})")
         return "\n".join(out)
     out.append(answer.text)
     out.append("Citations:")
@@ -43,16 +52,36 @@ def render_results(results) -> str:
         s = sc.scores
         lines.append(f"{rank:>2}. {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  "
                      f"{_path(sc.chunk)}")
-        lines.append(f"    bm25 #{s.bm25_rank} {s.bm25_score:.3f} | dense #{s.dense_rank} {s.dense_score:.3f} | "
-                     f"fused #{s.fused_rank} {s.fused_score:.4f} | rerank #{s.rerank_rank} {s.rerank_score:.3f}")
+        stages = [f"bm25 #{s.bm25_rank} {s.bm25_score:.3f}" if s.bm25_rank else "bm25 -",
+                  f"dense #{s.dense_rank} {s.dense_score:.3f}" if s.dense_rank else "dense -",
+                  f"fused #{s.fused_rank} {s.fused_score:.4f}"]
+        if s.rerank_rank:  # 0 = not reranked: nothing to show
+            stages.append(f"rerank #{s.rerank_rank} {s.rerank_score:.3f}")
+        lines.append("    " + " | ".join(stages))
         lines.append(f"    {_one_line(sc.chunk.body)}")
     return "\n".join(lines)
 
 
-def render_chunk_view(view: gateway_pb2.ChunkView) -> str:
+def cited_span(view: gateway_pb2.ChunkView, citation: common_pb2.Citation | None) -> tuple[int, int]:
+    """Where the cited text lies in the chunk's section: the citation's document span moved by the chunk's
+    own offsets, checked against the quote (else the quote's first place inside the chunk); the whole
+    chunk when there is no citation or its quote is not in the chunk."""
+    start, end = view.highlight_start, view.highlight_end
+    if citation is None or not citation.quote:
+        return start, end
+    section, quote = view.chunk.section_text, citation.quote
+    at = start + citation.char_start - view.chunk.char_start
+    if 0 <= at and section[at: at + len(quote)] == quote:
+        return at, at + len(quote)
+    found = section.find(quote, start, end)
+    return (found, found + len(quote)) if found >= 0 else (start, end)
+
+
+def render_chunk_view(view: gateway_pb2.ChunkView, citation: common_pb2.Citation | None = None) -> str:
+    """The chunk's section with the cited span (the whole chunk without a citation) between >>> and <<<."""
     chunk = view.chunk
     section = chunk.section_text
-    marked = (section[: view.highlight_start] + ">>>" + section[view.highlight_start: view.highlight_end] + "<<<"
-              + section[view.highlight_end:])
+    start, end = cited_span(view, citation)
+    marked = section[:start] + ">>>" + section[start:end] + "<<<" + section[end:]
     return (f"{chunk.chunk_id}  {chunk.meta.document_id}@{chunk.meta.version}  {_path(chunk)}\n"
             f"source chars {chunk.char_start}-{chunk.char_end}\n{marked}")

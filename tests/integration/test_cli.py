@@ -73,3 +73,10 @@ def test_search_piped_into_head(cli, mesh):
     assert done.returncode == 0
     assert done.stdout.startswith(b"{") and len(done.stdout) == 100
     assert done.stderr == b"", done.stderr.decode()
+
+
+def test_open_marks_the_cited_quote(cli):
+    quote = json.loads(cli("ask", ANSWERED, "--json").stdout)["answer"]["citations"][0]["quote"]
+    done = cli("ask", ANSWERED, "--open")
+    assert done.returncode == 0, done.stderr.decode()
+    assert f">>>{quote}<<<" in done.stdout.decode()
