@@ -53,18 +53,20 @@ def add_parser(sub) -> None:
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
 
     def common(p):
-        p.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
+        p.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+                       help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
         p.add_argument("--keys-file", default=os.environ.get("RAGMESH_GATEWAY_KEYS_FILE", ""),
                        help="default: keys.sqlite in the data dir")
 
     create = keys_sub.add_parser("create", help="make a key and print its secret once")
-    create.add_argument("--tenant", required=True)
+    create.add_argument("--tenant", required=True, help="the one tenant the key acts for")
     create.add_argument("--scopes", default="", help=f"comma-separated access scopes ('{ALL_SCOPES}' = all of the "
                                                      "tenant's); public is always readable")
-    create.add_argument("--role", choices=ROLES, default="reader")
-    create.add_argument("--expires-in-days", type=float)
+    create.add_argument("--role", choices=ROLES, default="reader",
+                        help="reader: search, ask, feedback; writer: also ingest, delete; admin: all (default reader)")
+    create.add_argument("--expires-in-days", type=float, help="default: never expires")
     create.add_argument("--expires-at", help="ISO-8601 date or timestamp")
-    create.add_argument("--label")
+    create.add_argument("--label", help="a note shown by `keys list`")
     common(create)
     create.set_defaults(func=cmd_create)
 
@@ -73,6 +75,6 @@ def add_parser(sub) -> None:
     listing.set_defaults(func=cmd_list)
 
     revoke = keys_sub.add_parser("revoke", help="revoke a key by id (takes effect on the next call)")
-    revoke.add_argument("key_id")
+    revoke.add_argument("key_id", help="the id `keys list` shows")
     common(revoke)
     revoke.set_defaults(func=cmd_revoke)

@@ -170,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
-    up.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"))
+    up.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+                    help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
     up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
     up.add_argument("--start-timeout", type=float, default=180.0, help="seconds for every stage to be SERVING")
     up.add_argument("--max-restarts", type=int, default=5,
@@ -183,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.set_defaults(func=cmd_up)
 
     ing = sub.add_parser("ingest", help="ingest files or folders")
-    ing.add_argument("paths", nargs="+")
+    ing.add_argument("paths", nargs="+", metavar="PATH", help="a file, or a folder read recursively")
     ing.add_argument("--tenant", default="", help="default: the API key's tenant")
     ing.set_defaults(func=cmd_ingest)
 
@@ -191,28 +192,29 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--tenant", default="", help="default: the API key's tenant")
         p.add_argument("--scope", action="append", help="access scope the caller holds (repeatable)")
         p.add_argument("--as-of", help="search the versions effective at this date")
-        p.add_argument("--include-superseded", action="store_true")
-        p.add_argument("--json", action="store_true")
+        p.add_argument("--include-superseded", action="store_true", help="search superseded versions too")
+        p.add_argument("--json", action="store_true", help="the whole response as JSON, every field included")
 
     ask = sub.add_parser("ask", help="answer a question with citations, or abstain (exit 4)",
                          description="Answer a question with citations from the corpus. Exit status 0 with an "
                                      "answer, 4 when the system abstains (no answer; suggested reading is "
                                      "printed), 1 on an error.")
-    ask.add_argument("question")
+    ask.add_argument("question", help="the question, quoted")
     ask.add_argument("--open", action="store_true", help="show the first citation in its section")
     query_options(ask)
     ask.set_defaults(func=cmd_ask)
 
     search = sub.add_parser("search", help="ranked passages with every stage's scores")
-    search.add_argument("query")
-    search.add_argument("--top-k", type=int, default=10)
-    search.add_argument("--mode", choices=sorted(_MODES), default="hybrid")
-    search.add_argument("--rerank", action="store_true")
+    search.add_argument("query", help="the query, quoted")
+    search.add_argument("--top-k", type=int, default=10, help="passages to return (default 10)")
+    search.add_argument("--mode", choices=sorted(_MODES), default="hybrid",
+                        help="first stage: BM25, dense, or both fused by RRF (default hybrid)")
+    search.add_argument("--rerank", action="store_true", help="rerank the candidates too")
     query_options(search)
     search.set_defaults(func=cmd_search)
 
     delete = sub.add_parser("delete", help="delete a document and everything derived from it")
-    delete.add_argument("document_id")
+    delete.add_argument("document_id", help="the document's id (front matter doc_id, else its path)")
     delete.add_argument("--tenant", default="", help="default: the API key's tenant")
     delete.set_defaults(func=cmd_delete)
 
@@ -227,10 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_parser(sub)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
-    demo.add_argument("--corpus", default="examples")
-    demo.add_argument("--tenant", default="demo")
-    demo.add_argument("--data-dir")
-    demo.add_argument("--start-timeout", type=float, default=300.0)
+    demo.add_argument("--corpus", default="examples", help="folder to ingest (default examples)")
+    demo.add_argument("--tenant", default="demo", help="tenant to ingest as and ask for (default demo)")
+    demo.add_argument("--data-dir", help="default: a new temporary folder")
+    demo.add_argument("--start-timeout", type=float, default=300.0, help="seconds for every stage to be SERVING")
     demo.set_defaults(func=cmd_demo)
     _accept_global_options_after(sub)
     return parser

@@ -71,3 +71,28 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, unbuffered):
         os.close(write)
     assert done.stderr == b""
     assert done.returncode == EXIT_BROKEN_PIPE
+
+
+# Subcommands defined by the CLI package itself (the evaluation and training commands document their own).
+CLI_COMMANDS = {"up", "ingest", "ask", "search", "delete", "keys", "certs", "feedback", "triage", "copy-index",
+                "demo"}
+
+
+def undocumented(parser, path):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if path or name in CLI_COMMANDS:
+                    yield from undocumented(sub, [*path, name])
+        elif not action.help and action.dest != "help":
+            yield " ".join(path + [action.option_strings[0] if action.option_strings else action.dest])
+
+
+def test_every_option_of_the_cli_commands_has_help_and_every_command_is_listed():
+    parser = build_parser()
+    assert list(undocumented(parser, [])) == []
+    listed = ragmesh("--help").stdout.decode()
+    for name in CLI_COMMANDS:
+        assert f"\n    {name} " in listed, name
