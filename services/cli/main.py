@@ -71,6 +71,13 @@ def cmd_up(args) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
+    if metrics_port > 0:
+        try:
+            start_metrics_server("launcher", mesh.host, metrics_port)
+        except OSError as err:
+            print(f"ragmesh up failed: the launcher's metrics port {mesh.host}:{metrics_port}: {err} "
+                  "(--metrics-port PORT, or 0 for none)", file=sys.stderr)
+            return 1
     try:
         mesh.start(timeout=args.start_timeout)
     except MeshError as err:
@@ -80,7 +87,6 @@ def cmd_up(args) -> int:
         print(f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
               f"metrics {mesh.host}:{mesh.metrics_ports[stage]:<6} {mesh.health(stage)}")
     if metrics_port > 0:
-        start_metrics_server("launcher", mesh.host, metrics_port)
         print(f"{'launcher':<10} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
               "(ragmesh_stage_restarts_total)")
     print(f"API key for tenant {DEFAULT_TENANT!r}: {os.path.join(mesh.data_dir, LOCAL_KEYS_DIR, DEFAULT_TENANT)} "

@@ -96,3 +96,16 @@ def test_every_option_of_the_cli_commands_has_help_and_every_command_is_listed()
     listed = ragmesh("--help").stdout.decode()
     for name in CLI_COMMANDS:
         assert f"\n    {name} " in listed, name
+
+
+def test_up_fails_before_starting_any_stage_when_its_metrics_port_is_taken(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = ragmesh("up", "--free-ports", "--data-dir", str(tmp_path), "--metrics-port", str(port))
+    assert done.returncode == 1
+    assert f"metrics port 127.0.0.1:{port}" in done.stderr.decode()
+    assert not (tmp_path / "logs").exists()  # no stage was started
