@@ -1,8 +1,14 @@
 """The embedded index: SQLite FTS5 (porter) for BM25 plus exact vector search over stored embeddings.
 
 One writer process (the indexer) and any number of reader processes (retriever replicas) share one
-file: WAL mode lets readers run while the writer commits. Readers cache each tenant's vectors and
-refresh when the writer bumps the generation counter.
+file: WAL mode lets readers run while the writer commits. SQLite is the source of truth; each reader
+keeps, per tenant, an in-memory float32 matrix of the tenant's vectors plus one metadata array per
+filter field (scope set, effective dates, document, content type, model), so a k-NN query is one
+vectorised filter mask and one matrix-vector product (exact search). Every write bumps the
+`generation` counter and logs the row ids it touched (`chunk_log`) in the same transaction; a reader
+checks the counter inside the query's read transaction and applies only the logged rows (a full
+reload when its generation is older than the log it can still see), so it never ranks a deleted row
+or another tenant's.
 """
 
 import json
@@ -10,6 +16,7 @@ import os
 import re
 import sqlite3
 import threading
+from datetime import datetime
 
 import numpy as np
 
@@ -62,7 +69,28 @@ CREATE TABLE IF NOT EXISTS chunk_scopes (
   PRIMARY KEY (chunk_rowid, scope)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(search_text, tokenize='porter unicode61');
+-- Which rows each generation touched (inserted, updated or deleted), so readers' in-memory vector
+-- views apply a write instead of reloading the tenant. Pruned to the last _LOG_KEEP generations;
+-- log_floor is the oldest generation a view may still be incrementally refreshed from.
+CREATE TABLE IF NOT EXISTS chunk_log (
+  generation INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL,
+  chunk_rowid INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunk_log_tenant ON chunk_log (tenant_id, generation);
+CREATE INDEX IF NOT EXISTS chunk_log_generation ON chunk_log (generation);
+INSERT OR IGNORE INTO meta SELECT 'log_floor', value FROM meta WHERE key='generation';
 """
+
+_LOG_KEEP = 2000
+# A view refreshes incrementally unless a write touched more than this share of its rows.
+_RELOAD_SHARE = 0.5
+# Dead (replaced or deleted) slots are compacted away once they are this share of a view.
+_COMPACT_SHARE = 0.25
+# Below this share of visible rows, score only those rows (a gather); above it, the whole matrix.
+_GATHER_SHARE = 0.3
+_FOREVER = np.iinfo(np.int64).max
+_PARAMS_PER_QUERY = 500
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_QUERY_TERMS = 64
@@ -88,7 +116,7 @@ class EmbeddedIndex:
         self.path = path
         self._db = ThreadLocalSQLite(path)
         self._cache_lock = threading.Lock()
-        self._vector_cache: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+        self._vector_cache: dict[str, _VectorView] = {}
 
     def warm_up(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
@@ -127,6 +155,7 @@ class EmbeddedIndex:
             }
             stale = [rowid for cid, (rowid, mid) in stored.items() if cid not in new_ids or mid != model_id]
             self._delete_rows(conn, stale)
+            touched = list(stale)
             written = unchanged = 0
             now = utc_now()
             for chunk in chunks:
@@ -141,6 +170,7 @@ class EmbeddedIndex:
                     )
                     conn.execute("DELETE FROM chunk_scopes WHERE chunk_rowid=?", (kept[0],))
                     conn.executemany("INSERT INTO chunk_scopes VALUES (?, ?)", [(kept[0], s) for s in scopes])
+                    touched.append(kept[0])
                     unchanged += 1
                     continue
                 vector = np.asarray(vectors[chunk.chunk_id], dtype=np.float32)
@@ -157,10 +187,11 @@ class EmbeddedIndex:
                      chunk.token_count, chunk.position, model_id, vector.tobytes(), now),
                 )
                 rowid = cur.lastrowid
+                touched.append(rowid)
                 conn.executemany("INSERT INTO chunk_scopes VALUES (?, ?)", [(rowid, s) for s in scopes])
                 conn.execute("INSERT INTO chunks_fts (rowid, search_text) VALUES (?, ?)", (rowid, chunk.embed_text))
                 written += 1
-            self._bump_generation(conn)
+            self._bump_generation(conn, meta.tenant_id, touched)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -179,7 +210,7 @@ class EmbeddedIndex:
             rowids = [r[0] for r in conn.execute(
                 "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=?", (tenant_id, document_id))]
             self._delete_rows(conn, rowids)
-            self._bump_generation(conn)
+            self._bump_generation(conn, tenant_id, rowids)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -193,8 +224,17 @@ class EmbeddedIndex:
             conn.executemany(f"DELETE FROM {table} WHERE {column}=?", [(r,) for r in rowids])
 
     @staticmethod
-    def _bump_generation(conn: sqlite3.Connection) -> None:
+    def _bump_generation(conn: sqlite3.Connection, tenant_id: str, rowids: list[int]) -> None:
+        """One new generation for this transaction, with the rows it touched (readers' vector views
+        replay them)."""
         conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+        generation = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+        conn.executemany("INSERT INTO chunk_log VALUES (?, ?, ?)", [(generation, tenant_id, r) for r in rowids])
+        if generation % 100 == 0 and generation > _LOG_KEEP:
+            floor = generation - _LOG_KEEP
+            conn.execute("DELETE FROM chunk_log WHERE generation <= ?", (floor,))
+            conn.execute("UPDATE meta SET value = ? WHERE key='log_floor' AND CAST(value AS INTEGER) < ?",
+                         (str(floor), floor))
 
     # ---- reads (retriever) ------------------------------------------------------------------
 
@@ -231,53 +271,71 @@ class EmbeddedIndex:
         # FTS5's bm25() is negative (lower is better); report the conventional positive score.
         return [SearchHit(chunk=_row_to_chunk(r), score=-float(r["score"])) for r in rows]
 
-    def _tenant_vectors(self, tenant_id: str) -> tuple[np.ndarray, np.ndarray]:
+    def _vector_view(self, conn: sqlite3.Connection, tenant_id: str):
+        """(view, state) of the tenant at the generation of `conn`'s open read transaction, or newer."""
+        generation, floor = (int(v) for v in conn.execute(
+            "SELECT (SELECT value FROM meta WHERE key='generation'), "
+            "(SELECT value FROM meta WHERE key='log_floor')").fetchone())
+        with self._cache_lock:
+            view = self._vector_cache.get(tenant_id)
+            if view is not None and view.generation < generation:
+                changed = None
+                if view.generation >= floor:
+                    changed = [r[0] for r in conn.execute(
+                        "SELECT DISTINCT chunk_rowid FROM chunk_log WHERE tenant_id=? AND generation > ? "
+                        "AND generation <= ?", (tenant_id, view.generation, generation))]
+                if changed is not None and len(changed) <= _RELOAD_SHARE * max(view.live, 1):
+                    view.apply(changed, _fetch_vector_rows(conn, tenant_id, changed), generation)
+                else:
+                    view = None
+            if view is None:
+                view = _VectorView(tenant_id)
+                view.apply([], _fetch_vector_rows(conn, tenant_id, None), generation)
+                self._vector_cache[tenant_id] = view
+            return view, view.state
+
+    def knn(self, tenant_id, vector, model_id, filters, top_k) -> list[SearchHit]:
+        _limit_blas_threads()
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        visible = set(visible_scopes(filters.access_scopes))
+        as_of = "" if filters.include_superseded else (normalize_time(filters.as_of, "filters.as_of") or utc_now())
         conn = self._conn()
-        generation = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
-        with self._cache_lock:
-            cached = self._vector_cache.get(tenant_id)
-            if cached and cached[0] == generation:
-                return cached[1], cached[2]
-        rows = conn.execute("SELECT rowid, embedding FROM chunks WHERE tenant_id=?", (tenant_id,)).fetchall()
-        rowids = np.array([r[0] for r in rows], dtype=np.int64)
-        matrix = (np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
-                  if rows else np.zeros((0, 0), dtype=np.float32))
-        with self._cache_lock:
-            self._vector_cache[tenant_id] = (generation, rowids, matrix)
-        return rowids, matrix
+        # One read transaction: the view's generation and the rows fetched below are the same snapshot.
+        conn.execute("BEGIN")
+        try:
+            view, state = self._vector_view(conn, tenant_id)
+            stored_models = view.model_ids
+            if stored_models and stored_models != [model_id]:
+                raise FailedPrecondition(
+                    f"embedding model mismatch for tenant {tenant_id!r}: the index holds vectors of "
+                    f"{stored_models}, the query was embedded with {model_id!r}; re-embed or switch models"
+                )
+            candidates, scores = view.search(state, query, visible, as_of, filters, top_k)
+            if len(candidates) == 0:
+                return []
+            chosen = [int(r) for r in candidates]
+            by_rowid = {}
+            for start in range(0, len(chosen), _PARAMS_PER_QUERY):
+                part = chosen[start:start + _PARAMS_PER_QUERY]
+                by_rowid.update((r["rowid"], r) for r in conn.execute(
+                    f"SELECT c.* FROM chunks c WHERE c.tenant_id = ? AND c.rowid IN ({','.join('?' * len(part))})",
+                    [tenant_id, *part]))
+        finally:
+            conn.execute("COMMIT")
+        # Belt and braces: every hit is re-checked against the filters on the row as stored.
+        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(score))
+                for r, score in zip(chosen, scores, strict=True)
+                if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)]
 
     def _model_ids(self, tenant_id: str) -> list[str]:
         rows = self._conn().execute(
             "SELECT DISTINCT embedding_model_id FROM chunks WHERE tenant_id=?", (tenant_id,))
         return [r[0] for r in rows]
 
-    def knn(self, tenant_id, vector, model_id, filters, top_k) -> list[SearchHit]:
-        stored_models = self._model_ids(tenant_id)
-        if stored_models and stored_models != [model_id]:
-            raise FailedPrecondition(
-                f"embedding model mismatch for tenant {tenant_id!r}: the index holds vectors of "
-                f"{stored_models}, the query was embedded with {model_id!r}; re-embed or switch models"
-            )
-        rowids, matrix = self._tenant_vectors(tenant_id)
-        if len(rowids) == 0:
-            return []
-        where, params = self._filter_sql(tenant_id, filters)
-        conn = self._conn()
-        allowed = np.array([r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {where}", params)],
-                           dtype=np.int64)
-        mask = np.isin(rowids, allowed)
-        if not mask.any():
-            return []
-        candidate_rows = rowids[mask]
-        scores = matrix[mask] @ np.asarray(vector, dtype=np.float32)
-        k = min(top_k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        chosen = [int(candidate_rows[i]) for i in top]
-        by_rowid = {r["rowid"]: r for r in conn.execute(
-            f"SELECT c.* FROM chunks c WHERE c.rowid IN ({','.join('?' * len(chosen))})", chosen)}
-        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i]))
-                for r, i in zip(chosen, top, strict=True)]
+    def vector_memory_bytes(self) -> int:
+        """Bytes the in-memory vector views of every cached tenant hold (the benchmark reports it)."""
+        with self._cache_lock:
+            return sum(v.nbytes() for v in self._vector_cache.values())
 
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None:
         scopes = visible_scopes(access_scopes)
@@ -329,3 +387,214 @@ def _row_to_chunk(row: sqlite3.Row) -> Chunk:
         parent_section_id=row["parent_section_id"], token_count=row["token_count"], position=row["position"],
         section_text=row["section_text"], embedding_model_id=row["embedding_model_id"],
     )
+
+
+# ---- the in-memory vector view of one tenant ---------------------------------------------------
+
+_VECTOR_COLUMNS = ("rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, "
+                   "embedding_model_id")
+
+
+def _fetch_vector_rows(conn: sqlite3.Connection, tenant_id: str, rowids: list[int] | None) -> list:
+    """The view's columns for the tenant's rows (all of them with `rowids` None); rows that no
+    longer exist are simply absent."""
+    if rowids is None:
+        return conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM chunks WHERE tenant_id=?", (tenant_id,)).fetchall()
+    rows = []
+    for start in range(0, len(rowids), _PARAMS_PER_QUERY):
+        part = rowids[start:start + _PARAMS_PER_QUERY]
+        rows += conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM chunks WHERE tenant_id=? AND rowid IN "
+                             f"({','.join('?' * len(part))})", [tenant_id, *part]).fetchall()
+    return rows
+
+
+class _Codes:
+    """Strings (or frozensets) -> small integer codes, so a filter is a lookup table over codes."""
+
+    def __init__(self):
+        self.code: dict = {}
+        self.values: list = []
+
+    def __call__(self, value) -> int:
+        code = self.code.get(value)
+        if code is None:
+            code = self.code[value] = len(self.values)
+            self.values.append(value)
+        return code
+
+    def table(self, wanted) -> np.ndarray:
+        lut = np.zeros(max(len(self.values), 1), dtype=bool)
+        for value in wanted:
+            code = self.code.get(value)
+            if code is not None:
+                lut[code] = True
+        return lut
+
+
+def _epoch(text: str) -> int:
+    """'YYYY-MM-DDTHH:MM:SSZ' (normalize_time's form, which sorts as text does) as seconds."""
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+
+
+class _VectorView:
+    """One tenant's rows as arrays: vectors (float32, row-major), SQLite row ids, a live flag, and
+    one code or time per filter field. Replaced or deleted rows are marked dead (their slot is never
+    scored again) and compacted away later; appended rows go past the used length. Resizing and
+    compaction build new arrays and publish them with the new length in one assignment, so a query
+    that took (length, arrays) never sees a half-written row or columns of different layouts."""
+
+    _GROW = 1.25
+    _COLUMNS = (("rowids", np.int64), ("alive", bool), ("eff_from", np.int64), ("eff_to", np.int64),
+                ("scopes", np.int32), ("docs", np.int32), ("types", np.int32), ("models", np.int32))
+
+    def __init__(self, tenant_id: str):
+        self.tenant_id = tenant_id
+        self.generation = -1
+        self.dim = 0
+        self.state: tuple[int, dict[str, np.ndarray]] = (0, self._empty(0))
+        self.scope_codes, self.doc_codes, self.type_codes, self.model_codes = _Codes(), _Codes(), _Codes(), _Codes()
+        self.position: dict[int, int] = {}
+        self.live = 0
+        self.model_ids: list[str] = []
+        self._times: dict[str, int] = {}
+
+    def _empty(self, capacity: int) -> dict[str, np.ndarray]:
+        cols = {name: np.zeros(capacity, dtype=dtype) for name, dtype in self._COLUMNS}
+        cols["matrix"] = np.zeros((capacity, self.dim), dtype=np.float32)
+        return cols
+
+    # -- maintenance (under the index's cache lock) --
+
+    def apply(self, changed: list[int], rows: list, generation: int) -> None:
+        """Kill the slots of every changed row id, then append the rows as they now are."""
+        n, cols = self.state
+        for rowid in changed:
+            slot = self.position.pop(rowid, None)
+            if slot is not None and cols["alive"][slot]:
+                cols["alive"][slot] = False
+                self.live -= 1
+        if rows:
+            self._append(rows)
+        n, cols = self.state
+        if n and n - self.live > _COMPACT_SHARE * n:
+            self._compact()
+            n, cols = self.state
+        live_models = np.unique(cols["models"][:n][cols["alive"][:n]])
+        self.model_ids = sorted(self.model_codes.values[c] for c in live_models)
+        self.generation = generation
+
+    def _append(self, rows: list) -> None:
+        n, cols = self.state
+        if self.dim == 0:
+            self.dim = len(rows[0][1]) // 4
+            cols = self._empty(0)
+        need = n + len(rows)
+        if need > len(cols["rowids"]):
+            capacity = need if n == 0 else max(need, int(len(cols["rowids"]) * self._GROW) + 16)
+            grown = self._empty(capacity)
+            for name, column in cols.items():
+                grown[name][:n] = column[:n]
+            cols = grown
+        lo, hi = n, need
+        cols["rowids"][lo:hi] = [r[0] for r in rows]
+        blobs = [r[1] for r in rows]
+        width = self.dim * 4
+        if all(len(b) == width for b in blobs):
+            cols["matrix"][lo:hi] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(rows), self.dim)
+        else:  # a vector of another dimension (another model): the model check refuses the query first
+            for i, b in enumerate(blobs):
+                cols["matrix"][lo + i] = np.frombuffer(b, dtype=np.float32) if len(b) == width else 0.0
+        cols["eff_from"][lo:hi] = [self._time(r[2], -_FOREVER) for r in rows]
+        cols["eff_to"][lo:hi] = [self._time(r[3], _FOREVER) for r in rows]
+        cols["scopes"][lo:hi] = [self.scope_codes(frozenset(json.loads(r[4]))) for r in rows]
+        cols["docs"][lo:hi] = [self.doc_codes(r[5]) for r in rows]
+        cols["types"][lo:hi] = [self.type_codes(r[6]) for r in rows]
+        cols["models"][lo:hi] = [self.model_codes(r[7]) for r in rows]
+        cols["alive"][lo:hi] = True
+        for slot, rowid in enumerate(cols["rowids"][lo:hi].tolist(), start=lo):
+            self.position[rowid] = slot
+        self.live += len(rows)
+        self.state = (hi, cols)
+
+    def _time(self, text: str, empty: int) -> int:
+        if not text:
+            return empty
+        value = self._times.get(text)
+        if value is None:
+            value = self._times[text] = _epoch(text)
+        return value
+
+    def _compact(self) -> None:
+        n, cols = self.state
+        keep = np.flatnonzero(cols["alive"][:n])
+        compacted = {name: np.ascontiguousarray(column[keep]) for name, column in cols.items()}
+        self.position = {rowid: slot for slot, rowid in enumerate(compacted["rowids"].tolist())}
+        self.state = (len(keep), compacted)
+
+    def nbytes(self) -> int:
+        """Arrays plus the row-id -> slot map (about 100 bytes an entry in CPython)."""
+        return sum(column.nbytes for column in self.state[1].values()) + 100 * len(self.position)
+
+    # -- queries (any thread) --
+
+    def search(self, state: tuple[int, dict[str, np.ndarray]], query: np.ndarray, visible: set[str], as_of: str,
+               filters: SearchFilters, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(row ids, scores) of the top_k rows that pass the filters, by inner product, best first."""
+        n, cols = state
+        nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if n == 0 or top_k <= 0:
+            return nothing
+        if query.shape[0] != self.dim:
+            raise FailedPrecondition(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
+        mask = cols["alive"][:n].copy()
+        scope_ok = np.array([bool(s & visible) for s in list(self.scope_codes.values)] or [False], dtype=bool)
+        mask &= scope_ok[cols["scopes"][:n]]
+        if as_of:
+            t = _epoch(as_of)
+            mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
+        if filters.document_ids:
+            mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
+        if filters.content_types:
+            mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
+        slots = np.flatnonzero(mask)
+        if len(slots) == 0:
+            return nothing
+        matrix = cols["matrix"]
+        if len(slots) < _GATHER_SHARE * n:
+            scores = matrix[slots] @ query
+        else:
+            scores = (matrix[:n] @ query)[slots]
+        k = min(top_k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return cols["rowids"][slots[top]], scores[top]
+
+
+def _row_passes(row: sqlite3.Row, visible: set[str], as_of: str, filters: SearchFilters) -> bool:
+    if not visible & set(json.loads(row["access_scopes"])):
+        return False
+    if as_of and not (row["effective_from"] <= as_of and (row["effective_to"] == "" or row["effective_to"] > as_of)):
+        return False
+    if filters.document_ids and row["document_id"] not in filters.document_ids:
+        return False
+    return not filters.content_types or row["content_type"] in filters.content_types
+
+
+_BLAS_LIMITED = False
+
+
+def _limit_blas_threads() -> None:
+    """Bound OpenBLAS (numpy's matrix-vector product) to RAGMESH_INDEX_BLAS_THREADS, default 1, once
+    per process: on two shared cores a second BLAS thread fights torch / onnxruntime and the other
+    query's BM25, and a memory-bound product gains nothing from it."""
+    global _BLAS_LIMITED
+    if _BLAS_LIMITED:
+        return
+    _BLAS_LIMITED = True
+    threads = int(os.environ.get("RAGMESH_INDEX_BLAS_THREADS", "1") or 0)
+    if threads > 0:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # scikit-learn brings it; without it numpy keeps its default
+            return
+        threadpool_limits(limits=threads, user_api="blas")
