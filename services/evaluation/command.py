@@ -127,15 +127,23 @@ def run(args) -> int:
 
 def evaluate(stub, cases, mode: str = "hybrid", timeout: float = 120.0, beir: bool = False, top_k: int = 200,
              rerank: bool = False) -> list:
-    """Every case through the gateway, one at a time (so latency figures are not contended)."""
+    """Every case through the gateway, one at a time (so latency figures are not contended). Progress: a
+    bar with rate and ETA on a terminal, a line every 50 cases (with the same figures) in a log."""
+    from tqdm import tqdm
+
     results = []
-    for n, case in enumerate(cases, start=1):
-        if beir:
-            results.append(search_case(stub, case, mode, timeout, top_k, rerank))
-        else:
-            results.append(ask_case(stub, case, mode, timeout))
-        if sys.stderr.isatty() or n % 50 == 0 or n == len(cases):
-            print(f"evaluated {n}/{len(cases)}", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    with tqdm(total=len(cases), desc="evaluating", unit="q", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        for n, case in enumerate(cases, start=1):
+            if beir:
+                results.append(search_case(stub, case, mode, timeout, top_k, rerank))
+            else:
+                results.append(ask_case(stub, case, mode, timeout))
+            bar.update()
+            if not sys.stderr.isatty() and (n % 50 == 0 or n == len(cases)):
+                rate = n / max(time.monotonic() - started, 1e-9)
+                print(f"evaluated {n}/{len(cases)} ({rate:.1f}/s, {(len(cases) - n) / rate:.0f} s left)",
+                      file=sys.stderr, flush=True)
     return results
 
 
