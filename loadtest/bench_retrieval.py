@@ -5,6 +5,14 @@ retriever's own BM25 ∥ k-NN + RRF path, with precomputed query vectors so no m
 at a time for p50/p95, then with several client threads for throughput, and OpenSearch's k-NN
 recall@k against exact search over the same vectors. Prints one table.
 
+`embedded-before` is the embedded index's k-NN as it was before the in-memory vector views (a SQL
+query for the allowed row ids, then a masked copy of the tenant's matrix, per query), on the same
+SQLite file, so the table shows before and after side by side; it runs fewer queries (it takes about
+a second each at 100k chunks). OpenSearch is skipped when no node answers on --opensearch-url.
+The `memory` column is the k-NN vectors and filter arrays a reader holds, per 100k chunks; `cold s`
+is the first k-NN query of a fresh reader (it builds the view); `after write` is a k-NN query right
+after the writer replaced one 10-chunk document (the reader applies the logged rows).
+
 Vectors are 384-d unit vectors with a 32-d intrinsic dimension, as real sentence embeddings have
 (uniform random 384-d vectors, --uniform, have no neighbourhood structure: no ANN index does well on
 them and no retrieval model produces them). Text is Zipf-distributed pseudo-words.
@@ -17,15 +25,17 @@ import os
 import statistics
 import tempfile
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from services.retriever.service import HybridRetriever
 from shared.embedding.base import ModelSpec
+from shared.index.base import SearchHit
 from shared.index.embedded import EmbeddedIndex
 from shared.index.opensearch import HnswParams, OpenSearchIndex
-from shared.model import Chunk, DocumentMeta, SearchFilters
+from shared.model import Chunk, DocumentMeta, SearchFilters, normalize_time, utc_now
 
 MODEL_ID = "bench/synthetic-384"
 TENANT = "bench"
@@ -110,6 +120,63 @@ def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> Op
     return index
 
 
+class EmbeddedBefore(EmbeddedIndex):
+    """The embedded k-NN before the vector views (commit 9d38bfe): the tenant's whole matrix cached
+    per generation, the allowed row ids fetched by SQL and the matrix copied under a mask per query."""
+
+    def __init__(self, path: str):
+        super().__init__(path)
+        self._before_cache: dict = {}
+
+    def knn(self, tenant_id, vector, model_id, filters, top_k):
+        stored_models = self._model_ids(tenant_id)
+        assert stored_models in ([], [model_id])
+        conn = self._conn()
+        generation = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+        cached = self._before_cache.get(tenant_id)
+        if not cached or cached[0] != generation:
+            rows = conn.execute("SELECT rowid, embedding FROM chunks WHERE tenant_id=?", (tenant_id,)).fetchall()
+            cached = (generation, np.array([r[0] for r in rows], dtype=np.int64),
+                      np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]))
+            self._before_cache[tenant_id] = cached
+        _, rowids, matrix = cached
+        # The shared WHERE clause, as it was (before the view, this lived on the index itself).
+        clauses, params = ["c.tenant_id = ?"], [tenant_id]
+        scopes = sorted({"public", *filters.access_scopes})
+        clauses.append("EXISTS (SELECT 1 FROM chunk_scopes s WHERE s.chunk_rowid = c.rowid "
+                       f"AND s.scope IN ({','.join('?' * len(scopes))}))")
+        params += scopes
+        if not filters.include_superseded:
+            as_of = normalize_time(filters.as_of, "filters.as_of") or utc_now()
+            clauses.append("c.effective_from <= ? AND (c.effective_to = '' OR c.effective_to > ?)")
+            params += [as_of, as_of]
+        allowed = np.array([r[0] for r in conn.execute(
+            f"SELECT c.rowid FROM chunks c WHERE {' AND '.join(clauses)}", params)], dtype=np.int64)
+        mask = np.isin(rowids, allowed)
+        candidate_rows = rowids[mask]
+        scores = matrix[mask] @ np.asarray(vector, dtype=np.float32)
+        k = min(top_k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        chosen = [int(candidate_rows[i]) for i in top]
+        by_rowid = {r["rowid"]: r for r in conn.execute(
+            f"SELECT c.* FROM chunks c WHERE c.rowid IN ({','.join('?' * len(chosen))})", chosen)}
+        from shared.index.embedded import _row_to_chunk
+        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i]))
+                for r, i in zip(chosen, top, strict=True)]
+
+    def vector_memory_bytes(self) -> int:
+        return sum(c[1].nbytes + c[2].nbytes for c in self._before_cache.values())
+
+
+def opensearch_answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
 # ---- measuring ----------------------------------------------------------------------------------
 
 class PrecomputedEmbedder:
@@ -135,16 +202,16 @@ def operations(index, queries, k: int) -> dict:
     }
 
 
-def latency_ms(op, queries, budget_s: float) -> tuple[float, float, int]:
-    """One query at a time: p50, p95 and how many ran (at most budget_s seconds, at least 20)."""
-    for q in queries[:5]:  # warm caches and connections
+def latency_ms(op, queries, budget_s: float, at_least: int = 20, warm: int = 5) -> tuple[float, float, int]:
+    """One query at a time: p50, p95 and how many ran (at most budget_s seconds, at least `at_least`)."""
+    for q in queries[:warm]:  # warm caches and connections
         op(q)
     times, deadline = [], time.perf_counter() + budget_s
     for q in queries:
         t0 = time.perf_counter()
         op(q)
         times.append((time.perf_counter() - t0) * 1000)
-        if len(times) >= 20 and t0 > deadline:
+        if len(times) >= at_least and t0 > deadline:
             break
     times.sort()
     return statistics.median(times), times[int(0.95 * (len(times) - 1))], len(times)
@@ -157,12 +224,36 @@ def throughput_qps(op, queries, threads: int) -> float:
     return len(queries) / (time.perf_counter() - t0)
 
 
-def recall_at_k(index: OpenSearchIndex, corpus: Corpus, queries, k: int) -> float:
+def cold_and_after_write(path: str, corpus: Corpus, queries, k: int) -> tuple[float, float]:
+    """Seconds of a fresh reader's first k-NN query, and ms (median of 5) of a k-NN query right
+    after the writer (another connection) replaced one document."""
+    reader = EmbeddedIndex(path)
+    t0 = time.perf_counter()
+    reader.knn(TENANT, queries[0][1], MODEL_ID, ANY, k)
+    cold_s = time.perf_counter() - t0
+    writer = EmbeddedIndex(path)
+    documents = corpus.documents()
+    times = []
+    for q in queries[1:6]:
+        meta, chunks, vectors = next(documents)
+        for c in chunks:
+            c.embed_text += " rewritten"
+            c.chunk_id += "r"
+        writer.replace_document_version(meta, chunks, {c.chunk_id: v for c, v in zip(chunks, vectors.values(),
+                                                                                     strict=True)}, MODEL_ID)
+        t0 = time.perf_counter()
+        reader.knn(TENANT, q[1], MODEL_ID, ANY, k)
+        times.append((time.perf_counter() - t0) * 1000)
+    return cold_s, statistics.median(times)
+
+
+def recall_at_k(index, corpus: Corpus, queries, k: int) -> float:
     recalls = []
     for _, vector in queries:
         exact = np.argpartition(-(corpus.vectors @ vector), k)[:k]
         truth = {f"c{i:07d}" for i in exact}
-        found = {h.chunk.chunk_id for h in index.knn(TENANT, vector, MODEL_ID, ANY, k)}
+        # (rstrip: cold_and_after_write re-files a few documents under ids ending in "r")
+        found = {h.chunk.chunk_id.rstrip("r") for h in index.knn(TENANT, vector, MODEL_ID, ANY, k)}
         recalls.append(len(truth & found) / k)
     return float(np.mean(recalls))
 
@@ -172,7 +263,7 @@ def recall_at_k(index: OpenSearchIndex, corpus: Corpus, queries, k: int) -> floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000", help="corpus sizes in chunks, comma-separated")
-    ap.add_argument("--backends", default="embedded,opensearch")
+    ap.add_argument("--backends", default="embedded,embedded-before,opensearch")
     ap.add_argument("--queries", type=int, default=200, help="queries per measurement (and for recall)")
     ap.add_argument("--budget", type=float, default=15.0, help="seconds per latency measurement, at most")
     ap.add_argument("--k", type=int, default=50)
@@ -188,6 +279,9 @@ def main() -> None:
     args = ap.parse_args()
     hnsw = HnswParams(m=args.m, ef_construction=args.ef_construction, ef_search=args.ef_search)
     backends = args.backends.split(",")
+    if "opensearch" in backends and not opensearch_answers(args.opensearch_url):
+        print(f"no OpenSearch node answers on {args.opensearch_url}: skipping it (make opensearch-up starts one)")
+        backends.remove("opensearch")
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         t0 = time.perf_counter()
@@ -195,22 +289,37 @@ def main() -> None:
         queries = corpus.queries(args.queries)
         print(f"[{size}] corpus generated in {time.perf_counter() - t0:.1f}s", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "index.sqlite")
+            loaded_s = None
             for backend in backends:
                 t0 = time.perf_counter()
-                if backend == "embedded":
-                    index = load_embedded(corpus, os.path.join(tmp, "index.sqlite"))
+                if backend in ("embedded", "embedded-before"):
+                    if loaded_s is None:
+                        load_embedded(corpus, path)
+                        loaded_s = time.perf_counter() - t0
+                    index = (EmbeddedIndex if backend == "embedded" else EmbeddedBefore)(path)
+                    load_s = loaded_s
                 else:
                     index = load_opensearch(corpus, args.opensearch_url, f"ragmesh-bench-{size}", hnsw)
-                load_s = time.perf_counter() - t0
+                    load_s = time.perf_counter() - t0
                 print(f"[{size}] {backend}: loaded in {load_s:.1f}s", flush=True)
-                recall = recall_at_k(index, corpus, queries, args.k) if backend == "opensearch" else None
+                before = backend == "embedded-before"
+                extra = {}
+                if backend == "embedded":
+                    extra["cold_s"], extra["after_write_ms"] = cold_and_after_write(path, corpus, queries, args.k)
+                recall = recall_at_k(index, corpus, queries[: 10 if before else None], args.k)
                 for name, op in operations(index, queries, args.k).items():
-                    p50, p95, n = latency_ms(op, queries, args.budget)
-                    qps = throughput_qps(op, queries[:n], args.threads)
+                    if before and name == "bm25":
+                        continue  # unchanged: the same SQL as `embedded`
+                    p50, p95, n = latency_ms(op, queries, args.budget / 3 if before else args.budget,
+                                             at_least=10 if before else 20, warm=1 if before else 5)
+                    qps = None if before else throughput_qps(op, queries[:n], args.threads)
+                    memory = getattr(index, "vector_memory_bytes", None)
+                    per_100k = memory() * 100_000 / size if memory and name == "knn" else None
                     rows.append((size, backend, name, n, p50, p95, qps, load_s,
-                                 recall if name == "knn" else None))
-                    print(f"[{size}] {backend} {name}: {n} queries, p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
-                          f"{qps:.0f} q/s", flush=True)
+                                 recall if name == "knn" else None, per_100k, extra if name == "knn" else {}))
+                    print(f"[{size}] {backend} {name}: {n} queries, p50 {p50:.1f} ms, p95 {p95:.1f} ms"
+                          + ("" if qps is None else f", {qps:.0f} q/s"), flush=True)
                 if backend == "opensearch" and not args.keep:
                     index.drop()
     print_table(rows, args, hnsw)
@@ -219,13 +328,18 @@ def main() -> None:
 def print_table(rows, args, hnsw: HnswParams) -> None:
     print(f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
           f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
-          f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene)")
-    header = ("chunks", "backend", "query", "n", "p50 ms", "p95 ms", "q/s", "load s", f"recall@{args.k}")
+          f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
+          f"embedded: exact search")
+    header = ("chunks", "backend", "query", "n", "p50 ms", "p95 ms", "q/s", "load s", f"recall@{args.k}",
+              "memory MiB/100k", "cold s", "after write ms")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for size, backend, name, n, p50, p95, qps, load_s, recall in rows:
-        cells = (f"{size:,}", backend, name, str(n), f"{p50:.1f}", f"{p95:.1f}", f"{qps:.0f}", f"{load_s:.0f}",
-                 "" if recall is None else f"{recall:.3f}")
+    for size, backend, name, n, p50, p95, qps, load_s, recall, per_100k, extra in rows:
+        cells = (f"{size:,}", backend, name, str(n), f"{p50:.1f}", f"{p95:.1f}", "" if qps is None else f"{qps:.0f}",
+                 f"{load_s:.0f}", "" if recall is None else f"{recall:.3f}",
+                 "" if per_100k is None else f"{per_100k / 2**20:.0f}",
+                 f"{extra['cold_s']:.1f}" if "cold_s" in extra else "",
+                 f"{extra['after_write_ms']:.1f}" if "after_write_ms" in extra else "")
         print("| " + " | ".join(cells) + " |")
 
 

@@ -83,7 +83,8 @@ INSERT OR IGNORE INTO meta SELECT 'log_floor', value FROM meta WHERE key='genera
 """
 
 _LOG_KEEP = 2000
-# A view refreshes incrementally unless a write touched more than this share of its rows.
+# A view refreshes incrementally unless the writes touched more than this share of its rows (and
+# over 1000 rows): then reloading the tenant is cheaper.
 _RELOAD_SHARE = 0.5
 # Dead (replaced or deleted) slots are compacted away once they are this share of a view.
 _COMPACT_SHARE = 0.25
@@ -284,7 +285,7 @@ class EmbeddedIndex:
                     changed = [r[0] for r in conn.execute(
                         "SELECT DISTINCT chunk_rowid FROM chunk_log WHERE tenant_id=? AND generation > ? "
                         "AND generation <= ?", (tenant_id, view.generation, generation))]
-                if changed is not None and len(changed) <= _RELOAD_SHARE * max(view.live, 1):
+                if changed is not None and len(changed) <= max(_RELOAD_SHARE * view.live, 1000):
                     view.apply(changed, _fetch_vector_rows(conn, tenant_id, changed), generation)
                 else:
                     view = None

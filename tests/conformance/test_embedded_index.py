@@ -1,7 +1,9 @@
+import numpy as np
 import pytest
 
 from shared.index.embedded import EmbeddedIndex, fts_query
-from tests.conformance.index_suite import IndexConformance
+from shared.model import SearchFilters
+from tests.conformance.index_suite import MODEL_ID, IndexConformance, ids
 from tests.conformance.isolation import IsolationConformance
 
 
@@ -28,3 +30,101 @@ class TestEmbeddedIndex(IndexConformance, IsolationConformance):
 def test_fts_query_quotes_every_term():
     assert fts_query('E-4412 "sync" OR x*') == '"E 4412" OR "sync" OR "OR" OR "x"'
     assert fts_query("!!! ???") == ""
+
+
+# ---- the reader's in-memory vector view stays in step with the writer -----------------------------
+
+ANY = SearchFilters()
+
+_WRITER = """
+import sys
+import numpy as np
+sys.path.insert(0, {root!r})
+from shared.index.embedded import EmbeddedIndex
+from tests.conformance.index_suite import meta, unit, write
+index = EmbeddedIndex({path!r})
+index.warm_up()
+{body}
+"""
+
+
+def _in_another_process(path, body: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([sys.executable, "-c", _WRITER.format(root=root, path=path, body=body)], check=True, timeout=120)
+
+
+def test_vector_view_follows_writes_and_deletes_of_another_process(index):
+    from tests.conformance.index_suite import meta, unit, write
+
+    reader = EmbeddedIndex(index.path)
+    reader.warm_up()
+    hr = SearchFilters(access_scopes=["hr"])
+    write(index, meta(doc="a"), [("alpha", unit(1))])
+    assert ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10)) == ["a"]
+    view = reader._vector_cache["acme"]
+
+    _in_another_process(index.path, "write(index, meta(doc='b'), [('beta', unit(1, 0.1))])\n"
+                                    "write(index, meta(tenant='other', doc='x'), [('x', unit(1))])")
+    assert ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10)) == ["a", "b"]
+    # Re-filed under a scope the caller lacks (same content: only the metadata changes), then deleted.
+    _in_another_process(index.path, "write(index, meta(doc='a', scopes=('hr',)), [('alpha', unit(1))])")
+    assert ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10)) == ["b"]
+    assert ids(reader.knn("acme", unit(1), MODEL_ID, hr, 10)) == ["a", "b"]
+    _in_another_process(index.path, "index.delete_document('acme', 'b')")
+    assert ids(reader.knn("acme", unit(1), MODEL_ID, hr, 10)) == ["a"]
+    assert ids(reader.knn("other", unit(1), MODEL_ID, hr, 10)) == ["x"]
+    # Every step was applied to the same view from the log, not by reloading the tenant.
+    assert reader._vector_cache["acme"] is view and view.live == 1
+
+
+def test_vector_view_equals_a_fresh_load_through_random_writes(index):
+    """Random replaces (new content, new scopes, new dates), deletes and queries from one writer
+    connection; after every step the long-lived reader answers exactly as a fresh reader does."""
+    from tests.conformance.index_suite import meta, unit, write
+
+    rng = np.random.default_rng(5)
+    reader = EmbeddedIndex(index.path)
+    reader.warm_up()
+    scopes = [("public",), ("hr",), ("hr", "finance")]
+    filters = [ANY, SearchFilters(access_scopes=["hr"]), SearchFilters(as_of="2021-06-01"),
+               SearchFilters(include_superseded=True, document_ids=["d1", "d3"]),
+               SearchFilters(access_scopes=["finance"], content_types=["text/markdown"])]
+    for step in range(60):
+        doc = f"d{rng.integers(0, 6)}"
+        if rng.random() < 0.2:
+            index.delete_document("acme", doc)
+        else:
+            m = meta(doc=doc, version=str(rng.integers(1, 3)), scopes=scopes[rng.integers(0, 3)],
+                     eff_from=["2020-01-01", "2021-01-01", "2022-01-01"][rng.integers(0, 3)])
+            write(index, m, [(f"{doc} body {rng.integers(0, 3)} {i}", unit(*rng.normal(size=4)))
+                             for i in range(rng.integers(1, 5))])
+        fresh = EmbeddedIndex(index.path)
+        query = unit(*rng.normal(size=4))
+        for f in filters:
+            got = [(h.chunk.chunk_id, round(h.score, 5)) for h in reader.knn("acme", query, MODEL_ID, f, 7)]
+            want = [(h.chunk.chunk_id, round(h.score, 5)) for h in fresh.knn("acme", query, MODEL_ID, f, 7)]
+            assert got == want, (step, f)
+
+
+def test_a_view_older_than_the_log_reloads(index, monkeypatch):
+    """The writer prunes the log; a reader whose view predates what is left reloads the tenant."""
+    import shared.index.embedded as embedded
+    from tests.conformance.index_suite import meta, unit, write
+
+    monkeypatch.setattr(embedded, "_LOG_KEEP", 5)
+    reader = EmbeddedIndex(index.path)
+    reader.warm_up()
+    write(index, meta(doc="gone"), [("gone", unit(1))])
+    assert ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10)) == ["gone"]
+    stale = reader._vector_cache["acme"]
+    index.delete_document("acme", "gone")
+    for i in range(120):
+        write(index, meta(doc=f"n{i % 3}"), [(f"new {i}", unit(0, 1, i))])
+    floor = int(index._conn().execute("SELECT value FROM meta WHERE key='log_floor'").fetchone()[0])
+    assert floor > stale.generation
+    assert sorted(ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10))) == ["n0", "n1", "n2"]
+    assert reader._vector_cache["acme"] is not stale
