@@ -49,6 +49,11 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
         passages = [convert.scored_from_pb(p) for p in request.passages]
         with tracer().start_as_current_span("generate", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("ragmesh.generator.id", self.generator.generator_id)
+            # GenAI semantic conventions: what ran, and whose model.
+            operation = "chat" if isinstance(self.generator, LLMGenerator) else "extract"
+            span.set_attribute("gen_ai.operation.name", operation)
+            span.set_attribute("gen_ai.provider.name", _provider(self.generator))
+            span.set_attribute("gen_ai.request.model", self.generator.generator_id)
             span.set_attribute("ragmesh.generator.context_chunk_ids", [p.chunk.chunk_id for p in passages])
             # Prompt size: what the generator reads (for the extractive backend, the passages).
             span.set_attribute("gen_ai.usage.input_tokens", sum(p.chunk.token_count for p in passages))
@@ -58,6 +63,15 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
             span.set_attribute("ragmesh.answer.abstained", answer.abstained)
             span.set_attribute("ragmesh.answer.reason", answer.reason)
         return generator_pb2.GenerateResponse(answer=convert.answer_to_pb(answer))
+
+
+def _provider(generator) -> str:
+    backend = getattr(generator, "backend", None)
+    if isinstance(backend, LlamaCppBackend):
+        return "llama.cpp"
+    if isinstance(backend, OpenAICompatibleBackend):
+        return "openai"
+    return "ragmesh"
 
 
 def build_generator(cfg: GeneratorConfig):

@@ -69,6 +69,9 @@ def test_one_trace_records_the_chunks_and_scores_behind_the_answer(gateway, inge
     assert gateway_span["ragmesh.abstain.decision"] == "proceed"
     assert gateway_span["ragmesh.abstain.threshold"] == pytest.approx(response.abstain_threshold)
     assert by_name["generate"]["gen_ai.usage.input_tokens"] > 0
+    assert by_name["generate"]["gen_ai.operation.name"] == "extract"
+    assert by_name["generate"]["gen_ai.provider.name"] == "ragmesh"
+    assert by_name["generate"]["gen_ai.request.model"].startswith("extractive-")
 
 
 def test_abstention_reason_is_on_the_trace(gateway, ingested, otlp):
