@@ -6,8 +6,9 @@ import threading
 
 
 class ThreadLocalSQLite:
-    def __init__(self, path: str):
+    def __init__(self, path: str, pragmas: tuple[str, ...] = ()):
         self.path = path
+        self.pragmas = pragmas  # extra "PRAGMA ..." statements for each new connection
         self._local = threading.local()
 
     def connection(self) -> sqlite3.Connection:
@@ -18,6 +19,8 @@ class ThreadLocalSQLite:
             conn.execute("PRAGMA busy_timeout=30000")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
+            for pragma in self.pragmas:
+                conn.execute(pragma)
             conn.row_factory = sqlite3.Row
             self._local.conn = conn
         return conn

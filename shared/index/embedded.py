@@ -88,8 +88,10 @@ _LOG_KEEP = 2000
 _RELOAD_SHARE = 0.5
 # Dead (replaced or deleted) slots are compacted away once they are this share of a view.
 _COMPACT_SHARE = 0.25
-# Below this share of visible rows, score only those rows (a gather); above it, the whole matrix.
-_GATHER_SHARE = 0.3
+# The 8-bit scan hands this many times top_k (at least _RESCORE_MIN) rows to exact rescoring
+# (recall@50 against exact search: 1.000 at 100k rows in loadtest/bench_retrieval.py).
+_RESCORE_FACTOR = 4
+_RESCORE_MIN = 200
 _FOREVER = np.iinfo(np.int64).max
 _PARAMS_PER_QUERY = 500
 
@@ -115,7 +117,9 @@ class EmbeddedIndex:
 
     def __init__(self, path: str):
         self.path = path
-        self._db = ThreadLocalSQLite(path)
+        # Reads map the file (no read() copy per page) and keep a larger page cache: k-NN fetches its
+        # top k rows by id, scattered over the file.
+        self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA mmap_size=1073741824", "PRAGMA cache_size=-32768"))
         self._cache_lock = threading.Lock()
         self._vector_cache: dict[str, _VectorView] = {}
 
@@ -272,8 +276,8 @@ class EmbeddedIndex:
         # FTS5's bm25() is negative (lower is better); report the conventional positive score.
         return [SearchHit(chunk=_row_to_chunk(r), score=-float(r["score"])) for r in rows]
 
-    def _vector_view(self, conn: sqlite3.Connection, tenant_id: str):
-        """(view, state) of the tenant at the generation of `conn`'s open read transaction, or newer."""
+    def _vector_view(self, conn: sqlite3.Connection, tenant_id: str) -> "_VectorView":
+        """The tenant's view at the generation of `conn`'s open read transaction, or newer."""
         generation, floor = (int(v) for v in conn.execute(
             "SELECT (SELECT value FROM meta WHERE key='generation'), "
             "(SELECT value FROM meta WHERE key='log_floor')").fetchone())
@@ -285,7 +289,7 @@ class EmbeddedIndex:
                     changed = [r[0] for r in conn.execute(
                         "SELECT DISTINCT chunk_rowid FROM chunk_log WHERE tenant_id=? AND generation > ? "
                         "AND generation <= ?", (tenant_id, view.generation, generation))]
-                if changed is not None and len(changed) <= max(_RELOAD_SHARE * view.live, 1000):
+                if changed is not None and len(changed) <= max(_RELOAD_SHARE * view.live, 1000) and not view.worn:
                     view.apply(changed, _fetch_vector_rows(conn, tenant_id, changed), generation)
                 else:
                     view = None
@@ -293,7 +297,7 @@ class EmbeddedIndex:
                 view = _VectorView(tenant_id)
                 view.apply([], _fetch_vector_rows(conn, tenant_id, None), generation)
                 self._vector_cache[tenant_id] = view
-            return view, view.state
+            return view
 
     def knn(self, tenant_id, vector, model_id, filters, top_k) -> list[SearchHit]:
         _limit_blas_threads()
@@ -301,31 +305,23 @@ class EmbeddedIndex:
         visible = set(visible_scopes(filters.access_scopes))
         as_of = "" if filters.include_superseded else (normalize_time(filters.as_of, "filters.as_of") or utc_now())
         conn = self._conn()
-        # One read transaction: the view's generation and the rows fetched below are the same snapshot.
+        # One read transaction: the view's generation and the rows read below are the same snapshot.
         conn.execute("BEGIN")
         try:
-            view, state = self._vector_view(conn, tenant_id)
+            view = self._vector_view(conn, tenant_id)
             stored_models = view.model_ids
             if stored_models and stored_models != [model_id]:
                 raise FailedPrecondition(
                     f"embedding model mismatch for tenant {tenant_id!r}: the index holds vectors of "
                     f"{stored_models}, the query was embedded with {model_id!r}; re-embed or switch models"
                 )
-            candidates, scores = view.search(state, query, visible, as_of, filters, top_k)
-            if len(candidates) == 0:
-                return []
-            chosen = [int(r) for r in candidates]
-            by_rowid = {}
-            for start in range(0, len(chosen), _PARAMS_PER_QUERY):
-                part = chosen[start:start + _PARAMS_PER_QUERY]
-                by_rowid.update((r["rowid"], r) for r in conn.execute(
-                    f"SELECT c.* FROM chunks c WHERE c.tenant_id = ? AND c.rowid IN ({','.join('?' * len(part))})",
-                    [tenant_id, *part]))
+            rowids, scores = view.search(query, visible, as_of, filters, top_k)
+            chosen = list(zip(rowids.tolist(), scores.tolist(), strict=True))
+            by_rowid = {r["rowid"]: r for r in _select_rows(conn, _CHUNK_COLUMNS, tenant_id, rowids.tolist())}
         finally:
             conn.execute("COMMIT")
         # Belt and braces: every hit is re-checked against the filters on the row as stored.
-        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(score))
-                for r, score in zip(chosen, scores, strict=True)
+        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score) for r, score in chosen
                 if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)]
 
     def _model_ids(self, tenant_id: str) -> list[str]:
@@ -392,6 +388,10 @@ def _row_to_chunk(row: sqlite3.Row) -> Chunk:
 
 # ---- the in-memory vector view of one tenant ---------------------------------------------------
 
+# Every column _row_to_chunk reads (never the embedding: a 384-d one spills to an overflow page).
+_CHUNK_COLUMNS = ("c.rowid, chunk_id, tenant_id, document_id, version, effective_from, effective_to, access_scopes, "
+                  "source_uri, content_type, title, source_sha256, heading_path, body, embed_text, char_start, "
+                  "char_end, parent_section_id, section_text, token_count, position, embedding_model_id")
 _VECTOR_COLUMNS = ("rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, "
                    "embedding_model_id")
 
@@ -401,10 +401,14 @@ def _fetch_vector_rows(conn: sqlite3.Connection, tenant_id: str, rowids: list[in
     longer exist are simply absent."""
     if rowids is None:
         return conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM chunks WHERE tenant_id=?", (tenant_id,)).fetchall()
+    return _select_rows(conn, _VECTOR_COLUMNS, tenant_id, rowids)
+
+
+def _select_rows(conn: sqlite3.Connection, columns: str, tenant_id: str, rowids: list[int]) -> list:
     rows = []
     for start in range(0, len(rowids), _PARAMS_PER_QUERY):
         part = rowids[start:start + _PARAMS_PER_QUERY]
-        rows += conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM chunks WHERE tenant_id=? AND rowid IN "
+        rows += conn.execute(f"SELECT {columns} FROM chunks c WHERE c.tenant_id=? AND c.rowid IN "
                              f"({','.join('?' * len(part))})", [tenant_id, *part]).fetchall()
     return rows
 
@@ -437,14 +441,103 @@ def _epoch(text: str) -> int:
     return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
 
 
-class _VectorView:
-    """One tenant's rows as arrays: vectors (float32, row-major), SQLite row ids, a live flag, and
-    one code or time per filter field. Replaced or deleted rows are marked dead (their slot is never
-    scored again) and compacted away later; appended rows go past the used length. Resizing and
-    compaction build new arrays and publish them with the new length in one assignment, so a query
-    that took (length, arrays) never sees a half-written row or columns of different layouts."""
+class _Float32Scan:
+    """Exact scores: the vectors as one float32 matrix (1.5 KiB a 384-d row), one matrix-vector
+    product per query. Always kept: the 8-bit scan's candidates are rescored from it."""
 
-    _GROW = 1.25
+    def __init__(self, dim: int):
+        self.dim = dim
+        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.n = 0
+
+    def add(self, vectors: np.ndarray) -> None:
+        need = self.n + len(vectors)
+        if need > len(self.matrix):
+            grown = np.zeros((max(need, int(len(self.matrix) * 1.25) + 16), self.dim), dtype=np.float32)
+            grown[: self.n] = self.matrix[: self.n]
+            self.matrix = grown
+        self.matrix[self.n:need] = vectors
+        self.n = need
+
+    def keep(self, slots: np.ndarray) -> None:
+        self.matrix = np.ascontiguousarray(self.matrix[slots])
+        self.n = len(slots)
+
+    def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, exact scores) of the best `count` slots the mask lets through, unordered."""
+        slots = np.flatnonzero(mask)
+        if len(slots) < 0.3 * self.n:  # few visible rows: score only those
+            scores = self.matrix[slots] @ query
+        else:
+            scores = (self.matrix[: self.n] @ query)[slots]
+        if count < len(scores):
+            best = np.argpartition(-scores, count - 1)[:count]
+            return slots[best], scores[best]
+        return slots, scores
+
+    def rescore(self, query: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        return self.matrix[slots] @ query
+
+    def nbytes(self) -> int:
+        return self.matrix.nbytes
+
+
+class _Sq8Scan:
+    """Approximate scores from 8-bit codes (faiss's uniform scalar quantizer: a quarter of float32's
+    bytes and memory traffic), filtered inside the scan by a bitmap of the visible slots; the view
+    rescores the best `count` exactly from its float32 matrix. The quantizer's range is fitted on the
+    rows of the view's first load (values outside it are clipped; the exact rescoring absorbs that, and
+    the view reloads, refitting, when it has grown well past those rows)."""
+
+    def __init__(self, dim: int):
+        import faiss
+
+        self.faiss = faiss
+        self.index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT)
+        self.n = 0
+
+    def add(self, vectors: np.ndarray) -> None:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if not self.index.is_trained:
+            self.index.train(vectors)
+        self.index.add(vectors)
+        self.n += len(vectors)
+
+    def keep(self, slots: np.ndarray) -> None:
+        gone = np.setdiff1d(np.arange(self.n, dtype=np.int64), slots)
+        self.index.remove_ids(self.faiss.IDSelectorBatch(gone))  # keeps the order of the rest
+        self.n = len(slots)
+
+    def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
+        """Slots of the best `count` (by 8-bit score) that the mask lets through, unordered."""
+        bitmap = np.packbits(mask[: self.n], bitorder="little")
+        params = self.faiss.SearchParameters(sel=self.faiss.IDSelectorBitmap(self.n, self.faiss.swig_ptr(bitmap)))
+        _, slots = self.index.search(query[None, :], count, params=params)
+        slots = slots[0]
+        return slots[slots >= 0]
+
+    def nbytes(self) -> int:
+        return self.n * self.index.code_size
+
+
+def _scan_kind() -> str:
+    kind = os.environ.get("RAGMESH_INDEX_KNN", "sq8")
+    if kind not in ("sq8", "exact"):
+        raise ValueError(f"RAGMESH_INDEX_KNN={kind!r}: sq8 (8-bit scan, exact rescoring) or exact (float32)")
+    if kind == "sq8":
+        try:
+            import faiss  # noqa: F401
+        except ImportError:
+            return "exact"
+    return kind
+
+
+class _VectorView:
+    """One tenant's rows: float32 vectors and their 8-bit codes (slot order) plus SQLite row ids, a
+    live flag and one code or time per filter field, as arrays. Replaced or deleted rows are marked
+    dead (their slot never passes the mask again) and compacted away once they are a quarter of the
+    slots. Every change and every scan runs under the view's lock (faiss must not scan while it appends)."""
+
     _COLUMNS = (("rowids", np.int64), ("alive", bool), ("eff_from", np.int64), ("eff_to", np.int64),
                 ("scopes", np.int32), ("docs", np.int32), ("types", np.int32), ("models", np.int32))
 
@@ -452,59 +545,67 @@ class _VectorView:
         self.tenant_id = tenant_id
         self.generation = -1
         self.dim = 0
-        self.state: tuple[int, dict[str, np.ndarray]] = (0, self._empty(0))
+        self.vectors: _Float32Scan | None = None
+        self.sq8: _Sq8Scan | None = None
+        self.loaded = 0  # rows of the first load (the quantizer's fit)
+        self.lock = threading.Lock()
+        self.n = 0
+        self.cols = {name: np.zeros(0, dtype=dtype) for name, dtype in self._COLUMNS}
         self.scope_codes, self.doc_codes, self.type_codes, self.model_codes = _Codes(), _Codes(), _Codes(), _Codes()
         self.position: dict[int, int] = {}
         self.live = 0
         self.model_ids: list[str] = []
         self._times: dict[str, int] = {}
 
-    def _empty(self, capacity: int) -> dict[str, np.ndarray]:
-        cols = {name: np.zeros(capacity, dtype=dtype) for name, dtype in self._COLUMNS}
-        cols["matrix"] = np.zeros((capacity, self.dim), dtype=np.float32)
-        return cols
+    @property
+    def worn(self) -> bool:
+        """Grown far past the rows its quantizer was fitted on: reloading refits it."""
+        return self.sq8 is not None and self.live > 2 * self.loaded + 1000
 
     # -- maintenance (under the index's cache lock) --
 
     def apply(self, changed: list[int], rows: list, generation: int) -> None:
         """Kill the slots of every changed row id, then append the rows as they now are."""
-        n, cols = self.state
-        for rowid in changed:
-            slot = self.position.pop(rowid, None)
-            if slot is not None and cols["alive"][slot]:
-                cols["alive"][slot] = False
-                self.live -= 1
-        if rows:
-            self._append(rows)
-        n, cols = self.state
-        if n and n - self.live > _COMPACT_SHARE * n:
-            self._compact()
-            n, cols = self.state
-        live_models = np.unique(cols["models"][:n][cols["alive"][:n]])
-        self.model_ids = sorted(self.model_codes.values[c] for c in live_models)
-        self.generation = generation
+        with self.lock:
+            alive = self.cols["alive"]
+            for rowid in changed:
+                slot = self.position.pop(rowid, None)
+                if slot is not None and alive[slot]:
+                    alive[slot] = False
+                    self.live -= 1
+            if rows:
+                self._append(rows)
+            if self.n and self.n - self.live > _COMPACT_SHARE * self.n:
+                self._compact()
+            n, cols = self.n, self.cols
+            live_models = np.unique(cols["models"][:n][cols["alive"][:n]])
+            self.model_ids = sorted(self.model_codes.values[c] for c in live_models)
+            if self.generation < 0:
+                self.loaded = self.live
+            self.generation = generation
 
     def _append(self, rows: list) -> None:
-        n, cols = self.state
+        n, cols = self.n, self.cols
         if self.dim == 0:
             self.dim = len(rows[0][1]) // 4
-            cols = self._empty(0)
+            self.vectors = _Float32Scan(self.dim)
+            self.sq8 = _Sq8Scan(self.dim) if _scan_kind() == "sq8" else None
         need = n + len(rows)
         if need > len(cols["rowids"]):
-            capacity = need if n == 0 else max(need, int(len(cols["rowids"]) * self._GROW) + 16)
-            grown = self._empty(capacity)
-            for name, column in cols.items():
-                grown[name][:n] = column[:n]
-            cols = grown
+            capacity = max(need, int(len(cols["rowids"]) * 1.25) + 16)
+            for name, column in list(cols.items()):
+                grown = np.zeros(capacity, dtype=column.dtype)
+                grown[:n] = column[:n]
+                cols[name] = grown
         lo, hi = n, need
         cols["rowids"][lo:hi] = [r[0] for r in rows]
-        blobs = [r[1] for r in rows]
         width = self.dim * 4
-        if all(len(b) == width for b in blobs):
-            cols["matrix"][lo:hi] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(rows), self.dim)
-        else:  # a vector of another dimension (another model): the model check refuses the query first
-            for i, b in enumerate(blobs):
-                cols["matrix"][lo + i] = np.frombuffer(b, dtype=np.float32) if len(b) == width else 0.0
+        # A vector of another dimension (another model) is stored as zeros: the model check refuses first.
+        blob = b"".join(r[1] if len(r[1]) == width else bytes(width) for r in rows)
+        vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), self.dim)
+        self.vectors.add(vectors)
+        if self.sq8 is not None:
+            self.sq8.add(vectors)
         cols["eff_from"][lo:hi] = [self._time(r[2], -_FOREVER) for r in rows]
         cols["eff_to"][lo:hi] = [self._time(r[3], _FOREVER) for r in rows]
         cols["scopes"][lo:hi] = [self.scope_codes(frozenset(json.loads(r[4]))) for r in rows]
@@ -515,7 +616,7 @@ class _VectorView:
         for slot, rowid in enumerate(cols["rowids"][lo:hi].tolist(), start=lo):
             self.position[rowid] = slot
         self.live += len(rows)
-        self.state = (hi, cols)
+        self.n = hi
 
     def _time(self, text: str, empty: int) -> int:
         if not text:
@@ -526,49 +627,55 @@ class _VectorView:
         return value
 
     def _compact(self) -> None:
-        n, cols = self.state
-        keep = np.flatnonzero(cols["alive"][:n])
-        compacted = {name: np.ascontiguousarray(column[keep]) for name, column in cols.items()}
-        self.position = {rowid: slot for slot, rowid in enumerate(compacted["rowids"].tolist())}
-        self.state = (len(keep), compacted)
+        keep = np.flatnonzero(self.cols["alive"][: self.n])
+        self.vectors.keep(keep)
+        if self.sq8 is not None:
+            self.sq8.keep(keep)
+        self.cols = {name: np.ascontiguousarray(column[keep]) for name, column in self.cols.items()}
+        self.position = {rowid: slot for slot, rowid in enumerate(self.cols["rowids"].tolist())}
+        self.n = len(keep)
 
     def nbytes(self) -> int:
-        """Arrays plus the row-id -> slot map (about 100 bytes an entry in CPython)."""
-        return sum(column.nbytes for column in self.state[1].values()) + 100 * len(self.position)
+        """The scan's vectors, the arrays, and the row-id -> slot map (about 100 bytes an entry)."""
+        with self.lock:
+            arrays = sum(column.nbytes for column in self.cols.values())
+            scans = sum(scan.nbytes() for scan in (self.vectors, self.sq8) if scan is not None)
+            return scans + arrays + 100 * len(self.position)
 
     # -- queries (any thread) --
 
-    def search(self, state: tuple[int, dict[str, np.ndarray]], query: np.ndarray, visible: set[str], as_of: str,
-               filters: SearchFilters, top_k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(row ids, scores) of the top_k rows that pass the filters, by inner product, best first."""
-        n, cols = state
-        nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if n == 0 or top_k <= 0:
-            return nothing
-        if query.shape[0] != self.dim:
-            raise FailedPrecondition(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
-        mask = cols["alive"][:n].copy()
-        scope_ok = np.array([bool(s & visible) for s in list(self.scope_codes.values)] or [False], dtype=bool)
-        mask &= scope_ok[cols["scopes"][:n]]
-        if as_of:
-            t = _epoch(as_of)
-            mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
-        if filters.document_ids:
-            mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
-        if filters.content_types:
-            mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
-        slots = np.flatnonzero(mask)
-        if len(slots) == 0:
-            return nothing
-        matrix = cols["matrix"]
-        if len(slots) < _GATHER_SHARE * n:
-            scores = matrix[slots] @ query
-        else:
-            scores = (matrix[:n] @ query)[slots]
-        k = min(top_k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return cols["rowids"][slots[top]], scores[top]
+    def search(self, query: np.ndarray, visible: set[str], as_of: str, filters: SearchFilters,
+               top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(row ids, exact scores) of the top_k rows that pass the filters, best first. With the 8-bit
+        scan, its best max(4 top_k, 200) are rescored exactly and the top_k of those kept."""
+        with self.lock:
+            n, cols = self.n, self.cols
+            nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            if n == 0 or top_k <= 0:
+                return nothing
+            if query.shape[0] != self.dim:
+                raise FailedPrecondition(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
+            mask = cols["alive"][:n].copy()
+            scope_ok = np.array([bool(s & visible) for s in self.scope_codes.values] or [False], dtype=bool)
+            mask &= scope_ok[cols["scopes"][:n]]
+            if as_of:
+                t = _epoch(as_of)
+                mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
+            if filters.document_ids:
+                mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
+            if filters.content_types:
+                mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
+            visible_rows = int(np.count_nonzero(mask))
+            if visible_rows == 0:
+                return nothing
+            count = max(_RESCORE_FACTOR * top_k, _RESCORE_MIN)
+            if self.sq8 is not None and visible_rows > count:
+                slots = self.sq8.top(query, mask, count)
+                scores = self.vectors.rescore(query, slots)
+            else:
+                slots, scores = self.vectors.top(query, mask, top_k)
+            order = np.argsort(-scores, kind="stable")[:top_k]
+            return cols["rowids"][slots[order]], scores[order]
 
 
 def _row_passes(row: sqlite3.Row, visible: set[str], as_of: str, filters: SearchFilters) -> bool:
@@ -585,17 +692,24 @@ _BLAS_LIMITED = False
 
 
 def _limit_blas_threads() -> None:
-    """Bound OpenBLAS (numpy's matrix-vector product) to RAGMESH_INDEX_BLAS_THREADS, default 1, once
-    per process: on two shared cores a second BLAS thread fights torch / onnxruntime and the other
-    query's BM25, and a memory-bound product gains nothing from it."""
+    """Bound OpenBLAS (numpy's matrix-vector product) and faiss's OpenMP to RAGMESH_INDEX_BLAS_THREADS,
+    default 1, once per process: on two shared cores a second thread fights torch / onnxruntime and the
+    query's BM25, and a memory-bound scan of one query gains nothing from it."""
     global _BLAS_LIMITED
     if _BLAS_LIMITED:
         return
     _BLAS_LIMITED = True
     threads = int(os.environ.get("RAGMESH_INDEX_BLAS_THREADS", "1") or 0)
-    if threads > 0:
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # scikit-learn brings it; without it numpy keeps its default
-            return
-        threadpool_limits(limits=threads, user_api="blas")
+    if threads <= 0:
+        return
+    try:
+        import faiss
+
+        faiss.omp_set_num_threads(threads)  # faiss's own OpenMP runtime
+    except ImportError:
+        pass
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # scikit-learn brings it; without it numpy keeps its default
+        return
+    threadpool_limits(limits=threads, user_api="blas")

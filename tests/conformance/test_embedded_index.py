@@ -81,11 +81,13 @@ def test_vector_view_follows_writes_and_deletes_of_another_process(index):
     assert reader._vector_cache["acme"] is view and view.live == 1
 
 
-def test_vector_view_equals_a_fresh_load_through_random_writes(index):
+@pytest.mark.parametrize("scan", ["sq8", "exact"])
+def test_vector_view_equals_a_fresh_load_through_random_writes(index, monkeypatch, scan):
     """Random replaces (new content, new scopes, new dates), deletes and queries from one writer
     connection; after every step the long-lived reader answers exactly as a fresh reader does."""
     from tests.conformance.index_suite import meta, unit, write
 
+    monkeypatch.setenv("RAGMESH_INDEX_KNN", scan)
     rng = np.random.default_rng(5)
     reader = EmbeddedIndex(index.path)
     reader.warm_up()
@@ -128,3 +130,48 @@ def test_a_view_older_than_the_log_reloads(index, monkeypatch):
     assert floor > stale.generation
     assert sorted(ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10))) == ["n0", "n1", "n2"]
     assert reader._vector_cache["acme"] is not stale
+
+
+class TestEmbeddedIndexExactScan(IndexConformance):
+    """The same suite on the float32 scan (RAGMESH_INDEX_KNN=exact, also the fallback without faiss).
+    (Not the hypothesis isolation property: one @given test may run under one test class only.)"""
+
+    @pytest.fixture
+    def index(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("RAGMESH_INDEX_KNN", "exact")
+        backend = EmbeddedIndex(str(tmp_path / "index.sqlite"))
+        backend.warm_up()
+        return backend
+
+
+@pytest.mark.parametrize("scan", ["sq8", "exact"])
+def test_knn_matches_exact_search_over_the_visible_rows(tmp_path, monkeypatch, scan):
+    """Thousands of rows, so the 8-bit scan really chooses what gets rescored: the hits are the exact
+    top k of the rows the filters let through (recall@20 against numpy over the same rows)."""
+    from tests.conformance.index_suite import chunk, meta
+
+    monkeypatch.setenv("RAGMESH_INDEX_KNN", scan)
+    index = EmbeddedIndex(str(tmp_path / "index.sqlite"))
+    index.warm_up()
+    rng = np.random.default_rng(11)
+    dim, rows = 48, []
+    for d in range(300):
+        m = meta(doc=f"d{d}", scopes=("public",) if d % 3 else ("hr",))
+        vectors = rng.normal(size=(10, dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        chunks = [chunk(m, i, f"d{d} c{i}") for i in range(10)]
+        index.replace_document_version(m, chunks, {c.chunk_id: v for c, v in zip(chunks, vectors, strict=True)},
+                                       MODEL_ID)
+        rows += [(c.chunk_id, d % 3 != 0, v) for c, v in zip(chunks, vectors, strict=True)]
+    public = [(cid, v) for cid, is_public, v in rows if is_public]
+    matrix = np.stack([v for _, v in public])
+    recalls = []
+    for _ in range(20):
+        query = rng.normal(size=dim).astype(np.float32)
+        query /= np.linalg.norm(query)
+        truth = {public[i][0] for i in np.argsort(-(matrix @ query))[:20]}
+        hits = index.knn("acme", query, MODEL_ID, ANY, 20)
+        assert all(h.chunk.meta.access_scopes == ["public"] for h in hits)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        recalls.append(len(truth & {h.chunk.chunk_id for h in hits}) / 20)
+    assert np.mean(recalls) >= (1.0 if scan == "exact" else 0.98)
