@@ -32,14 +32,25 @@ $(LLM_STAMP): $(STAMP) deploy/llm/install.sh
 
 llm: $(LLM_STAMP)
 
-# Stubs are generated from the protos by the build and never edited by hand.
+# Stubs are generated from the protos by the build and never edited by hand; so is the descriptor set
+# (protos/ragmesh.protoset) that grpcurl and ghz can use without the proto files.
 $(STUBS_STAMP): $(PROTOS) $(STAMP)
 	rm -rf shared/stubs/ragmesh
 	mkdir -p shared/stubs
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=shared/stubs --grpc_python_out=shared/stubs $(PROTOS)
+	$(PY) -m grpc_tools.protoc -Iprotos --include_imports --descriptor_set_out=protos/ragmesh.protoset $(PROTOS)
 	touch $@
 
 stubs: $(STUBS_STAMP)
+
+# Go tools in the project's own folder (.tools/), from the Go module proxy: grpcurl (~2 min the first time).
+TOOLS := $(CURDIR)/.tools
+GRPCURL_VERSION := v1.9.3
+.PHONY: tools
+$(TOOLS)/grpcurl:
+	GOBIN=$(TOOLS) go install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
+
+tools: $(TOOLS)/grpcurl
 
 demo: stubs models
 	$(VENV)/bin/ragmesh demo --corpus examples
@@ -49,7 +60,7 @@ up: stubs models
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
 OPENSEARCH_URL ?= http://127.0.0.1:9200
-test: stubs llm check-alerts models triton-install reranker
+test: stubs tools llm check-alerts models triton-install reranker
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc

@@ -9,7 +9,7 @@ from concurrent import futures
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from shared.config import ServerConfig
 from shared.errors import RagmeshError
@@ -75,6 +75,21 @@ class DomainErrorInterceptor(grpc.ServerInterceptor):
         return handler
 
 
+
+class MethodAwareReflection(reflection.ReflectionServicer):
+    """Server reflection that also resolves method symbols (ragmesh.v1.Gateway.Ask). Python's descriptor pool
+    knows services and messages but not methods by full name, so grpcurl `describe` of a method and ghz
+    (which asks for the method) failed with "Symbol not found"; a method resolves to its service's file."""
+
+    def _file_containing_symbol(self, request, fully_qualified_name):
+        service, _, method = fully_qualified_name.rpartition(".")
+        try:
+            if method in self._pool.FindServiceByName(service).methods_by_name:
+                fully_qualified_name = service
+        except KeyError:
+            pass  # not Service.Method: the name is looked up as given
+        return super()._file_containing_symbol(request, fully_qualified_name)
+
 def serve(
     stage: str,
     config: ServerConfig,
@@ -99,7 +114,8 @@ def serve(
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = list(register(server))
-    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    service_names = [*names, health.SERVICE_NAME, reflection.SERVICE_NAME]
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(MethodAwareReflection(service_names), server)
     address = f"{config.host}:{config.port}"
     if config.tls_dir and stage in MTLS_STAGES:
         # Only callers holding a certificate from the mesh's CA get in (the gateway, the launcher's health checks).
