@@ -268,9 +268,12 @@ class EmbeddedIndex:
         if not expression:
             return []
         where, params = self._filter_sql(tenant_id, filters)
+        # Rank on the filter columns alone (they sit at the start of a row), then read whole rows for
+        # the top k only: sorting every match with its text and embedding costs more than the ranking.
         rows = self._conn().execute(
-            f"SELECT c.*, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY score LIMIT ?",
+            f"SELECT {_CHUNK_COLUMNS}, top.score FROM (SELECT chunks_fts.rowid AS hit, bm25(chunks_fts) AS score "
+            f"FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {where} "
+            f"ORDER BY score LIMIT ?) AS top JOIN chunks c ON c.rowid = top.hit ORDER BY top.score",
             [expression, *params, top_k],
         ).fetchall()
         # FTS5's bm25() is negative (lower is better); report the conventional positive score.
@@ -408,7 +411,9 @@ def _select_rows(conn: sqlite3.Connection, columns: str, tenant_id: str, rowids:
     rows = []
     for start in range(0, len(rowids), _PARAMS_PER_QUERY):
         part = rowids[start:start + _PARAMS_PER_QUERY]
-        rows += conn.execute(f"SELECT {columns} FROM chunks c WHERE c.tenant_id=? AND c.rowid IN "
+        # "+": the tenant is checked on each row, never looked up through chunks_doc (SQLite would
+        # otherwise walk the tenant's whole index range to find a few row ids).
+        rows += conn.execute(f"SELECT {columns} FROM chunks c WHERE +c.tenant_id=? AND c.rowid IN "
                              f"({','.join('?' * len(part))})", [tenant_id, *part]).fetchall()
     return rows
 
