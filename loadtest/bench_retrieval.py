@@ -5,10 +5,10 @@ retriever's own BM25 ∥ k-NN + RRF path, with precomputed query vectors so no m
 at a time for p50/p95, then with several client threads for throughput, and OpenSearch's k-NN
 recall@k against exact search over the same vectors. Prints one table.
 
-`embedded-before` is the embedded index's k-NN as it was before the in-memory vector views (a SQL
-query for the allowed row ids, then a masked copy of the tenant's matrix, per query), on the same
-SQLite file, so the table shows before and after side by side; it runs fewer queries (it takes about
-a second each at 100k chunks). OpenSearch is skipped when no node answers on --opensearch-url.
+`embedded-before` is the embedded index's k-NN and BM25 as they were before the in-memory vector views
+(a SQL query for the allowed row ids, then a masked copy of the tenant's matrix, per query), on the same
+SQLite file, so the table shows before and after side by side; it runs fewer queries (its k-NN takes
+0.5-1.2 s each at 100k chunks). OpenSearch is skipped when no node answers on --opensearch-url.
 The `memory` column is the k-NN vectors and filter arrays a reader holds, per 100k chunks; `cold s`
 is the first k-NN query of a fresh reader (it builds the view); `after write` is a k-NN query right
 after the writer replaced one 10-chunk document (the reader applies the logged rows).
@@ -33,9 +33,10 @@ import numpy as np
 from services.retriever.service import HybridRetriever
 from shared.embedding.base import ModelSpec
 from shared.index.base import SearchHit
-from shared.index.embedded import EmbeddedIndex
+from shared.index.embedded import EmbeddedIndex, _row_to_chunk, fts_query
 from shared.index.opensearch import HnswParams, OpenSearchIndex
-from shared.model import Chunk, DocumentMeta, SearchFilters, normalize_time, utc_now
+from shared.model import Chunk, DocumentMeta, SearchFilters
+from shared.sqlite import ThreadLocalSQLite
 
 MODEL_ID = "bench/synthetic-384"
 TENANT = "bench"
@@ -121,11 +122,13 @@ def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> Op
 
 
 class EmbeddedBefore(EmbeddedIndex):
-    """The embedded k-NN before the vector views (commit 9d38bfe): the tenant's whole matrix cached
-    per generation, the allowed row ids fetched by SQL and the matrix copied under a mask per query."""
+    """The embedded retrieval before the vector views (commit 9d38bfe), on the same file: k-NN with the
+    tenant's whole matrix cached per generation, the allowed row ids fetched by SQL and the matrix
+    copied under a mask per query; BM25 sorting every match with its whole row."""
 
     def __init__(self, path: str):
         super().__init__(path)
+        self._db = ThreadLocalSQLite(path)  # without the mmap and page-cache pragmas
         self._before_cache: dict = {}
 
     def knn(self, tenant_id, vector, model_id, filters, top_k):
@@ -140,18 +143,9 @@ class EmbeddedBefore(EmbeddedIndex):
                       np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]))
             self._before_cache[tenant_id] = cached
         _, rowids, matrix = cached
-        # The shared WHERE clause, as it was (before the view, this lived on the index itself).
-        clauses, params = ["c.tenant_id = ?"], [tenant_id]
-        scopes = sorted({"public", *filters.access_scopes})
-        clauses.append("EXISTS (SELECT 1 FROM chunk_scopes s WHERE s.chunk_rowid = c.rowid "
-                       f"AND s.scope IN ({','.join('?' * len(scopes))}))")
-        params += scopes
-        if not filters.include_superseded:
-            as_of = normalize_time(filters.as_of, "filters.as_of") or utc_now()
-            clauses.append("c.effective_from <= ? AND (c.effective_to = '' OR c.effective_to > ?)")
-            params += [as_of, as_of]
+        where, params = self._filter_sql(tenant_id, filters)  # unchanged since
         allowed = np.array([r[0] for r in conn.execute(
-            f"SELECT c.rowid FROM chunks c WHERE {' AND '.join(clauses)}", params)], dtype=np.int64)
+            f"SELECT c.rowid FROM chunks c WHERE {where}", params)], dtype=np.int64)
         mask = np.isin(rowids, allowed)
         candidate_rows = rowids[mask]
         scores = matrix[mask] @ np.asarray(vector, dtype=np.float32)
@@ -161,9 +155,19 @@ class EmbeddedBefore(EmbeddedIndex):
         chosen = [int(candidate_rows[i]) for i in top]
         by_rowid = {r["rowid"]: r for r in conn.execute(
             f"SELECT c.* FROM chunks c WHERE c.rowid IN ({','.join('?' * len(chosen))})", chosen)}
-        from shared.index.embedded import _row_to_chunk
         return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i]))
                 for r, i in zip(chosen, top, strict=True)]
+
+    def bm25(self, tenant_id, query, filters, top_k):
+        """The BM25 query as it was: every match joined with its whole row (embedding included) and sorted."""
+        expression = fts_query(query)
+        if not expression:
+            return []
+        where, params = self._filter_sql(tenant_id, filters)
+        rows = self._conn().execute(
+            f"SELECT c.*, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY score LIMIT ?", [expression, *params, top_k]).fetchall()
+        return [SearchHit(chunk=_row_to_chunk(r), score=-float(r["score"])) for r in rows]
 
     def vector_memory_bytes(self) -> int:
         return sum(c[1].nbytes + c[2].nbytes for c in self._before_cache.values())
@@ -309,8 +313,6 @@ def main() -> None:
                     extra["cold_s"], extra["after_write_ms"] = cold_and_after_write(path, corpus, queries, args.k)
                 recall = recall_at_k(index, corpus, queries[: 10 if before else None], args.k)
                 for name, op in operations(index, queries, args.k).items():
-                    if before and name == "bm25":
-                        continue  # unchanged: the same SQL as `embedded`
                     p50, p95, n = latency_ms(op, queries, args.budget / 3 if before else args.budget,
                                              at_least=10 if before else 20, warm=1 if before else 5)
                     qps = None if before else throughput_qps(op, queries[:n], args.threads)
