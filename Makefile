@@ -43,14 +43,29 @@ $(STUBS_STAMP): $(PROTOS) $(STAMP)
 
 stubs: $(STUBS_STAMP)
 
-# Go tools in the project's own folder (.tools/), from the Go module proxy: grpcurl (~2 min the first time).
+# Tools in the project's own folder (.tools/): grpcurl from the Go module proxy (~2 min the first time), buf
+# from npm (its package ships the binary).
 TOOLS := $(CURDIR)/.tools
 GRPCURL_VERSION := v1.9.3
-.PHONY: tools
+BUF_VERSION := 1.75.0
+.PHONY: tools buf buf-release
 $(TOOLS)/grpcurl:
 	GOBIN=$(TOOLS) go install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
 
-tools: $(TOOLS)/grpcurl
+$(TOOLS)/buf:
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/npm @bufbuild/buf@$(BUF_VERSION)
+	ln -sf npm/node_modules/.bin/buf $@
+
+tools: $(TOOLS)/grpcurl $(TOOLS)/buf
+
+# The API contract (buf.yaml): lint, and no breaking change against the published v1 image.
+buf: $(TOOLS)/buf
+	$(TOOLS)/buf lint
+	$(TOOLS)/buf breaking --against protos/ragmesh-v1.binpb
+
+# Deliberately publish what v1 is now (after additions that clients may rely on).
+buf-release: $(TOOLS)/buf
+	$(TOOLS)/buf build -o protos/ragmesh-v1.binpb
 
 demo: stubs models
 	$(VENV)/bin/ragmesh demo --corpus examples
@@ -60,7 +75,7 @@ up: stubs models
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
 OPENSEARCH_URL ?= http://127.0.0.1:9200
-test: stubs tools llm check-alerts models triton-install reranker
+test: stubs tools buf llm check-alerts models triton-install reranker
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
