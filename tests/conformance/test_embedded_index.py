@@ -175,3 +175,48 @@ def test_knn_matches_exact_search_over_the_visible_rows(tmp_path, monkeypatch, s
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
         recalls.append(len(truth & {h.chunk.chunk_id for h in hits}) / 20)
     assert np.mean(recalls) >= (1.0 if scan == "exact" else 0.98)
+
+
+def test_reader_threads_query_while_the_writer_writes(index):
+    """Queries on one reader from several threads (the retriever's pool) while another connection
+    replaces and deletes documents: no errors, and every hit is the tenant's and visible to the caller."""
+    import threading
+
+    from tests.conformance.index_suite import chunk, meta
+
+    rng = np.random.default_rng(3)
+
+    def file(doc: str, scopes) -> None:
+        m = meta(doc=doc, scopes=scopes)
+        vectors = rng.normal(size=(40, 8)).astype(np.float32)
+        chunks = [chunk(m, i, f"{doc} {i} {rng.integers(1 << 30)}") for i in range(40)]
+        index.replace_document_version(m, chunks, dict(zip([c.chunk_id for c in chunks], vectors, strict=True)),
+                                       MODEL_ID)
+
+    for d in range(10):  # 400 rows: the 8-bit scan really runs
+        file(f"d{d}", ("public",))
+    file("secret", ("hr",))
+    reader = EmbeddedIndex(index.path)
+    reader.warm_up()
+    errors, stop = [], threading.Event()
+
+    def query() -> None:
+        while not stop.is_set():
+            try:
+                for hit in reader.knn("acme", rng.normal(size=8).astype(np.float32), MODEL_ID, ANY, 20):
+                    assert hit.chunk.meta.tenant_id == "acme" and hit.chunk.meta.access_scopes == ["public"]
+            except Exception as exc:  # noqa: BLE001 - collected and re-raised below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=query) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for step in range(30):
+        if step % 5 == 4:
+            index.delete_document("acme", f"d{step % 10}")
+        file(f"d{step % 10}", ("public",) if step % 3 else ("hr",))
+    stop.set()
+    for t in threads:
+        t.join()
+    assert errors == []
