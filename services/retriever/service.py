@@ -24,6 +24,8 @@ class HybridRetriever:
 
     def warm_up(self) -> None:
         self.index.warm_up()
+        if hasattr(self.index, "warm_vectors"):  # the embedded index: build its k-NN views in the background
+            self.index.warm_vectors()
         self.embedder.warm_up()
 
     @property

@@ -302,6 +302,25 @@ class EmbeddedIndex:
                 self._vector_cache[tenant_id] = view
             return view
 
+    def warm_vectors(self) -> threading.Thread:
+        """Build every tenant's vector view in a background thread (a reader calls this at start-up,
+        so the first query of a large tenant does not pay for it; a query meanwhile waits for the
+        build it needs)."""
+
+        def build() -> None:
+            conn = self._conn()
+            tenants = [r[0] for r in conn.execute("SELECT DISTINCT tenant_id FROM chunks")]
+            for tenant_id in tenants:
+                conn.execute("BEGIN")
+                try:
+                    self._vector_view(conn, tenant_id)
+                finally:
+                    conn.execute("COMMIT")
+
+        thread = threading.Thread(target=build, name="embedded-index-warm", daemon=True)
+        thread.start()
+        return thread
+
     def knn(self, tenant_id, vector, model_id, filters, top_k) -> list[SearchHit]:
         _limit_blas_threads()
         query = np.asarray(vector, dtype=np.float32).ravel()
@@ -613,7 +632,10 @@ class _VectorView:
             self.sq8.add(vectors)
         cols["eff_from"][lo:hi] = [self._time(r[2], -_FOREVER) for r in rows]
         cols["eff_to"][lo:hi] = [self._time(r[3], _FOREVER) for r in rows]
-        cols["scopes"][lo:hi] = [self.scope_codes(frozenset(json.loads(r[4]))) for r in rows]
+        scope_sets: dict[str, int] = {}  # the JSON text of a scope list -> its code, parsed once
+        cols["scopes"][lo:hi] = [scope_sets.get(r[4]) if r[4] in scope_sets else
+                                 scope_sets.setdefault(r[4], self.scope_codes(frozenset(json.loads(r[4]))))
+                                 for r in rows]
         cols["docs"][lo:hi] = [self.doc_codes(r[5]) for r in rows]
         cols["types"][lo:hi] = [self.type_codes(r[6]) for r in rows]
         cols["models"][lo:hi] = [self.model_codes(r[7]) for r in rows]

@@ -220,3 +220,15 @@ def test_reader_threads_query_while_the_writer_writes(index):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_warm_vectors_builds_every_tenants_view(index):
+    from tests.conformance.index_suite import meta, unit, write
+
+    write(index, meta(tenant="a"), [("one", unit(1))])
+    write(index, meta(tenant="b"), [("two", unit(0, 1))])
+    reader = EmbeddedIndex(index.path)
+    reader.warm_up()
+    reader.warm_vectors().join(timeout=30)
+    assert sorted(reader._vector_cache) == ["a", "b"]
+    assert ids(reader.knn("b", unit(0, 1), MODEL_ID, ANY, 5)) == ["doc-1"]
