@@ -331,7 +331,7 @@ def print_table(rows, args, hnsw: HnswParams) -> None:
     print(f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
           f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
           f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
-          f"embedded: exact search")
+          f"embedded: {os.environ.get('RAGMESH_INDEX_KNN', 'sq8')} scan (sq8: 8-bit, top max(4k, 200) rescored)")
     header = ("chunks", "backend", "query", "n", "p50 ms", "p95 ms", "q/s", "load s", f"recall@{args.k}",
               "memory MiB/100k", "cold s", "after write ms")
     print("| " + " | ".join(header) + " |")
