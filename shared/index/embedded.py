@@ -122,6 +122,7 @@ class EmbeddedIndex:
         self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA mmap_size=1073741824", "PRAGMA cache_size=-32768"))
         self._cache_lock = threading.Lock()
         self._vector_cache: dict[str, _VectorView] = {}
+        self._tenant_locks: dict[str, threading.Lock] = {}
 
     def warm_up(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
@@ -285,6 +286,9 @@ class EmbeddedIndex:
             "SELECT (SELECT value FROM meta WHERE key='generation'), "
             "(SELECT value FROM meta WHERE key='log_floor')").fetchone())
         with self._cache_lock:
+            tenant_lock = self._tenant_locks.setdefault(tenant_id, threading.Lock())
+        # One tenant's (re)load never holds up another tenant's queries.
+        with tenant_lock:
             view = self._vector_cache.get(tenant_id)
             if view is not None and view.generation < generation:
                 changed = None
@@ -299,7 +303,8 @@ class EmbeddedIndex:
             if view is None:
                 view = _VectorView(tenant_id)
                 view.apply([], _fetch_vector_rows(conn, tenant_id, None), generation)
-                self._vector_cache[tenant_id] = view
+                with self._cache_lock:
+                    self._vector_cache[tenant_id] = view
             return view
 
     def warm_vectors(self) -> threading.Thread:
@@ -354,7 +359,8 @@ class EmbeddedIndex:
     def vector_memory_bytes(self) -> int:
         """Bytes the in-memory vector views of every cached tenant hold (the benchmark reports it)."""
         with self._cache_lock:
-            return sum(v.nbytes() for v in self._vector_cache.values())
+            views = list(self._vector_cache.values())
+        return sum(v.nbytes() for v in views)
 
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None:
         scopes = visible_scopes(access_scopes)
@@ -586,7 +592,7 @@ class _VectorView:
         """Grown far past the rows its quantizer was fitted on: reloading refits it."""
         return self.sq8 is not None and self.live > 2 * self.loaded + 1000
 
-    # -- maintenance (under the index's cache lock) --
+    # -- maintenance (under the tenant's lock in the index) --
 
     def apply(self, changed: list[int], rows: list, generation: int) -> None:
         """Kill the slots of every changed row id, then append the rows as they now are."""
