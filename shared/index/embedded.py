@@ -245,8 +245,7 @@ class EmbeddedIndex:
     # ---- reads (retriever) ------------------------------------------------------------------
 
     def _filter_sql(self, tenant_id: str, filters: SearchFilters) -> tuple[str, list]:
-        """The filters as SQL (the reads filter on the tenant's vector view now; the benchmark's
-        `embedded-before` still uses this)."""
+        """The WHERE clause every read shares, so BM25 and k-NN see exactly the same rows."""
         clauses = ["c.tenant_id = ?"]
         params: list = [tenant_id]
         scopes = visible_scopes(filters.access_scopes)
@@ -267,33 +266,19 @@ class EmbeddedIndex:
 
     def bm25(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]:
         expression = fts_query(query)
-        if not expression or top_k <= 0:
+        if not expression:
             return []
-        visible = set(visible_scopes(filters.access_scopes))
-        as_of = "" if filters.include_superseded else (normalize_time(filters.as_of, "filters.as_of") or utc_now())
-        conn = self._conn()
-        # FTS5 ranks every match on its own; the filters are the tenant's view (the arrays k-NN uses),
-        # read in the same transaction, instead of a join that reads every matching row's record.
-        conn.execute("BEGIN")
-        try:
-            view = self._vector_view(conn, tenant_id)
-            matches = conn.execute("SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                                   (expression,)).fetchall()
-            if not matches:
-                return []
-            rowids = np.fromiter((m[0] for m in matches), dtype=np.int64, count=len(matches))
-            scores = np.fromiter((m[1] for m in matches), dtype=np.float64, count=len(matches))
-            keep = view.visible(rowids.tolist(), visible, as_of, filters)
-            rowids, scores = rowids[keep], scores[keep]
-            # FTS5's bm25() is negative (lower is better); ties go to the lower row id, as stored.
-            order = np.lexsort((rowids, scores))[:top_k]
-            chosen = list(zip(rowids[order].tolist(), (-scores[order]).tolist(), strict=True))
-            by_rowid = {r["rowid"]: r for r in _select_rows(conn, _CHUNK_COLUMNS, tenant_id, [r for r, _ in chosen])}
-        finally:
-            conn.execute("COMMIT")
-        # Report the conventional positive score; every hit re-checked on the row as stored.
-        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score) for r, score in chosen
-                if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)]
+        where, params = self._filter_sql(tenant_id, filters)
+        # Rank on the filter columns alone (they sit at the start of a row), then read whole rows for
+        # the top k only: sorting every match with its text and embedding costs more than the ranking.
+        rows = self._conn().execute(
+            f"SELECT {_CHUNK_COLUMNS}, top.score FROM (SELECT chunks_fts.rowid AS hit, bm25(chunks_fts) AS score "
+            f"FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {where} "
+            f"ORDER BY score LIMIT ?) AS top JOIN chunks c ON c.rowid = top.hit ORDER BY top.score",
+            [expression, *params, top_k],
+        ).fetchall()
+        # FTS5's bm25() is negative (lower is better); report the conventional positive score.
+        return [SearchHit(chunk=_row_to_chunk(r), score=-float(r["score"])) for r in rows]
 
     def _vector_view(self, conn: sqlite3.Connection, tenant_id: str) -> "_VectorView":
         """The tenant's view at the generation of `conn`'s open read transaction, or newer."""
@@ -692,31 +677,6 @@ class _VectorView:
 
     # -- queries (any thread) --
 
-    def _passes(self, cols: dict[str, np.ndarray], slots: np.ndarray | slice, visible: set[str], as_of: str,
-                filters: SearchFilters) -> np.ndarray:
-        """Which of `slots` (indexes, or a slice) are live and pass the filters (the view is the tenant's)."""
-        mask = np.array(cols["alive"][slots], dtype=bool, copy=True)
-        scope_ok = np.array([bool(s & visible) for s in self.scope_codes.values] or [False], dtype=bool)
-        mask &= scope_ok[cols["scopes"][slots]]
-        if as_of:
-            t = _epoch(as_of)
-            mask &= (cols["eff_from"][slots] <= t) & (cols["eff_to"][slots] > t)
-        if filters.document_ids:
-            mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][slots]]
-        if filters.content_types:
-            mask &= self.type_codes.table(filters.content_types)[cols["types"][slots]]
-        return mask
-
-    def visible(self, rowids: list[int], visible: set[str], as_of: str, filters: SearchFilters) -> np.ndarray:
-        """Which of `rowids` (any tenant's) are this tenant's live rows that pass the filters."""
-        with self.lock:
-            slots = np.array([self.position.get(r, -1) for r in rowids], dtype=np.int64)
-            known = slots >= 0
-            mask = np.zeros(len(rowids), dtype=bool)
-            if known.any():
-                mask[known] = self._passes(self.cols, slots[known], visible, as_of, filters)
-            return mask
-
     def search(self, query: np.ndarray, visible: set[str], as_of: str, filters: SearchFilters,
                top_k: int) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, exact scores) of the top_k rows that pass the filters, best first. With the 8-bit
@@ -728,7 +688,16 @@ class _VectorView:
                 return nothing
             if query.shape[0] != self.dim:
                 raise FailedPrecondition(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
-            mask = self._passes(cols, slice(0, n), visible, as_of, filters)
+            mask = cols["alive"][:n].copy()
+            scope_ok = np.array([bool(s & visible) for s in self.scope_codes.values] or [False], dtype=bool)
+            mask &= scope_ok[cols["scopes"][:n]]
+            if as_of:
+                t = _epoch(as_of)
+                mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
+            if filters.document_ids:
+                mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
+            if filters.content_types:
+                mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
             visible_rows = int(np.count_nonzero(mask))
             if visible_rows == 0:
                 return nothing
