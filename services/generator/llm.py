@@ -119,7 +119,7 @@ class OpenAICompatibleBackend:
 
 
 class LLMGenerator:
-    def __init__(self, backend: ChatBackend, max_tokens: int = 128, section_token_budget: int = 300,
+    def __init__(self, backend: ChatBackend, max_tokens: int = 256, section_token_budget: int = 300,
                  max_passages: int = 3):
         self.backend = backend
         self.max_tokens = max_tokens

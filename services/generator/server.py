@@ -33,7 +33,9 @@ class GeneratorConfig(ServerConfig):
     openai_url: str = ""
     openai_model: str = ""
     openai_api_key: str = ""
-    max_tokens: int = 128
+    # Room for the schema's longest reply (a 300-character answer, a 200-character `missing`, five citations:
+    # ~170 tokens): at 128 a rambling model was cut off before the closing brace (unparseable, refused).
+    max_tokens: int = 256
     # Retrieve small, pass large: the enclosing section is given to an LLM when it fits this budget.
     section_token_budget: int = 300
     llm_passages: int = 3
