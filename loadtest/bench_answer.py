@@ -9,13 +9,13 @@ and prints p50 / p95 / max milliseconds. The gRPC hop is the same for both and i
 """
 
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path
 
 from google.protobuf.json_format import ParseDict
 
+from services.evaluation.cases import read_jsonl
 from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
 from services.generator.selection import DEFAULT_CARD
 from shared import convert
@@ -23,9 +23,8 @@ from shared.stubs import common_pb2
 
 
 def load(contexts: str, cases: str) -> list[tuple[str, list]]:
-    questions = {json.loads(line)["id"]: json.loads(line)["question"]
-                 for line in Path(cases).read_text().splitlines() if line.strip()}
-    rows = [json.loads(line) for line in Path(contexts).read_text().splitlines() if line.strip()]
+    questions = {row["id"]: row["question"] for row in read_jsonl(Path(cases))}
+    rows = read_jsonl(Path(contexts))
     return [(questions[r["id"]], [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in r["context"]])
             for r in rows if r["id"] in questions and r["context"]]
 

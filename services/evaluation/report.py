@@ -59,27 +59,22 @@ def latency(results: list[CaseResult]) -> dict:
             for stage, v in sorted(by_stage.items())}
 
 
+def _group_row(subset: list[CaseResult], answers: bool) -> dict:
+    row = retrieval_metrics(subset)
+    if answers:
+        row.update(answer_metrics(subset))
+    row["cases"] = len(subset)
+    return row
+
+
 def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
     overall = retrieval_metrics(results)
     if answers:
         overall.update(answer_metrics(results))
-    per_category = {}
-    for category in sorted({r.case.category for r in results}):
-        subset = [r for r in results if r.case.category == category]
-        row = retrieval_metrics(subset)
-        if answers:
-            row.update(answer_metrics(subset))
-        row["cases"] = len(subset)
-        per_category[category] = row
-    per_split = {}
-    for split in ("train", "dev", "test"):
-        subset = [r for r in results if r.case.split == split]
-        if subset:
-            row = retrieval_metrics(subset)
-            if answers:
-                row.update(answer_metrics(subset))
-            row["cases"] = len(subset)
-            per_split[split] = row
+    per_category = {category: _group_row([r for r in results if r.case.category == category], answers)
+                    for category in sorted({r.case.category for r in results})}
+    per_split = {split: _group_row(subset, answers) for split in ("train", "dev", "test")
+                 if (subset := [r for r in results if r.case.split == split])}
     return {
         "meta": meta,
         "overall": overall,

@@ -6,11 +6,10 @@ import time
 import grpc
 
 from services.evaluation.cases import EvalCase, Gold
+from services.gateway.policy import GATE_REASONS
 from shared.stubs import gateway_pb2
 
 MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
-# Abstentions the gateway decides before the generator runs (services/gateway/policy.py).
-GATE_REASONS = {"below_threshold", "no_candidates"}
 
 
 @dataclasses.dataclass
@@ -44,6 +43,13 @@ def _holds(chunk, gold: Gold) -> bool:
         return False
     overlap = min(chunk.char_end, gold.end) - max(chunk.char_start, gold.start)
     return overlap >= max(1, (gold.end - gold.start) // 2)
+
+
+def cites_gold(gold: list[Gold], document_id: str, version: str, start: int, end: int) -> bool:
+    """A cited span is right when it overlaps gold evidence in the same document version (or, for gold
+    without evidence, names the document)."""
+    return any(document_id == g.doc_id
+               and (not g.evidence or version == g.version and min(end, g.end) > max(start, g.start)) for g in gold)
 
 
 def _chunk_ranks(case: EvalCase, chunks) -> tuple[dict[str, int], list[bool]]:
@@ -103,9 +109,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         context_ids = {p.chunk.chunk_id for p in response.context}
         result.citation_valid = bool(answer.citations) and all(c.chunk_id in context_ids for c in answer.citations)
         spans = [(c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations]
-        result.answer_correct = any(
-            d == g.doc_id and (not g.evidence or v == g.version and min(e, g.end) > max(s, g.start))
-            for d, v, s, e in spans for g in case.gold)
+        result.answer_correct = any(cites_gold(case.gold, *span) for span in spans)
         result.cited_superseded = any(d == g.doc_id and v != g.version for d, v, _, _ in spans for g in case.gold)
     result.triage = triage(result)
     return result

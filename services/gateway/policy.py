@@ -9,14 +9,19 @@ class AbstainDecision:
     reason: str
 
 
+NO_CANDIDATES, BELOW_THRESHOLD = "no_candidates", "below_threshold"
+# Every reason the gate abstains for before the generator runs (the evaluation's triage reads them).
+GATE_REASONS = frozenset({NO_CANDIDATES, BELOW_THRESHOLD})
+
+
 def should_abstain(top_rerank_score: float | None, threshold: float, scores_are_calibrated: bool) -> AbstainDecision:
     """Abstain before generation when the best candidate's reranker score is below the threshold.
     Scores from a passthrough or a degraded (fused-order) path carry no calibrated meaning, so they
     never trigger the gate; the generator's own not-in-context check still applies."""
     if top_rerank_score is None:
-        return AbstainDecision(True, "no_candidates")
+        return AbstainDecision(True, NO_CANDIDATES)
     if scores_are_calibrated and top_rerank_score < threshold:
-        return AbstainDecision(True, "below_threshold")
+        return AbstainDecision(True, BELOW_THRESHOLD)
     return AbstainDecision(False, "")
 
 

@@ -4,9 +4,11 @@ model, and one calibrated probability decides both which units answer and whethe
 Features are cheap and read what the funnel already computed: the bi-encoder similarity of the question
 with the unit under its heading (the maxsim reranker leaves it per unit in the passage's scores), lexical and
 identifier coverage, the table header a row is read with, the passage's rerank score and rank, the unit's
-kind, position and length. The model is a logistic regression trained on the labelled train split
-(`ragmesh train-selector`); its card (JSON: feature names, standardisation, coefficients, the calibrated
-threshold, the training data's hash) is versioned like the reranker cards, and inference is one dot product.
+kind, position and length. Two models trained on the labelled train split (`ragmesh train-selector`) read
+them: LightGBM trees score each unit's support, and a logistic regression over the best supports, passage
+scores and coverage gives the probability that the question is answered, compared with a calibrated
+threshold. The card (JSON: both models, the threshold, the training data's hash) is versioned like the
+reranker cards.
 """
 
 import dataclasses

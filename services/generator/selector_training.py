@@ -25,6 +25,7 @@ import numpy as np
 from google.protobuf.json_format import MessageToDict, ParseDict
 
 from services.evaluation.cases import EvalCase, load_cases
+from services.evaluation.runner import cites_gold
 from services.generator import selection
 from shared import convert
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
@@ -42,9 +43,8 @@ def record_contexts(stub, cases: list[EvalCase], timeout: float) -> list[dict]:
 
 def _overlaps_gold(case: EvalCase, passage, start: int, end: int) -> bool:
     chunk = passage.chunk
-    a, b = chunk.char_start + start, chunk.char_start + end
-    return any(chunk.meta.document_id == g.doc_id and chunk.meta.version == g.version
-               and min(b, g.end) > max(a, g.start) for g in case.gold)
+    return cites_gold(case.gold, chunk.meta.document_id, chunk.meta.version, chunk.char_start + start,
+                      chunk.char_start + end)
 
 
 class Dataset:
@@ -66,21 +66,18 @@ class Dataset:
     def indices(self, split: str) -> list[int]:
         return [i for i, c in enumerate(self.cases) if c.split == split]
 
-    def stack(self, rows: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(features, labels, group = the case's first gold document or its id)"""
-        xs = [self.x[i] for i in rows if len(self.x[i])]
-        ys = [self.labels[i] for i in rows if len(self.x[i])]
-        groups = [np.full(len(self.x[i]), self.cases[i].gold[0].doc_id if self.cases[i].gold else self.cases[i].case_id)
-                  for i in rows if len(self.x[i])]
-        return np.vstack(xs), np.concatenate(ys), np.concatenate(groups)
+    def stack(self, rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(unit features, unit labels) of the rows' cases, stacked."""
+        kept = [i for i in rows if len(self.x[i])]
+        return np.vstack([self.x[i] for i in kept]), np.concatenate([self.labels[i] for i in kept])
 
 
-def _fit(x: np.ndarray, y: np.ndarray, c: float, names: tuple[str, ...]) -> selection.Logistic:
+def _fit(x: np.ndarray, y: np.ndarray, names: tuple[str, ...]) -> selection.Logistic:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
     scaler = StandardScaler().fit(x)
-    model = LogisticRegression(C=c, max_iter=5000).fit(scaler.transform(x), y)
+    model = LogisticRegression(C=1.0, max_iter=5000).fit(scaler.transform(x), y)
     return selection.Logistic(names, tuple(scaler.mean_.tolist()), tuple(scaler.scale_.tolist()),
                               tuple(model.coef_[0].tolist()), float(model.intercept_[0]))
 
@@ -162,20 +159,20 @@ def train(data: Dataset, target_far: float, max_units: int, ratio: float = 0.5) 
 
     stage = Stage(data, max_units, ratio)
     rows = {s: [i for i in data.indices(s) if len(data.x[i])] for s in ("train", "dev", "test")}
-    x_train, y_train, _ = data.stack(rows["train"])
-    x_dev, y_dev, _ = data.stack(rows["dev"])
+    x_train, y_train = data.stack(rows["train"])
+    x_dev, y_dev = data.stack(rows["dev"])
     unit_model = _fit_units(x_train, y_train)
     # Answer model, trained on out-of-fold unit supports (what an unseen question's supports look like).
     supports: dict[int, np.ndarray] = {}
     for fit, held in _folds(data, rows["train"]):
-        x, y, _ = data.stack(fit)
+        x, y = data.stack(fit)
         supports.update(stage.supports(_fit_units(x, y), held))
     supports.update(stage.supports(unit_model, rows["dev"] + rows["test"]))
     answer_x = {i: stage.answer_x(supports, [i]) for s in rows.values() for i in s}
     answer_y = {i: bool(stage.answer_y(supports, [i])[0]) for s in rows.values() for i in s}
 
     def fit_answer(fit_rows):
-        return _fit(np.vstack([answer_x[i] for i in fit_rows]), np.array([answer_y[i] for i in fit_rows]), 1.0,
+        return _fit(np.vstack([answer_x[i] for i in fit_rows]), np.array([answer_y[i] for i in fit_rows]),
                     selection.ANSWER_FEATURES)
 
     # Held-out answer probabilities for calibration: train out-of-fold, dev from the model fitted on train.
