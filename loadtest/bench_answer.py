@@ -25,8 +25,11 @@ from shared.stubs import common_pb2
 def load(contexts: str, cases: str) -> list[tuple[str, list]]:
     questions = {row["id"]: row["question"] for row in read_jsonl(Path(cases))}
     rows = read_jsonl(Path(contexts))
-    return [(questions[r["id"]], [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in r["context"]])
-            for r in rows if r["id"] in questions and r["context"]]
+    return [
+        (questions[r["id"]], [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in r["context"]])
+        for r in rows
+        if r["id"] in questions and r["context"]
+    ]
 
 
 def time_generator(generator, questions, repeat: int) -> dict:
@@ -40,8 +43,12 @@ def time_generator(generator, questions, repeat: int) -> dict:
             generator.run(question, passages)
             samples.append((time.perf_counter() - started) * 1000)
     samples.sort()
-    return {"questions": len(questions), "p50_ms": round(statistics.median(samples), 2),
-            "p95_ms": round(samples[int(0.95 * (len(samples) - 1))], 2), "max_ms": round(samples[-1], 2)}
+    return {
+        "questions": len(questions),
+        "p50_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(samples[int(0.95 * (len(samples) - 1))], 2),
+        "max_ms": round(samples[-1], 2),
+    }
 
 
 def main() -> None:

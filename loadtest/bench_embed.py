@@ -20,10 +20,14 @@ import numpy as np
 from shared.embedding import OnnxEmbedder, build_embedder
 from shared.embedding.registry import MINILM
 
-DEFAULT_MODELS = [MINILM, "BAAI/bge-small-en-v1.5", "BAAI/bge-small-en-v1.5-q", "intfloat/e5-small-v2",
-                  "intfloat/e5-small-v2-q"]
-SCIFACT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data",
-                       "scifact")
+DEFAULT_MODELS = [
+    MINILM,
+    "BAAI/bge-small-en-v1.5",
+    "BAAI/bge-small-en-v1.5-q",
+    "intfloat/e5-small-v2",
+    "intfloat/e5-small-v2-q",
+]
+SCIFACT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data", "scifact")
 
 
 def load_texts(data: str, passages: int, queries: int) -> tuple[list[str], list[str]]:
@@ -67,7 +71,7 @@ def bench_torch(embedder, passages: list[str], queries: list[str]) -> dict:
     model = embedder._model
     order = sorted(range(len(passages)), key=lambda i: -len(passages[i]))  # as sentence-transformers sorts
     size = embedder.batch_size
-    batches = [[passages[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
+    batches = [[passages[i] for i in order[s : s + size]] for s in range(0, len(order), size)]
     tokenize = getattr(model, "preprocess", None) or model.tokenize
     features = [tokenize(b) for b in batches]
     query_features = [tokenize([embedder.spec.query_prefix + q]) for q in queries]
@@ -97,8 +101,10 @@ def main() -> None:
     parser.add_argument("--data", default=SCIFACT)
     args = parser.parse_args()
     passages, queries = load_texts(args.data, args.passages, args.queries)
-    print(f"{len(passages)} passages, {len(queries)} queries, {args.threads} threads, {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{len(passages)} passages, {len(queries)} queries, {args.threads} threads, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     rows = []
     for name in [m for m in args.models.split(",") if m]:
         embedder = build_embedder(name, threads=args.threads)
@@ -107,28 +113,43 @@ def main() -> None:
         embedder.embed_queries(queries[:3])
         full = timed(lambda e=embedder: e.embed_passages(passages))
         query_ms = [1000 * timed(lambda q=q, e=embedder: e.embed_queries([q])) for q in queries]
-        raw = bench_onnx(embedder, passages, queries) if isinstance(embedder, OnnxEmbedder) \
+        raw = (
+            bench_onnx(embedder, passages, queries)
+            if isinstance(embedder, OnnxEmbedder)
             else bench_torch(embedder, passages, queries)
+        )
         runtime = "onnxruntime" if isinstance(embedder, OnnxEmbedder) else "torch"
-        rows.append({
-            "model": embedder.spec.model_id, "runtime": runtime,
-            "load_s": load_s, "tokens": raw["tokens"],
-            "pps": len(passages) / full, "raw_pps": len(passages) / raw["raw"],
-            "unsorted_pps": len(passages) / raw["unsorted"] if raw["unsorted"] else None,
-            "q50": statistics.median(query_ms), "q95": pct(query_ms, 95),
-            "raw_q50": statistics.median(raw["raw_query_ms"]),
-        })
+        rows.append(
+            {
+                "model": embedder.spec.model_id,
+                "runtime": runtime,
+                "load_s": load_s,
+                "tokens": raw["tokens"],
+                "pps": len(passages) / full,
+                "raw_pps": len(passages) / raw["raw"],
+                "unsorted_pps": len(passages) / raw["unsorted"] if raw["unsorted"] else None,
+                "q50": statistics.median(query_ms),
+                "q95": pct(query_ms, 95),
+                "raw_q50": statistics.median(raw["raw_query_ms"]),
+            }
+        )
         print(f"  {name}: done", flush=True)
-    header = (f"{'model':<28} {'runtime':<11} {'load s':>6} {'tok/psg':>7} {'psg/s':>7} {'raw psg/s':>9} "
-              f"{'unsorted':>8} {'q p50 ms':>8} {'q p95 ms':>8} {'raw q p50':>9}")
+    header = (
+        f"{'model':<28} {'runtime':<11} {'load s':>6} {'tok/psg':>7} {'psg/s':>7} {'raw psg/s':>9} "
+        f"{'unsorted':>8} {'q p50 ms':>8} {'q p95 ms':>8} {'raw q p50':>9}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
         unsorted = f"{r['unsorted_pps']:8.1f}" if r["unsorted_pps"] else f"{'-':>8}"
-        print(f"{r['model']:<28} {r['runtime']:<11} {r['load_s']:6.1f} {r['tokens']:7.0f} {r['pps']:7.1f} "
-              f"{r['raw_pps']:9.1f} {unsorted} {r['q50']:8.1f} {r['q95']:8.1f} {r['raw_q50']:9.1f}")
-    print("psg/s: through the ragmesh embedder (tokenise, batch, run, pool, normalise); raw: the runtime alone on the "
-          "same length-sorted batches; unsorted: the runtime on arrival-order batches of the same size.")
+        print(
+            f"{r['model']:<28} {r['runtime']:<11} {r['load_s']:6.1f} {r['tokens']:7.0f} {r['pps']:7.1f} "
+            f"{r['raw_pps']:9.1f} {unsorted} {r['q50']:8.1f} {r['q95']:8.1f} {r['raw_q50']:9.1f}"
+        )
+    print(
+        "psg/s: through the ragmesh embedder (tokenise, batch, run, pool, normalise); raw: the runtime alone on the "
+        "same length-sorted batches; unsorted: the runtime on arrival-order batches of the same size."
+    )
 
 
 if __name__ == "__main__":

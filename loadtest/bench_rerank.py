@@ -46,10 +46,13 @@ def batches(model_dir: Path, requests: int, candidates: int) -> list[tuple[str, 
 def as_request(query: str, passages: list[str]) -> reranker_pb2.RerankRequest:
     meta = DocumentMeta(tenant_id="bench", document_id="bench")
     # Ids derived from the text, as the chunker's are: the maxsim signal caches sentence vectors by chunk id.
-    chunks = [ScoredChunk(Chunk(stable_id(p), meta, [], p, p, 0, len(p), "", 0, i), StageScores(fused_rank=i + 1))
-              for i, p in enumerate(passages)]
-    return reranker_pb2.RerankRequest(query=query, candidates=[convert.scored_to_pb(c) for c in chunks],
-                                      top_n=len(passages))
+    chunks = [
+        ScoredChunk(Chunk(stable_id(p), meta, [], p, p, 0, len(p), "", 0, i), StageScores(fused_rank=i + 1))
+        for i, p in enumerate(passages)
+    ]
+    return reranker_pb2.RerankRequest(
+        query=query, candidates=[convert.scored_to_pb(c) for c in chunks], top_n=len(passages)
+    )
 
 
 def measure(fn, work: list) -> dict:
@@ -60,8 +63,12 @@ def measure(fn, work: list) -> dict:
         fn(*item)
         seconds.append(time.perf_counter() - start)
     pairs = sum(len(p) for _, p in work)
-    return {"pairs_per_s": pairs / sum(seconds), "p50_ms": 1000 * statistics.median(seconds),
-            "p95_ms": 1000 * float(np.percentile(seconds, 95)), "requests": len(work)}
+    return {
+        "pairs_per_s": pairs / sum(seconds),
+        "p50_ms": 1000 * statistics.median(seconds),
+        "p95_ms": 1000 * float(np.percentile(seconds, 95)),
+        "requests": len(work),
+    }
 
 
 def main(argv=None) -> int:
@@ -90,11 +97,21 @@ def main(argv=None) -> int:
         maxsim_weight = triton.maxsim_weight
         results["triton"] = measure(triton.score, work)
         port = free_port()
-        env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
-               "RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": server.grpc_address,
-               "RAGMESH_RERANKER_CROSS_ENCODER_K": str(args.candidates)}
-        service = subprocess.Popen([sys.executable, "-m", "services.reranker.server"], env=env, cwd=ROOT_DIR,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = {
+            **os.environ,
+            "RAGMESH_RERANKER_PORT": str(port),
+            "RAGMESH_RERANKER_METRICS_PORT": "0",
+            "RAGMESH_RERANKER_MODEL": "triton",
+            "RAGMESH_RERANKER_TRITON_ADDRESS": server.grpc_address,
+            "RAGMESH_RERANKER_CROSS_ENCODER_K": str(args.candidates),
+        }
+        service = subprocess.Popen(
+            [sys.executable, "-m", "services.reranker.server"],
+            env=env,
+            cwd=ROOT_DIR,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             grpc.channel_ready_future(channel).result(timeout=120)
             stub = reranker_pb2_grpc.RerankerStub(channel)
@@ -106,18 +123,31 @@ def main(argv=None) -> int:
             service.wait(30)
         server.stop()
 
-    print(f"reranker {raw.model_id} ({raw.model_version}), {args.requests} requests x {args.candidates} candidates, "
-          f"max_length {raw.max_length}, {args.threads} threads")
+    print(
+        f"reranker {raw.model_id} ({raw.model_version}), {args.requests} requests x {args.candidates} candidates, "
+        f"max_length {raw.max_length}, {args.threads} threads"
+    )
     print(f"{'path':<12}{'pairs/s':>10}{'p50 ms':>10}{'p95 ms':>10}{'vs raw':>9}")
     for name, r in results.items():
-        print(f"{name:<12}{r['pairs_per_s']:>10.1f}{r['p50_ms']:>10.1f}{r['p95_ms']:>10.1f}"
-              f"{r['pairs_per_s'] / results['raw']['pairs_per_s']:>9.2f}")
+        print(
+            f"{name:<12}{r['pairs_per_s']:>10.1f}{r['p50_ms']:>10.1f}{r['p95_ms']:>10.1f}"
+            f"{r['pairs_per_s'] / results['raw']['pairs_per_s']:>9.2f}"
+        )
     if maxsim_weight > 0:
         print(f"service includes the maxsim signal the model's card fuses (weight {maxsim_weight:g})")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"model_id": raw.model_id, "model_version": raw.model_version,
-                                          "candidates": args.candidates,
-                                          "service_maxsim_weight": maxsim_weight, **results}, indent=2))
+    Path(args.out).write_text(
+        json.dumps(
+            {
+                "model_id": raw.model_id,
+                "model_version": raw.model_version,
+                "candidates": args.candidates,
+                "service_maxsim_weight": maxsim_weight,
+                **results,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -47,6 +47,7 @@ ANY = SearchFilters()
 
 # ---- synthetic corpus ---------------------------------------------------------------------------
 
+
 class Corpus:
     def __init__(self, size: int, dim: int, seed: int, uniform: bool):
         rng = np.random.default_rng(seed)
@@ -80,17 +81,35 @@ class Corpus:
         """(meta, chunks, vectors) per synthetic document of CHUNKS_PER_DOC chunks."""
         for start in range(0, len(self.texts), CHUNKS_PER_DOC):
             doc = f"doc-{start // CHUNKS_PER_DOC:06d}"
-            meta = DocumentMeta(tenant_id=TENANT, document_id=doc, version="1", access_scopes=["public"],
-                                effective_from="2024-01-01", source_uri=f"{doc}.md", content_type="text/markdown",
-                                title=doc)
+            meta = DocumentMeta(
+                tenant_id=TENANT,
+                document_id=doc,
+                version="1",
+                access_scopes=["public"],
+                effective_from="2024-01-01",
+                source_uri=f"{doc}.md",
+                content_type="text/markdown",
+                title=doc,
+            )
             chunks, vectors = [], {}
             for i in range(start, min(start + CHUNKS_PER_DOC, len(self.texts))):
                 body = self.texts[i]
                 chunk_id = f"c{i:07d}"
-                chunks.append(Chunk(chunk_id=chunk_id, meta=meta, heading_path=[doc], body=body,
-                                    embed_text=f"{doc}\n{body}", char_start=0, char_end=len(body),
-                                    parent_section_id=doc, token_count=len(body.split()), position=i - start,
-                                    section_text=body))
+                chunks.append(
+                    Chunk(
+                        chunk_id=chunk_id,
+                        meta=meta,
+                        heading_path=[doc],
+                        body=body,
+                        embed_text=f"{doc}\n{body}",
+                        char_start=0,
+                        char_end=len(body),
+                        parent_section_id=doc,
+                        token_count=len(body.split()),
+                        position=i - start,
+                        section_text=body,
+                    )
+                )
                 vectors[chunk_id] = self.vectors[i]
             yield meta, chunks, vectors
 
@@ -100,6 +119,7 @@ def _unit(m: np.ndarray) -> np.ndarray:
 
 
 # ---- loading ------------------------------------------------------------------------------------
+
 
 def load_embedded(corpus: Corpus, path: str) -> EmbeddedIndex:
     index = EmbeddedIndex(path)
@@ -139,13 +159,17 @@ class EmbeddedBefore(EmbeddedIndex):
         cached = self._before_cache.get(tenant_id)
         if not cached or cached[0] != generation:
             rows = conn.execute("SELECT rowid, embedding FROM chunks WHERE tenant_id=?", (tenant_id,)).fetchall()
-            cached = (generation, np.array([r[0] for r in rows], dtype=np.int64),
-                      np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]))
+            cached = (
+                generation,
+                np.array([r[0] for r in rows], dtype=np.int64),
+                np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
+            )
             self._before_cache[tenant_id] = cached
         _, rowids, matrix = cached
         where, params = self._filter_sql(tenant_id, filters)  # unchanged since
-        allowed = np.array([r[0] for r in conn.execute(
-            f"SELECT c.rowid FROM chunks c WHERE {where}", params)], dtype=np.int64)
+        allowed = np.array(
+            [r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {where}", params)], dtype=np.int64
+        )
         mask = np.isin(rowids, allowed)
         candidate_rows = rowids[mask]
         scores = matrix[mask] @ np.asarray(vector, dtype=np.float32)
@@ -153,10 +177,14 @@ class EmbeddedBefore(EmbeddedIndex):
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         chosen = [int(candidate_rows[i]) for i in top]
-        by_rowid = {r["rowid"]: r for r in conn.execute(
-            f"SELECT c.* FROM chunks c WHERE c.rowid IN ({','.join('?' * len(chosen))})", chosen)}
-        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i]))
-                for r, i in zip(chosen, top, strict=True)]
+        by_rowid = {
+            r["rowid"]: r
+            for r in conn.execute(f"SELECT c.* FROM chunks c WHERE c.rowid IN ({','.join('?' * len(chosen))})", chosen)
+        }
+        return [
+            SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=float(scores[i]))
+            for r, i in zip(chosen, top, strict=True)
+        ]
 
     def bm25(self, tenant_id, query, filters, top_k):
         """The BM25 query as it was: every match joined with its whole row (embedding included) and sorted."""
@@ -164,9 +192,15 @@ class EmbeddedBefore(EmbeddedIndex):
         if not expression:
             return []
         where, params = self._filter_sql(tenant_id, filters)
-        rows = self._conn().execute(
-            f"SELECT c.*, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY score LIMIT ?", [expression, *params, top_k]).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT c.*, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? AND {where} ORDER BY score LIMIT ?",
+                [expression, *params, top_k],
+            )
+            .fetchall()
+        )
         return [SearchHit(chunk=_row_to_chunk(r), score=-float(r["score"])) for r in rows]
 
     def vector_memory_bytes(self) -> int:
@@ -182,6 +216,7 @@ def opensearch_answers(url: str) -> bool:
 
 
 # ---- measuring ----------------------------------------------------------------------------------
+
 
 class PrecomputedEmbedder:
     """Hands the retriever the query's synthetic vector: the benchmark measures the index, not a model."""
@@ -243,8 +278,9 @@ def cold_and_after_write(path: str, corpus: Corpus, queries, k: int) -> tuple[fl
         for c in chunks:
             c.embed_text += " rewritten"
             c.chunk_id += "r"
-        writer.replace_document_version(meta, chunks, {c.chunk_id: v for c, v in zip(chunks, vectors.values(),
-                                                                                     strict=True)}, MODEL_ID)
+        writer.replace_document_version(
+            meta, chunks, {c.chunk_id: v for c, v in zip(chunks, vectors.values(), strict=True)}, MODEL_ID
+        )
         t0 = time.perf_counter()
         reader.knn(TENANT, q[1], MODEL_ID, ANY, k)
         times.append((time.perf_counter() - t0) * 1000)
@@ -263,6 +299,7 @@ def recall_at_k(index, corpus: Corpus, queries, k: int) -> float:
 
 
 # ---- main ---------------------------------------------------------------------------------------
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -313,35 +350,79 @@ def main() -> None:
                     extra["cold_s"], extra["after_write_ms"] = cold_and_after_write(path, corpus, queries, args.k)
                 recall = recall_at_k(index, corpus, queries[: 10 if before else None], args.k)
                 for name, op in operations(index, queries, args.k).items():
-                    p50, p95, n = latency_ms(op, queries, args.budget / 3 if before else args.budget,
-                                             at_least=10 if before else 20, warm=1 if before else 5)
+                    p50, p95, n = latency_ms(
+                        op,
+                        queries,
+                        args.budget / 3 if before else args.budget,
+                        at_least=10 if before else 20,
+                        warm=1 if before else 5,
+                    )
                     qps = None if before else throughput_qps(op, queries[:n], args.threads)
                     memory = getattr(index, "vector_memory_bytes", None)
                     per_100k = memory() * 100_000 / size if memory and name == "knn" else None
-                    rows.append((size, backend, name, n, p50, p95, qps, load_s,
-                                 recall if name == "knn" else None, per_100k, extra if name == "knn" else {}))
-                    print(f"[{size}] {backend} {name}: {n} queries, p50 {p50:.1f} ms, p95 {p95:.1f} ms"
-                          + ("" if qps is None else f", {qps:.0f} q/s"), flush=True)
+                    rows.append(
+                        (
+                            size,
+                            backend,
+                            name,
+                            n,
+                            p50,
+                            p95,
+                            qps,
+                            load_s,
+                            recall if name == "knn" else None,
+                            per_100k,
+                            extra if name == "knn" else {},
+                        )
+                    )
+                    print(
+                        f"[{size}] {backend} {name}: {n} queries, p50 {p50:.1f} ms, p95 {p95:.1f} ms"
+                        + ("" if qps is None else f", {qps:.0f} q/s"),
+                        flush=True,
+                    )
                 if backend == "opensearch" and not args.keep:
                     index.drop()
     print_table(rows, args, hnsw)
 
 
 def print_table(rows, args, hnsw: HnswParams) -> None:
-    print(f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
-          f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
-          f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
-          f"embedded: {os.environ.get('RAGMESH_INDEX_KNN', 'sq8')} scan (sq8: 8-bit, top max(4k, 200) rescored)")
-    header = ("chunks", "backend", "query", "n", "p50 ms", "p95 ms", "q/s", "load s", f"recall@{args.k}",
-              "memory MiB/100k", "cold s", "after write ms")
+    print(
+        f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
+        f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
+        f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
+        f"embedded: {os.environ.get('RAGMESH_INDEX_KNN', 'sq8')} scan (sq8: 8-bit, top max(4k, 200) rescored)"
+    )
+    header = (
+        "chunks",
+        "backend",
+        "query",
+        "n",
+        "p50 ms",
+        "p95 ms",
+        "q/s",
+        "load s",
+        f"recall@{args.k}",
+        "memory MiB/100k",
+        "cold s",
+        "after write ms",
+    )
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for size, backend, name, n, p50, p95, qps, load_s, recall, per_100k, extra in rows:
-        cells = (f"{size:,}", backend, name, str(n), f"{p50:.1f}", f"{p95:.1f}", "" if qps is None else f"{qps:.0f}",
-                 f"{load_s:.0f}", "" if recall is None else f"{recall:.3f}",
-                 "" if per_100k is None else f"{per_100k / 2**20:.0f}",
-                 f"{extra['cold_s']:.1f}" if "cold_s" in extra else "",
-                 f"{extra['after_write_ms']:.1f}" if "after_write_ms" in extra else "")
+        cells = (
+            f"{size:,}",
+            backend,
+            name,
+            str(n),
+            f"{p50:.1f}",
+            f"{p95:.1f}",
+            "" if qps is None else f"{qps:.0f}",
+            f"{load_s:.0f}",
+            "" if recall is None else f"{recall:.3f}",
+            "" if per_100k is None else f"{per_100k / 2**20:.0f}",
+            f"{extra['cold_s']:.1f}" if "cold_s" in extra else "",
+            f"{extra['after_write_ms']:.1f}" if "after_write_ms" in extra else "",
+        )
         print("| " + " | ".join(cells) + " |")
 
 

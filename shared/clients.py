@@ -15,19 +15,23 @@ from shared.tls import stage_channel
 # An UNAVAILABLE the stage's handler returned itself carries a negative `grpc-retry-pushback-ms`
 # (shared/server.py), which gRPC's retry policy honours by not retrying. Throttling stops retries when
 # most recent calls to that stage fail, so a stage that stays down fails fast with a status naming it.
-_SERVICE_CONFIG = json.dumps({
-    "methodConfig": [{
-        "name": [{}],
-        "retryPolicy": {
-            "maxAttempts": 4,
-            "initialBackoff": "0.2s",
-            "maxBackoff": "1s",
-            "backoffMultiplier": 2,
-            "retryableStatusCodes": ["UNAVAILABLE"],
-        },
-    }],
-    "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1},
-})
+_SERVICE_CONFIG = json.dumps(
+    {
+        "methodConfig": [
+            {
+                "name": [{}],
+                "retryPolicy": {
+                    "maxAttempts": 4,
+                    "initialBackoff": "0.2s",
+                    "maxBackoff": "1s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        ],
+        "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1},
+    }
+)
 CHANNEL_OPTIONS = [
     ("grpc.service_config", _SERVICE_CONFIG),
     ("grpc.enable_retries", 1),
@@ -88,13 +92,17 @@ class StageClient:
 
     def call(self, method: str, request, context: grpc.ServicerContext | None = None, share: float = 1.0):
         """`share` < 1 leaves the rest of the caller's remaining time for what comes after this call."""
-        with tracer().start_as_current_span(f"{self.stage}.{method}", kind=SpanKind.CLIENT, attributes={
-                "rpc.system": "grpc", "rpc.method": method, "server.address": self.address}) as span:
+        with tracer().start_as_current_span(
+            f"{self.stage}.{method}",
+            kind=SpanKind.CLIENT,
+            attributes={"rpc.system": "grpc", "rpc.method": method, "server.address": self.address},
+        ) as span:
             metadata: dict[str, str] = {}
             propagate.inject(metadata)  # the callee continues this trace
             try:
-                return getattr(self._stub, method)(request, timeout=self._timeout(context, share),
-                                                   metadata=tuple(metadata.items()))
+                return getattr(self._stub, method)(
+                    request, timeout=self._timeout(context, share), metadata=tuple(metadata.items())
+                )
             except grpc.RpcError as err:
                 error = StageCallError(self.stage, self.address, err)
                 span.set_status(Status(StatusCode.ERROR, error.message))

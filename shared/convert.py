@@ -6,54 +6,93 @@ from shared.stubs import common_pb2
 
 def meta_from_pb(pb: common_pb2.DocumentMeta) -> model.DocumentMeta:
     return model.DocumentMeta(
-        tenant_id=pb.tenant_id, document_id=pb.document_id, version=pb.version,
-        access_scopes=list(pb.access_scopes), effective_from=pb.effective_from,
-        effective_to=pb.effective_to, source_uri=pb.source_uri, content_type=pb.content_type,
-        title=pb.title, source_sha256=pb.source_sha256,
+        tenant_id=pb.tenant_id,
+        document_id=pb.document_id,
+        version=pb.version,
+        access_scopes=list(pb.access_scopes),
+        effective_from=pb.effective_from,
+        effective_to=pb.effective_to,
+        source_uri=pb.source_uri,
+        content_type=pb.content_type,
+        title=pb.title,
+        source_sha256=pb.source_sha256,
     )
 
 
 def meta_to_pb(meta: model.DocumentMeta) -> common_pb2.DocumentMeta:
     return common_pb2.DocumentMeta(
-        tenant_id=meta.tenant_id, document_id=meta.document_id, version=meta.version,
-        access_scopes=meta.access_scopes, effective_from=meta.effective_from,
-        effective_to=meta.effective_to, source_uri=meta.source_uri, content_type=meta.content_type,
-        title=meta.title, source_sha256=meta.source_sha256,
+        tenant_id=meta.tenant_id,
+        document_id=meta.document_id,
+        version=meta.version,
+        access_scopes=meta.access_scopes,
+        effective_from=meta.effective_from,
+        effective_to=meta.effective_to,
+        source_uri=meta.source_uri,
+        content_type=meta.content_type,
+        title=meta.title,
+        source_sha256=meta.source_sha256,
     )
 
 
 def chunk_from_pb(pb: common_pb2.Chunk) -> model.Chunk:
     return model.Chunk(
-        chunk_id=pb.chunk_id, meta=meta_from_pb(pb.meta), heading_path=list(pb.heading_path),
-        body=pb.body, embed_text=pb.embed_text, char_start=pb.char_start, char_end=pb.char_end,
-        parent_section_id=pb.parent_section_id, token_count=pb.token_count, position=pb.position,
-        section_text=pb.section_text, embedding_model_id=pb.embedding_model_id,
+        chunk_id=pb.chunk_id,
+        meta=meta_from_pb(pb.meta),
+        heading_path=list(pb.heading_path),
+        body=pb.body,
+        embed_text=pb.embed_text,
+        char_start=pb.char_start,
+        char_end=pb.char_end,
+        parent_section_id=pb.parent_section_id,
+        token_count=pb.token_count,
+        position=pb.position,
+        section_text=pb.section_text,
+        embedding_model_id=pb.embedding_model_id,
     )
 
 
 def chunk_to_pb(chunk: model.Chunk) -> common_pb2.Chunk:
     return common_pb2.Chunk(
-        chunk_id=chunk.chunk_id, meta=meta_to_pb(chunk.meta), heading_path=chunk.heading_path,
-        body=chunk.body, embed_text=chunk.embed_text, char_start=chunk.char_start,
-        char_end=chunk.char_end, parent_section_id=chunk.parent_section_id,
-        token_count=chunk.token_count, position=chunk.position, section_text=chunk.section_text,
+        chunk_id=chunk.chunk_id,
+        meta=meta_to_pb(chunk.meta),
+        heading_path=chunk.heading_path,
+        body=chunk.body,
+        embed_text=chunk.embed_text,
+        char_start=chunk.char_start,
+        char_end=chunk.char_end,
+        parent_section_id=chunk.parent_section_id,
+        token_count=chunk.token_count,
+        position=chunk.position,
+        section_text=chunk.section_text,
         embedding_model_id=chunk.embedding_model_id,
     )
 
 
 def scores_from_pb(pb: common_pb2.StageScores) -> model.StageScores:
     return model.StageScores(
-        bm25_rank=pb.bm25_rank, bm25_score=pb.bm25_score, dense_rank=pb.dense_rank,
-        dense_score=pb.dense_score, fused_rank=pb.fused_rank, fused_score=pb.fused_score,
-        rerank_rank=pb.rerank_rank, rerank_score=pb.rerank_score, unit_similarity=list(pb.unit_similarity),
+        bm25_rank=pb.bm25_rank,
+        bm25_score=pb.bm25_score,
+        dense_rank=pb.dense_rank,
+        dense_score=pb.dense_score,
+        fused_rank=pb.fused_rank,
+        fused_score=pb.fused_score,
+        rerank_rank=pb.rerank_rank,
+        rerank_score=pb.rerank_score,
+        unit_similarity=list(pb.unit_similarity),
     )
 
 
 def scores_to_pb(s: model.StageScores) -> common_pb2.StageScores:
     return common_pb2.StageScores(
-        bm25_rank=s.bm25_rank, bm25_score=s.bm25_score, dense_rank=s.dense_rank,
-        dense_score=s.dense_score, fused_rank=s.fused_rank, fused_score=s.fused_score,
-        rerank_rank=s.rerank_rank, rerank_score=s.rerank_score, unit_similarity=s.unit_similarity,
+        bm25_rank=s.bm25_rank,
+        bm25_score=s.bm25_score,
+        dense_rank=s.dense_rank,
+        dense_score=s.dense_score,
+        fused_rank=s.fused_rank,
+        fused_score=s.fused_score,
+        rerank_rank=s.rerank_rank,
+        rerank_score=s.rerank_score,
+        unit_similarity=s.unit_similarity,
     )
 
 
@@ -67,19 +106,30 @@ def scored_to_pb(sc: model.ScoredChunk) -> common_pb2.ScoredChunk:
 
 def filters_from_pb(pb: common_pb2.SearchFilters) -> model.SearchFilters:
     return model.SearchFilters(
-        access_scopes=list(pb.access_scopes), as_of=pb.as_of, include_superseded=pb.include_superseded,
-        document_ids=list(pb.document_ids), content_types=list(pb.content_types),
+        access_scopes=list(pb.access_scopes),
+        as_of=pb.as_of,
+        include_superseded=pb.include_superseded,
+        document_ids=list(pb.document_ids),
+        content_types=list(pb.content_types),
     )
 
 
 def answer_to_pb(answer: model.Answer) -> common_pb2.Answer:
     return common_pb2.Answer(
-        text=answer.text, abstained=answer.abstained, missing=answer.missing, reason=answer.reason,
+        text=answer.text,
+        abstained=answer.abstained,
+        missing=answer.missing,
+        reason=answer.reason,
         generator_id=answer.generator_id,
         citations=[
             common_pb2.Citation(
-                chunk_id=c.chunk_id, char_start=c.char_start, char_end=c.char_end, quote=c.quote,
-                document_id=c.document_id, version=c.version, heading_path=c.heading_path,
+                chunk_id=c.chunk_id,
+                char_start=c.char_start,
+                char_end=c.char_end,
+                quote=c.quote,
+                document_id=c.document_id,
+                version=c.version,
+                heading_path=c.heading_path,
             )
             for c in answer.citations
         ],

@@ -126,15 +126,33 @@ class KeyStore:
         check_tenant_id(tenant_id)
         if role not in ROLES:
             raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}")
-        key = ApiKey(key_id=secrets.token_hex(8), tenant_id=tenant_id, scopes=_check_scopes(scopes), role=role,
-                     created_at=utc_now(), expires_at=normalize_time(expires_at, "expires_at"), label=label)
+        key = ApiKey(
+            key_id=secrets.token_hex(8),
+            tenant_id=tenant_id,
+            scopes=_check_scopes(scopes),
+            role=role,
+            created_at=utc_now(),
+            expires_at=normalize_time(expires_at, "expires_at"),
+            label=label,
+        )
         secret = secrets.token_urlsafe(32)
         salt = os.urandom(16)
         with self._db() as conn:
-            conn.execute("INSERT INTO api_keys (key_id, tenant_id, scopes, role, salt, hash, created_at, expires_at, "
-                         "label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         (key.key_id, tenant_id, json.dumps(list(key.scopes)), role, salt, _hash(secret, salt),
-                          key.created_at, key.expires_at, label))
+            conn.execute(
+                "INSERT INTO api_keys (key_id, tenant_id, scopes, role, salt, hash, created_at, expires_at, "
+                "label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key.key_id,
+                    tenant_id,
+                    json.dumps(list(key.scopes)),
+                    role,
+                    salt,
+                    _hash(secret, salt),
+                    key.created_at,
+                    key.expires_at,
+                    label,
+                ),
+            )
         return key, f"{_PREFIX}_{key.key_id}_{secret}"
 
     def list(self) -> list[ApiKey]:
@@ -147,8 +165,9 @@ class KeyStore:
 
     def revoke(self, key_id: str) -> bool:
         with self._db() as conn:
-            changed = conn.execute("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at = ''",
-                                   (utc_now(), key_id)).rowcount
+            changed = conn.execute(
+                "UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at = ''", (utc_now(), key_id)
+            ).rowcount
         return changed > 0
 
     def _row(self, key_id: str):
@@ -170,8 +189,9 @@ class KeyStore:
         if remembered is None or not hmac.compare_digest(remembered, digest):
             wait = self._verify_budget.take(key_id)
             if wait > 0:
-                raise KeyRejected("throttled", f"too many failed checks of API key {key_id}; retry in {wait:.1f}s",
-                                  key_id)
+                raise KeyRejected(
+                    "throttled", f"too many failed checks of API key {key_id}; retry in {wait:.1f}s", key_id
+                )
             if not hmac.compare_digest(_hash(secret, row["salt"]), row["hash"]):
                 raise KeyRejected("unknown", "unknown API key", key_id)  # same answer as an unknown id
             with self._lock:
@@ -186,9 +206,16 @@ class KeyStore:
 
 
 def _key(row) -> ApiKey:
-    return ApiKey(key_id=row["key_id"], tenant_id=row["tenant_id"], scopes=tuple(json.loads(row["scopes"])),
-                  role=row["role"], created_at=row["created_at"], expires_at=row["expires_at"],
-                  revoked_at=row["revoked_at"], label=row["label"])
+    return ApiKey(
+        key_id=row["key_id"],
+        tenant_id=row["tenant_id"],
+        scopes=tuple(json.loads(row["scopes"])),
+        role=row["role"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
+        revoked_at=row["revoked_at"],
+        label=row["label"],
+    )
 
 
 def local_key(data_dir: str | os.PathLike, tenant_id: str) -> str:

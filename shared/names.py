@@ -17,6 +17,9 @@ def check_tenant_id(tenant_id: str, field: str = "tenant_id") -> str:
         raise InvalidArgument(field, "is required")
     if not TENANT_ID.fullmatch(tenant_id):
         shown = tenant_id if len(tenant_id) <= 80 else f"{tenant_id[:80]}... ({len(tenant_id)} characters)"
-        raise InvalidArgument(field, f"{shown!r} is not a tenant id (up to {MAX_TENANT_ID} letters, digits "
-                                     "and . _ -, starting with a letter or digit)")
+        raise InvalidArgument(
+            field,
+            f"{shown!r} is not a tenant id (up to {MAX_TENANT_ID} letters, digits "
+            "and . _ -, starting with a letter or digit)",
+        )
     return tenant_id

@@ -41,6 +41,7 @@ def _guard(stage: str, behavior, streaming: bool):
         context.abort(grpc.StatusCode.INTERNAL, f"{stage}: internal error: {type(exc).__name__}: {exc}")
 
     if streaming:
+
         def stream(request, context):
             try:
                 yield from behavior(request, context)
@@ -48,6 +49,7 @@ def _guard(stage: str, behavior, streaming: bool):
                 if _aborted(context):
                     raise
                 fail(exc, context)
+
         return stream
 
     def unary(request, context):
@@ -57,6 +59,7 @@ def _guard(stage: str, behavior, streaming: bool):
             if _aborted(context):
                 raise
             fail(exc, context)
+
     return unary
 
 
@@ -75,7 +78,6 @@ class DomainErrorInterceptor(grpc.ServerInterceptor):
         return handler
 
 
-
 class MethodAwareReflection(reflection.ReflectionServicer):
     """Server reflection that also resolves method symbols (ragmesh.v1.Gateway.Ask). Python's descriptor pool
     knows services and messages but not methods by full name, so grpcurl `describe` of a method and ghz
@@ -90,6 +92,7 @@ class MethodAwareReflection(reflection.ReflectionServicer):
             pass  # not Service.Method: the name is looked up as given
         return super()._file_containing_symbol(request, fully_qualified_name)
 
+
 def serve(
     stage: str,
     config: ServerConfig,
@@ -100,16 +103,16 @@ def serve(
 
     `register` adds the servicers (after any heavy warm-up) and returns their full service names.
     """
-    logging.basicConfig(
-        level=config.log_level, format=f"%(asctime)s {stage} %(levelname)s %(name)s: %(message)s"
-    )
+    logging.basicConfig(level=config.log_level, format=f"%(asctime)s {stage} %(levelname)s %(name)s: %(message)s")
     provider = setup_tracing(stage)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix=stage),
         # Outermost first: observability sees the final status the error mapping produced.
         interceptors=[ObservabilityInterceptor(), DomainErrorInterceptor(stage), *interceptors],
-        options=[("grpc.max_receive_message_length", 64 * 1024 * 1024),
-                 ("grpc.max_send_message_length", 64 * 1024 * 1024)],
+        options=[
+            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+            ("grpc.max_send_message_length", 64 * 1024 * 1024),
+        ],
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -3,9 +3,50 @@
 import re
 
 _ABBREVIATIONS = {
-    "e.g", "i.e", "etc", "vs", "cf", "dr", "mr", "mrs", "ms", "prof", "inc", "ltd", "co", "corp", "no",
-    "fig", "approx", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
-    "nov", "dec", "u.s", "u.k", "e.u", "a.m", "p.m", "al", "st", "sec", "art", "para", "ref", "min", "max",
+    "e.g",
+    "i.e",
+    "etc",
+    "vs",
+    "cf",
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "inc",
+    "ltd",
+    "co",
+    "corp",
+    "no",
+    "fig",
+    "approx",
+    "dept",
+    "est",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "u.s",
+    "u.k",
+    "e.u",
+    "a.m",
+    "p.m",
+    "al",
+    "st",
+    "sec",
+    "art",
+    "para",
+    "ref",
+    "min",
+    "max",
 }
 # A boundary candidate: terminal punctuation (plus closing quotes/brackets), then whitespace, then a
 # capital, digit, quote or bracket. "3.14" and "v2.1.0" never match: no whitespace after their dots.
@@ -25,7 +66,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         in_code = segment.count("`", cursor, match.start()) % 2 == 1
         if in_code:
             continue
-        before = segment[cursor:match.start() + 1]
+        before = segment[cursor : match.start() + 1]
         word = _LAST_WORD.search(before[:-1] if before.endswith(".") else "")
         if before.endswith(".") and word:
             token = word.group(1).lower().rstrip(".")
@@ -38,12 +79,14 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return [(start + a, start + b) for a, b in spans if segment[a:b].strip()]
 
 
-_STOPWORDS = frozenset("""
+_STOPWORDS = frozenset(
+    """
 a an and are as at be been but by can could did do does for from had has have how i if in into is it its
 me my of on or our should so than that the their them then there these they this to was we were what when
 where which who whom why will with would you your about any after also all per not no yes just get got
 whats hows whos wheres much many tell please pls need know
-""".split())
+""".split()
+)
 _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
@@ -171,8 +214,7 @@ def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[t
             if header and cells:
                 key = cells[0]
                 views.append(("; ".join(f"{h}: {c}" for h, c in zip(header[:3], cells[:3], strict=False)), index))
-                views += [(f"{key} — {h}: {c}", index)
-                          for h, c in zip(header[1:], cells[1:], strict=False) if c]
+                views += [(f"{key} — {h}: {c}", index) for h, c in zip(header[1:], cells[1:], strict=False) if c]
                 continue
         text = " ".join(text.split())  # a wrapped sentence reads as one line
         views.append((f"{leaf}: {text}" if leaf else text, index))

@@ -32,14 +32,19 @@ def _read(folder: str, name: str) -> bytes:
 
 
 def server_credentials(folder: str, name: str) -> grpc.ServerCredentials:
-    return grpc.ssl_server_credentials([(_read(folder, f"{name}-key.pem"), _read(folder, f"{name}.pem"))],
-                                       root_certificates=_read(folder, CA_FILE), require_client_auth=True)
+    return grpc.ssl_server_credentials(
+        [(_read(folder, f"{name}-key.pem"), _read(folder, f"{name}.pem"))],
+        root_certificates=_read(folder, CA_FILE),
+        require_client_auth=True,
+    )
 
 
 def channel_credentials(folder: str, name: str) -> grpc.ChannelCredentials:
-    return grpc.ssl_channel_credentials(root_certificates=_read(folder, CA_FILE),
-                                        private_key=_read(folder, f"{name}-key.pem"),
-                                        certificate_chain=_read(folder, f"{name}.pem"))
+    return grpc.ssl_channel_credentials(
+        root_certificates=_read(folder, CA_FILE),
+        private_key=_read(folder, f"{name}-key.pem"),
+        certificate_chain=_read(folder, f"{name}.pem"),
+    )
 
 
 def stage_channel(address: str, stage: str, caller: str, folder: str | None = None, options=None) -> grpc.Channel:
@@ -60,28 +65,54 @@ def make_certs(out: str | os.PathLike, hosts: list[str] | None = None, days: int
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     now = datetime.datetime.now(datetime.UTC)
-    valid = {"not_valid_before": now - datetime.timedelta(minutes=5),
-             "not_valid_after": now + datetime.timedelta(days=days)}
+    valid = {
+        "not_valid_before": now - datetime.timedelta(minutes=5),
+        "not_valid_after": now + datetime.timedelta(days=days),
+    }
 
     def name(common: str) -> x509.Name:
-        return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "ragmesh mesh"),
-                          x509.NameAttribute(NameOID.COMMON_NAME, common)])
+        return x509.Name(
+            [
+                x509.NameAttribute(NameOID.ORGANIZATION_NAME, "ragmesh mesh"),
+                x509.NameAttribute(NameOID.COMMON_NAME, common),
+            ]
+        )
 
     def write_key(path: Path, key) -> None:
         fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+            handle.write(
+                key.private_bytes(
+                    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+                )
+            )
 
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca = (x509.CertificateBuilder().subject_name(name("ragmesh mesh CA")).issuer_name(name("ragmesh mesh CA"))
-          .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-          .not_valid_before(valid["not_valid_before"]).not_valid_after(valid["not_valid_after"])
-          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
-          .sign(ca_key, hashes.SHA256()))
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(name("ragmesh mesh CA"))
+        .issuer_name(name("ragmesh mesh CA"))
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(valid["not_valid_before"])
+        .not_valid_after(valid["not_valid_after"])
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
     (folder / CA_FILE).write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     write_key(folder / "ca-key.pem", ca_key)
 
@@ -93,14 +124,22 @@ def make_certs(out: str | os.PathLike, hosts: list[str] | None = None, days: int
             alt_names.append(x509.DNSName(host))
     for stage in NAMES:
         key = ec.generate_private_key(ec.SECP256R1())
-        cert = (x509.CertificateBuilder().subject_name(name(stage)).issuer_name(ca.subject)
-                .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                .not_valid_before(valid["not_valid_before"]).not_valid_after(valid["not_valid_after"])
-                .add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
-                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
-                                                      ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
-                .sign(ca_key, hashes.SHA256()))
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(name(stage))
+            .issuer_name(ca.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(valid["not_valid_before"])
+            .not_valid_after(valid["not_valid_after"])
+            .add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(
+                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+                critical=False,
+            )
+            .sign(ca_key, hashes.SHA256())
+        )
         (folder / f"{stage}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
         write_key(folder / f"{stage}-key.pem", key)
     return folder

@@ -24,10 +24,14 @@ def check_archive(content: bytes, name: str, max_bytes: int) -> None:
     total = sum(m.file_size for m in members)
     limit = EXPANSION_FACTOR * max_bytes
     if total > limit:
-        raise ResourceExhausted(f"document.content: {name} expands to {total} bytes, over the {limit}-byte limit "
-                                f"for archives ({EXPANSION_FACTOR}x the {max_bytes}-byte document limit)")
+        raise ResourceExhausted(
+            f"document.content: {name} expands to {total} bytes, over the {limit}-byte limit "
+            f"for archives ({EXPANSION_FACTOR}x the {max_bytes}-byte document limit)"
+        )
     for member in members:
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > 1 << 20 and ratio > MAX_RATIO:
-            raise ResourceExhausted(f"document.content: {name} member {member.filename!r} expands {ratio:.0f}x, "
-                                    f"over the limit of {MAX_RATIO}x")
+            raise ResourceExhausted(
+                f"document.content: {name} member {member.filename!r} expands {ratio:.0f}x, "
+                f"over the limit of {MAX_RATIO}x"
+            )

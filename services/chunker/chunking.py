@@ -40,9 +40,12 @@ def is_lead_in(text: str, block: Block) -> bool:
     """Blocks that introduce what follows and must not end a chunk on their own."""
     if block.kind == "heading":
         return True
-    body = text[block.start:block.end].rstrip()
-    return block.kind in ("paragraph", "list_item") and len(body) <= _LEAD_IN_MAX_CHARS and (
-        body.endswith(":") or bool(_BARE_NUMBER.match(body)))
+    body = text[block.start : block.end].rstrip()
+    return (
+        block.kind in ("paragraph", "list_item")
+        and len(body) <= _LEAD_IN_MAX_CHARS
+        and (body.endswith(":") or bool(_BARE_NUMBER.match(body)))
+    )
 
 
 # Below this many tokens left for rows, a split table's header is not repeated in its pieces.
@@ -58,7 +61,7 @@ class SectionPacker:
     def _embed_text(self, text: str, prefix: str, unit: _Unit, start: int, end: int) -> str:
         body = text[start:end]
         if unit.header and start > unit.header[0]:
-            body = text[unit.header[0]:unit.header[1]] + "\n" + body
+            body = text[unit.header[0] : unit.header[1]] + "\n" + body
         return f"{prefix}\n{body}" if prefix else body
 
     def _fits(self, text, prefix, first: _Unit, start: int, end: int) -> bool:
@@ -74,10 +77,12 @@ class SectionPacker:
             # The header row is repeated in the embed text of later pieces (the `| --- |` rule is
             # only noise to the embedder); a header that would crowd out the rows is not repeated.
             header = (block.start, text.index("\n", block.start, block.header_end))
-            header_tokens = self.counter.count(text[header[0]:header[1]])
+            header_tokens = self.counter.count(text[header[0] : header[1]])
             # Rows need room too: beside the heading prefix, a repeated header must leave some.
-            if header_tokens > self.max_tokens // 2 or \
-                    self.counter.count(prefix) + header_tokens + MIN_ROW_TOKENS > self.max_tokens:
+            if (
+                header_tokens > self.max_tokens // 2
+                or self.counter.count(prefix) + header_tokens + MIN_ROW_TOKENS > self.max_tokens
+            ):
                 header = None
             rows = _line_spans(text, block.header_end + 1, block.end)
             # The header travels with the first row; later pieces get it prepended in the embed text.
@@ -101,7 +106,7 @@ class SectionPacker:
     def _windows(self, text: str, prefix: str, piece: _Unit) -> list[_Unit]:
         """Last resort: token windows. Re-tokenizing a cut-out span can cost a token or two more than
         the cut promised, so any window that still does not fit is cut again with a smaller budget."""
-        header_tokens = self.counter.count(text[piece.header[0]:piece.header[1]]) if piece.header else 0
+        header_tokens = self.counter.count(text[piece.header[0] : piece.header[1]]) if piece.header else 0
         budget = max(1, self.max_tokens - self.counter.count(prefix) - header_tokens - 4)
         out, todo = [], [(piece.start, piece.end, budget)]
         while todo:
@@ -141,8 +146,7 @@ class SectionPacker:
             current = self._overlap(text, prefix, current, unit) + [unit]
         if current:
             pieces.append(current)
-        return [(p[0].start, p[-1].end, self._embed_text(text, prefix, p[0], p[0].start, p[-1].end))
-                for p in pieces]
+        return [(p[0].start, p[-1].end, self._embed_text(text, prefix, p[0], p[0].start, p[-1].end)) for p in pieces]
 
     def _overlap(self, text, prefix, previous: list[_Unit], unit: _Unit) -> list[_Unit]:
         """Trailing units of the previous piece to repeat, only inside a block we had to split.
@@ -158,7 +162,7 @@ class SectionPacker:
             if prev.block_index != unit.block_index:
                 break
             candidate = [prev, *carried]
-            if self.counter.count(text[candidate[0].start:candidate[-1].end]) > budget:
+            if self.counter.count(text[candidate[0].start : candidate[-1].end]) > budget:
                 break
             if not self._fits(text, prefix, candidate[0], candidate[0].start, unit.end):
                 break
@@ -192,7 +196,7 @@ def bounded_prefix(counter: TokenCounter, prefix: str, max_tokens: int) -> str:
     if not prefix or counter.count(prefix) <= limit:
         return prefix
     spans = token_windows(counter, prefix, 0, len(prefix), max(1, limit - 2))
-    return prefix[:spans[0][1]].rstrip()
+    return prefix[: spans[0][1]].rstrip()
 
 
 def section_window(text: str, section_start: int, section_end: int, start: int, end: int) -> str:
@@ -206,7 +210,7 @@ def section_window(text: str, section_start: int, section_end: int, start: int, 
     if section_end - section_start <= width:
         return text[section_start:section_end]
     begin = max(section_start, min(start - (width - (end - start)) // 2, section_end - width))
-    return text[begin:begin + width]
+    return text[begin : begin + width]
 
 
 def build_chunks(text: str, meta: DocumentMeta, sections: list[Section], packer: SectionPacker) -> list[Chunk]:
@@ -218,17 +222,26 @@ def build_chunks(text: str, meta: DocumentMeta, sections: list[Section], packer:
             lead_start = section.start if lead_start is None else lead_start
             continue
         prefix = bounded_prefix(packer.counter, heading_prefix(meta.title, section.heading_path), packer.max_tokens)
-        section_id = stable_id(meta.tenant_id, meta.document_id, meta.version, str(s_index),
-                               *section.heading_path, prefix="sec_")
+        section_id = stable_id(
+            meta.tenant_id, meta.document_id, meta.version, str(s_index), *section.heading_path, prefix="sec_"
+        )
         section_start = section.start if lead_start is None else lead_start
         for start, end, embed_text in packer.pack(text, prefix, section, lead_start):
             position = len(chunks)
-            chunks.append(Chunk(
-                chunk_id=stable_id(meta.tenant_id, meta.document_id, meta.version, str(position), embed_text),
-                meta=meta, heading_path=list(section.heading_path), body=text[start:end],
-                embed_text=embed_text, char_start=start, char_end=end, parent_section_id=section_id,
-                token_count=packer.counter.count(embed_text), position=position,
-                section_text=section_window(text, section_start, section.end, start, end),
-            ))
+            chunks.append(
+                Chunk(
+                    chunk_id=stable_id(meta.tenant_id, meta.document_id, meta.version, str(position), embed_text),
+                    meta=meta,
+                    heading_path=list(section.heading_path),
+                    body=text[start:end],
+                    embed_text=embed_text,
+                    char_start=start,
+                    char_end=end,
+                    parent_section_id=section_id,
+                    token_count=packer.counter.count(embed_text),
+                    position=position,
+                    section_text=section_window(text, section_start, section.end, start, end),
+                )
+            )
         lead_start = None
     return chunks

@@ -67,10 +67,19 @@ class FixedWindows:
         out = []
         for position, (s, e) in enumerate(self.spans(text, start)):
             body = text[s:e]
-            out.append(Chunk(
-                chunk_id=stable_id(meta.tenant_id, meta.document_id, meta.version, str(position), body),
-                meta=meta, heading_path=[], body=body, embed_text=body, char_start=s, char_end=e,
-                parent_section_id=section_id, token_count=self.counter.count(body), position=position,
-                section_text=body,
-            ))
+            out.append(
+                Chunk(
+                    chunk_id=stable_id(meta.tenant_id, meta.document_id, meta.version, str(position), body),
+                    meta=meta,
+                    heading_path=[],
+                    body=body,
+                    embed_text=body,
+                    char_start=s,
+                    char_end=e,
+                    parent_section_id=section_id,
+                    token_count=self.counter.count(body),
+                    position=position,
+                    section_text=body,
+                )
+            )
         return out

@@ -63,8 +63,9 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
     if loaded is None:
         return {}, match.end()
     if not isinstance(loaded, dict):
-        raise InvalidArgument("front_matter", f"{name}: front matter must be `key: value` lines, "
-                                              f"not a YAML {type(loaded).__name__}")
+        raise InvalidArgument(
+            "front_matter", f"{name}: front matter must be `key: value` lines, not a YAML {type(loaded).__name__}"
+        )
     fields: dict[str, object] = {}
     for raw_key, value in loaded.items():
         key = str(raw_key).strip().lower()
@@ -73,8 +74,9 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             continue
         close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=_MISSPELLING_CUTOFF)
         if close:
-            raise InvalidArgument(f"front_matter.{raw_key}",
-                                  f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?")
+            raise InvalidArgument(
+                f"front_matter.{raw_key}", f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?"
+            )
     return fields, match.end()
 
 

@@ -29,8 +29,9 @@ def text_value(value, field: str, name: str) -> str:
 def scope_list(value, field: str, name: str) -> list[str]:
     """A YAML list of scope names, or the comma-separated `a, b` form the project has always read."""
     if value is None or value == [] or (isinstance(value, str) and not value.strip()):
-        raise InvalidArgument(field, f"{name}: is empty; list the scopes that may read it (or `public`), "
-                                     "or leave the key out")
+        raise InvalidArgument(
+            field, f"{name}: is empty; list the scopes that may read it (or `public`), or leave the key out"
+        )
     if isinstance(value, str):
         items = value.split(",")
     elif isinstance(value, list):
@@ -43,8 +44,9 @@ def scope_list(value, field: str, name: str) -> list[str]:
             raise InvalidArgument(field, f"{name}: holds {_kind(item)}, not a scope name")
         item = item.strip()
         if not SCOPE_NAME.fullmatch(item):
-            raise InvalidArgument(field, f"{name}: {item!r} is not a scope name "
-                                         "(a letter or digit, then letters, digits and . _ : / @ -)")
+            raise InvalidArgument(
+                field, f"{name}: {item!r} is not a scope name (a letter or digit, then letters, digits and . _ : / @ -)"
+            )
         if item not in scopes:
             scopes.append(item)
     return scopes
@@ -64,12 +66,16 @@ def check_interval(effective_from: str, effective_to: str, name: str) -> None:
     if not effective_to:
         return
     if normalize_time(effective_to, "effective_to") <= normalize_time(effective_from, "effective_from"):
-        raise InvalidArgument("effective_to", f"{name}: {effective_to!r} is not after effective_from "
-                                              f"{effective_from!r}")
+        raise InvalidArgument(
+            "effective_to", f"{name}: {effective_to!r} is not after effective_from {effective_from!r}"
+        )
 
 
 def default_scopes(missing_scopes: str, name: str) -> list[str]:
     if missing_scopes == "public":
         return [PUBLIC_SCOPE]
-    raise InvalidArgument("access_scopes", f"{name} states no access scopes, and this deployment refuses "
-                                           "unscoped documents (RAGMESH_CHUNKER_MISSING_SCOPES=refuse)")
+    raise InvalidArgument(
+        "access_scopes",
+        f"{name} states no access scopes, and this deployment refuses "
+        "unscoped documents (RAGMESH_CHUNKER_MISSING_SCOPES=refuse)",
+    )

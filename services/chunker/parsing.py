@@ -26,9 +26,16 @@ PARSERS = {
     "application/json": parse_ticket_json,
 }
 EXTENSIONS = {
-    ".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".text": "text/plain",
-    ".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml", ".pdf": "application/pdf",
-    ".docx": DOCX, ".json": "application/json",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".text": "text/plain",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".xhtml": "application/xhtml+xml",
+    ".pdf": "application/pdf",
+    ".docx": DOCX,
+    ".json": "application/json",
 }
 
 
@@ -43,8 +50,9 @@ def parse_document(content: bytes, content_type: str, name: str) -> ParsedDocume
     """Raises InvalidArgument naming the document when it cannot be read as `content_type`."""
     parser = PARSERS.get(content_type)
     if parser is None:
-        raise InvalidArgument("document.meta.content_type",
-                              f"{name}: unsupported content type {content_type or 'unknown'!r}")
+        raise InvalidArgument(
+            "document.meta.content_type", f"{name}: unsupported content type {content_type or 'unknown'!r}"
+        )
     return parser(content, name)
 
 

@@ -31,15 +31,17 @@ class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
     def ChunkDocument(self, request, context):
         meta, chunks = self.chunker.run(request.document.content, convert.meta_from_pb(request.document.meta))
         return chunker_pb2.ChunkDocumentResponse(
-            meta=convert.meta_to_pb(meta), chunks=[convert.chunk_to_pb(c) for c in chunks],
+            meta=convert.meta_to_pb(meta),
+            chunks=[convert.chunk_to_pb(c) for c in chunks],
             chunker_id=self.chunker.chunker_id,
         )
 
 
 def main() -> None:
     cfg = config.load(ChunkerConfig, "chunker")
-    chunker = DocumentChunker(cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes, cfg.strategy,
-                              cfg.missing_scopes)
+    chunker = DocumentChunker(
+        cfg.embed_model, cfg.max_tokens, cfg.overlap_ratio, cfg.max_bytes, cfg.strategy, cfg.missing_scopes
+    )
 
     def register(server):
         chunker.warm_up()

@@ -30,8 +30,15 @@ DEFAULT_EFFECTIVE_FROM = "1970-01-01"
 
 
 class DocumentChunker:
-    def __init__(self, model_name: str, max_tokens: int = 0, overlap_ratio: float = 0.12,
-                 max_bytes: int = 10_000_000, strategy: str = "structure", missing_scopes: str = "public"):
+    def __init__(
+        self,
+        model_name: str,
+        max_tokens: int = 0,
+        overlap_ratio: float = 0.12,
+        max_bytes: int = 10_000_000,
+        strategy: str = "structure",
+        missing_scopes: str = "public",
+    ):
         if strategy not in STRATEGIES:
             raise ValueError(f"chunker strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
         if missing_scopes not in MISSING_SCOPES:
@@ -67,34 +74,47 @@ class DocumentChunker:
         if not meta.tenant_id:
             raise InvalidArgument("document.meta.tenant_id", f"is required ({name})")
         if len(content) > self.max_bytes:
-            raise InvalidArgument("document.content",
-                                  f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit")
+            raise InvalidArgument(
+                "document.content", f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit"
+            )
         if not content.strip():
             raise InvalidArgument("document.content", f"{name} is empty")
         content_type = content_type_for(meta.content_type, meta.source_uri)
         check_archive(content, name, self.max_bytes)
         parsed = parse_document(content, content_type, name)
         if len(parsed.text) > self.max_bytes:  # a format whose text outgrows its bytes (zip-based ones)
-            raise ResourceExhausted(f"document.content: {name} has {len(parsed.text)} characters of text, over "
-                                    f"the {self.max_bytes}-byte document limit")
+            raise ResourceExhausted(
+                f"document.content: {name} has {len(parsed.text)} characters of text, over "
+                f"the {self.max_bytes}-byte document limit"
+            )
         resolved = self._resolve_meta(meta, parsed, content, content_type)
         if self.strategy == "fixed":
             return resolved, self._windows.chunks(parsed.text, resolved, parsed.body_start)
         return resolved, build_chunks(parsed.text, resolved, parsed.sections, self._packer)
 
-    def _resolve_meta(self, meta: DocumentMeta, parsed: ParsedDocument, content: bytes,
-                      content_type: str) -> DocumentMeta:
+    def _resolve_meta(
+        self, meta: DocumentMeta, parsed: ParsedDocument, content: bytes, content_type: str
+    ) -> DocumentMeta:
         """Caller-supplied metadata wins; front matter (Markdown and plain text) fills the gaps; then
         what the document says of itself; then defaults. Every stated governance value is checked."""
         name = meta.document_id or meta.source_uri or "document"
         stated = {key: _front_matter_value(parsed.fields, key, name) for key in parsed.fields}
-        scopes = (scope_list(list(meta.access_scopes), "document.meta.access_scopes", name) if meta.access_scopes
-                  else stated.get("access_scopes"))
+        scopes = (
+            scope_list(list(meta.access_scopes), "document.meta.access_scopes", name)
+            if meta.access_scopes
+            else stated.get("access_scopes")
+        )
         document_id = meta.document_id or stated.get("doc_id") or str(PurePosixPath(meta.source_uri or "document"))
-        effective_from = (date_value(meta.effective_from, "document.meta.effective_from", name)
-                          if meta.effective_from else stated.get("effective_from", DEFAULT_EFFECTIVE_FROM))
-        effective_to = (date_value(meta.effective_to, "document.meta.effective_to", name)
-                        if meta.effective_to else stated.get("effective_to", ""))
+        effective_from = (
+            date_value(meta.effective_from, "document.meta.effective_from", name)
+            if meta.effective_from
+            else stated.get("effective_from", DEFAULT_EFFECTIVE_FROM)
+        )
+        effective_to = (
+            date_value(meta.effective_to, "document.meta.effective_to", name)
+            if meta.effective_to
+            else stated.get("effective_to", "")
+        )
         check_interval(effective_from, effective_to, name)
         return dataclasses.replace(
             meta,

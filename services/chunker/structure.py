@@ -117,8 +117,13 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
         j = i + 1
         while j < len(lines):
             nxt = lines[j][2]
-            if (not nxt.strip() or _HEADING.match(nxt) or _FENCE.match(nxt) or _LIST_ITEM.match(nxt)
-                    or (_TABLE_ROW.match(nxt) and j + 1 < len(lines) and _TABLE_RULE.match(lines[j + 1][2]))):
+            if (
+                not nxt.strip()
+                or _HEADING.match(nxt)
+                or _FENCE.match(nxt)
+                or _LIST_ITEM.match(nxt)
+                or (_TABLE_ROW.match(nxt) and j + 1 < len(lines) and _TABLE_RULE.match(lines[j + 1][2]))
+            ):
                 break
             j += 1
         add(Block(kind, s, lines[j - 1][1]))

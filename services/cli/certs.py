@@ -15,7 +15,10 @@ def cmd_certs(args) -> int:
 def add_parser(sub) -> None:
     certs = sub.add_parser("certs", help="make a CA and per-stage certificates for mutual TLS behind the gateway")
     certs.add_argument("--out", required=True, help="folder to write the CA and certificates to (keys 0600)")
-    certs.add_argument("--host", action="append", help="name or IP the stages are reached at (repeatable; "
-                                                       "default localhost and 127.0.0.1)")
+    certs.add_argument(
+        "--host",
+        action="append",
+        help="name or IP the stages are reached at (repeatable; default localhost and 127.0.0.1)",
+    )
     certs.add_argument("--days", type=int, default=365, help="validity (default 365)")
     certs.set_defaults(func=cmd_certs)

@@ -25,9 +25,15 @@ def cmd_copy_index(args) -> int:
 
 def add_parser(sub) -> None:
     p = sub.add_parser("copy-index", help="copy tenants from the embedded index to OpenSearch (no re-embedding)")
-    p.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-                   help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
+    p.add_argument(
+        "--data-dir",
+        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+    )
     p.add_argument("--tenant", action="append", required=True, help="tenant to copy (repeatable)")
-    p.add_argument("--embed-model", default=os.environ.get("RAGMESH_EMBED_MODEL", DEFAULT_EMBED_MODEL),
-                   help="whose index generation to copy (the vectors stay this model's)")
+    p.add_argument(
+        "--embed-model",
+        default=os.environ.get("RAGMESH_EMBED_MODEL", DEFAULT_EMBED_MODEL),
+        help="whose index generation to copy (the vectors stay this model's)",
+    )
     p.set_defaults(func=cmd_copy_index)

@@ -22,17 +22,33 @@ def open_log(data_dir: str) -> AnswerLog:
 
 def cmd_feedback_send(args, stub) -> int:
     rating = gateway_pb2.RATING_THUMBS_UP if args.rating == "up" else gateway_pb2.RATING_THUMBS_DOWN
-    reply = stub.Feedback(gateway_pb2.FeedbackRequest(
-        tenant_id=args.tenant, answer_id=args.answer_id, rating=rating, comment=args.comment or "",
-        expected_document_id=args.expected_document or "", expected_version=args.expected_version or "",
-        expected_evidence=args.expected_evidence or "", should_abstain=args.should_abstain), timeout=args.timeout)
+    reply = stub.Feedback(
+        gateway_pb2.FeedbackRequest(
+            tenant_id=args.tenant,
+            answer_id=args.answer_id,
+            rating=rating,
+            comment=args.comment or "",
+            expected_document_id=args.expected_document or "",
+            expected_version=args.expected_version or "",
+            expected_evidence=args.expected_evidence or "",
+            should_abstain=args.should_abstain,
+        ),
+        timeout=args.timeout,
+    )
     print(f"feedback {reply.feedback_id} stored (trace {reply.trace_id})")
     return 0
 
 
 def cmd_feedback_export(args) -> int:
-    cases = [c for c in (feedback_to_case(r) for r in open_log(args.data_dir).feedback_rows()
-                         if r["rating"] == "RATING_THUMBS_DOWN" or r["should_abstain"]) if c]
+    cases = [
+        c
+        for c in (
+            feedback_to_case(r)
+            for r in open_log(args.data_dir).feedback_rows()
+            if r["rating"] == "RATING_THUMBS_DOWN" or r["should_abstain"]
+        )
+        if c
+    ]
     out = open(args.out, "w") if args.out else sys.stdout
     for case in cases:
         out.write(json.dumps(case) + "\n")
@@ -53,8 +69,10 @@ def cmd_triage(args) -> int:
     for pile in PILES:
         print(f"== {pile.replace('_', ' ')} ({len(piles[pile])})")
         for row in piles[pile]:
-            print(f"  {row['answer_id'][:12]}  trace {row['trace_id'][:16]}  {row['query']!r}"
-                  f"  expected {row['expected_document_id'] or '?'}  {row['comment']}")
+            print(
+                f"  {row['answer_id'][:12]}  trace {row['trace_id'][:16]}  {row['query']!r}"
+                f"  expected {row['expected_document_id'] or '?'}  {row['comment']}"
+            )
     return 0
 
 
@@ -72,14 +90,21 @@ def add_parsers(sub, query_timeout_default: float) -> None:
     send.add_argument("--should-abstain", action="store_true", help="the corpus does not answer it")
     send.set_defaults(func="feedback_send")
     export = fb_sub.add_parser("export", help="reviewed thumbs-down feedback as evaluation cases (JSON lines)")
-    export.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-                        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
+    export.add_argument(
+        "--data-dir",
+        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+    )
     export.add_argument("--out", help="cases file to write (default: stdout)")
     export.set_defaults(func=cmd_feedback_export)
 
-    triage = sub.add_parser("triage", help="thumbs-down answers in three piles: never retrieved, ranked low, "
-                                           "generation failure")
-    triage.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-                        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
+    triage = sub.add_parser(
+        "triage", help="thumbs-down answers in three piles: never retrieved, ranked low, generation failure"
+    )
+    triage.add_argument(
+        "--data-dir",
+        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+    )
     triage.add_argument("--days", type=float, default=30.0, help="feedback of the last N days (default 30)")
     triage.set_defaults(func=cmd_triage)

@@ -34,17 +34,22 @@ def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, 
     with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         for path, uri in too_large:
             failed += 1
-            bar.write(f"FAILED {uri}: RESOURCE_EXHAUSTED: {path.stat().st_size} bytes, over the "
-                      f"{MAX_FILE_BYTES}-byte limit of one Ingest request", file=out)
+            bar.write(
+                f"FAILED {uri}: RESOURCE_EXHAUSTED: {path.stat().st_size} bytes, over the "
+                f"{MAX_FILE_BYTES}-byte limit of one Ingest request",
+                file=out,
+            )
             bar.update(1)
         sendable = [f for f in files if f not in too_large]
         for docs in batches(sendable, batch):
             for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
                 if result.ok:
                     ok += 1
-                    line = (f"ok     {result.source_uri} -> {result.document_id}@{result.version}: "
-                            f"{result.chunks_written} written, {result.chunks_unchanged} unchanged, "
-                            f"{result.chunks_removed} removed")
+                    line = (
+                        f"ok     {result.source_uri} -> {result.document_id}@{result.version}: "
+                        f"{result.chunks_written} written, {result.chunks_unchanged} unchanged, "
+                        f"{result.chunks_removed} removed"
+                    )
                 else:
                     failed += 1
                     line = f"FAILED {result.source_uri}: {result.error_code}: {result.error}"

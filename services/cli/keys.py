@@ -19,13 +19,17 @@ def cmd_create(args) -> int:
     if args.expires_in_days:
         expires = (datetime.now(UTC) + timedelta(days=args.expires_in_days)).strftime("%Y-%m-%dT%H:%M:%SZ")
     try:
-        key, secret = _store(args).create(args.tenant, scopes, args.role, expires_at=args.expires_at or expires,
-                                          label=args.label or "")
+        key, secret = _store(args).create(
+            args.tenant, scopes, args.role, expires_at=args.expires_at or expires, label=args.label or ""
+        )
     except (ValueError, InvalidArgument) as err:
         print(f"ragmesh keys create: {err}", file=sys.stderr)
         return 1
-    print(f"key {key.key_id}: tenant {key.tenant_id!r}, role {key.role}, scopes {','.join(key.scopes) or '(public)'}"
-          + (f", expires {key.expires_at}" if key.expires_at else ""), file=sys.stderr)
+    print(
+        f"key {key.key_id}: tenant {key.tenant_id!r}, role {key.role}, scopes {','.join(key.scopes) or '(public)'}"
+        + (f", expires {key.expires_at}" if key.expires_at else ""),
+        file=sys.stderr,
+    )
     print("the secret is shown only now; send it as `authorization: Bearer <key>` or RAGMESH_API_KEY:", file=sys.stderr)
     print(secret)
     return 0
@@ -34,8 +38,10 @@ def cmd_create(args) -> int:
 def cmd_list(args) -> int:
     print(f"{'id':<18} {'tenant':<16} {'role':<7} {'status':<8} {'created':<21} {'expires':<21} scopes")
     for key in _store(args).list():
-        print(f"{key.key_id:<18} {key.tenant_id:<16} {key.role:<7} {key.status():<8} {key.created_at:<21} "
-              f"{key.expires_at or '-':<21} {','.join(key.scopes) or '(public)'}")
+        print(
+            f"{key.key_id:<18} {key.tenant_id:<16} {key.role:<7} {key.status():<8} {key.created_at:<21} "
+            f"{key.expires_at or '-':<21} {','.join(key.scopes) or '(public)'}"
+        )
     return 0
 
 
@@ -53,17 +59,30 @@ def add_parser(sub) -> None:
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
 
     def common(p):
-        p.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-                       help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
-        p.add_argument("--keys-file", default=os.environ.get("RAGMESH_GATEWAY_KEYS_FILE", ""),
-                       help="default: keys.sqlite in the data dir")
+        p.add_argument(
+            "--data-dir",
+            default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+            help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+        )
+        p.add_argument(
+            "--keys-file",
+            default=os.environ.get("RAGMESH_GATEWAY_KEYS_FILE", ""),
+            help="default: keys.sqlite in the data dir",
+        )
 
     create = keys_sub.add_parser("create", help="make a key and print its secret once")
     create.add_argument("--tenant", required=True, help="the one tenant the key acts for")
-    create.add_argument("--scopes", default="", help=f"comma-separated access scopes ('{ALL_SCOPES}' = all of the "
-                                                     "tenant's); public is always readable")
-    create.add_argument("--role", choices=ROLES, default="reader",
-                        help="reader: search, ask, feedback; writer: also ingest, delete; admin: all (default reader)")
+    create.add_argument(
+        "--scopes",
+        default="",
+        help=f"comma-separated access scopes ('{ALL_SCOPES}' = all of the tenant's); public is always readable",
+    )
+    create.add_argument(
+        "--role",
+        choices=ROLES,
+        default="reader",
+        help="reader: search, ask, feedback; writer: also ingest, delete; admin: all (default reader)",
+    )
     create.add_argument("--expires-in-days", type=float, help="default: never expires")
     create.add_argument("--expires-at", help="ISO-8601 date or timestamp")
     create.add_argument("--label", help="a note shown by `keys list`")

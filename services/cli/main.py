@@ -40,7 +40,7 @@ DEMO_QUESTIONS = (
 )
 _MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
 DEFAULT_LAUNCHER_METRICS_PORT = 9476  # after the stages' 9470-9475
-EXIT_ABSTAINED = 4    # `ask` got no answer: documented in the help and README, like grep's 1 for no match
+EXIT_ABSTAINED = 4  # `ask` got no answer: documented in the help and README, like grep's 1 for no match
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 
 
@@ -50,14 +50,16 @@ def _stub(args) -> gateway_pb2_grpc.GatewayStub:
 
 
 def _filters(args) -> common_pb2.SearchFilters:
-    return common_pb2.SearchFilters(access_scopes=args.scope or [], as_of=args.as_of or "",
-                                    include_superseded=args.include_superseded)
+    return common_pb2.SearchFilters(
+        access_scopes=args.scope or [], as_of=args.as_of or "", include_superseded=args.include_superseded
+    )
 
 
 def _json(message) -> str:
     """Every field under its proto name, false booleans, zeros and empty lists included."""
-    return json.dumps(MessageToDict(message, preserving_proto_field_name=True,
-                                    always_print_fields_with_no_presence=True), indent=2)
+    return json.dumps(
+        MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True), indent=2
+    )
 
 
 def cmd_up(args) -> int:
@@ -66,8 +68,9 @@ def cmd_up(args) -> int:
     if metrics_port is None:
         metrics_port = free_port() if args.free_ports else DEFAULT_LAUNCHER_METRICS_PORT
     if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -75,8 +78,11 @@ def cmd_up(args) -> int:
         try:
             start_metrics_server("launcher", mesh.host, metrics_port)
         except OSError as err:
-            print(f"ragmesh up failed: the launcher's metrics port {mesh.host}:{metrics_port}: {err} "
-                  "(--metrics-port PORT, or 0 for none)", file=sys.stderr)
+            print(
+                f"ragmesh up failed: the launcher's metrics port {mesh.host}:{metrics_port}: {err} "
+                "(--metrics-port PORT, or 0 for none)",
+                file=sys.stderr,
+            )
             return 1
     try:
         mesh.start(timeout=args.start_timeout)
@@ -84,20 +90,31 @@ def cmd_up(args) -> int:
         print(f"ragmesh up failed: {err}", file=sys.stderr)
         return 1
     for stage in STAGES:
-        print(f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
-              f"metrics {mesh.host}:{mesh.metrics_ports[stage]:<6} {mesh.health(stage)}")
+        print(
+            f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
+            f"metrics {mesh.host}:{mesh.metrics_ports[stage]:<6} {mesh.health(stage)}"
+        )
     if metrics_port > 0:
-        print(f"{'launcher':<10} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
-              "(ragmesh_stage_restarts_total)")
-    print(f"API key for tenant {DEFAULT_TENANT!r}: {os.path.join(mesh.data_dir, LOCAL_KEYS_DIR, DEFAULT_TENANT)} "
-          "(mode 0600; the CLI reads it there with RAGMESH_DATA_DIR set, or set RAGMESH_API_KEY)")
-    print(f"export RAGMESH_GATEWAY_ADDR={mesh.address('gateway')} RAGMESH_DATA_DIR={mesh.data_dir}"
-          "   # Ctrl-C stops the mesh", flush=True)
+        print(
+            f"{'launcher':<10} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
+            "(ragmesh_stage_restarts_total)"
+        )
+    print(
+        f"API key for tenant {DEFAULT_TENANT!r}: {os.path.join(mesh.data_dir, LOCAL_KEYS_DIR, DEFAULT_TENANT)} "
+        "(mode 0600; the CLI reads it there with RAGMESH_DATA_DIR set, or set RAGMESH_API_KEY)"
+    )
+    print(
+        f"export RAGMESH_GATEWAY_ADDR={mesh.address('gateway')} RAGMESH_DATA_DIR={mesh.data_dir}"
+        "   # Ctrl-C stops the mesh",
+        flush=True,
+    )
     supervisor = Supervisor(mesh, max_restarts=args.max_restarts, window=args.restart_window)
     code = supervisor.run(stop)
     if code:
-        print(f"ragmesh up: {supervisor.failed_stage or 'a stage'} cannot be kept running; stopping the mesh",
-              file=sys.stderr)
+        print(
+            f"ragmesh up: {supervisor.failed_stage or 'a stage'} cannot be kept running; stopping the mesh",
+            file=sys.stderr,
+        )
     mesh.stop()
     return code
 
@@ -110,8 +127,10 @@ def cmd_ingest(args) -> int:
 
 def cmd_ask(args) -> int:
     stub = _stub(args)
-    response = stub.Ask(gateway_pb2.AskRequest(tenant_id=args.tenant, question=args.question,
-                                               filters=_filters(args)), timeout=args.timeout)
+    response = stub.Ask(
+        gateway_pb2.AskRequest(tenant_id=args.tenant, question=args.question, filters=_filters(args)),
+        timeout=args.timeout,
+    )
     exit_code = EXIT_ABSTAINED if response.answer.abstained else 0
     if args.json:
         print(_json(response))
@@ -119,17 +138,28 @@ def cmd_ask(args) -> int:
     print(render_answer(response))
     print(f"(answer {response.answer_id}, trace {response.trace_id})")
     if args.open and response.answer.citations:
-        view = stub.GetChunk(retriever_pb2.GetChunkRequest(
-            tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []),
-            timeout=args.timeout)
+        view = stub.GetChunk(
+            retriever_pb2.GetChunkRequest(
+                tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []
+            ),
+            timeout=args.timeout,
+        )
         print("\n" + render_chunk_view(view, response.answer.citations[0]))
     return exit_code
 
 
 def cmd_search(args) -> int:
-    response = _stub(args).Search(gateway_pb2.SearchRequest(
-        tenant_id=args.tenant, query=args.query, filters=_filters(args), top_k=args.top_k,
-        mode=_MODES[args.mode], rerank=args.rerank), timeout=args.timeout)
+    response = _stub(args).Search(
+        gateway_pb2.SearchRequest(
+            tenant_id=args.tenant,
+            query=args.query,
+            filters=_filters(args),
+            top_k=args.top_k,
+            mode=_MODES[args.mode],
+            rerank=args.rerank,
+        ),
+        timeout=args.timeout,
+    )
     if args.json:
         print(_json(response))
     else:
@@ -139,7 +169,8 @@ def cmd_search(args) -> int:
 
 def cmd_delete(args) -> int:
     response = _stub(args).DeleteDocument(
-        indexer_pb2.DeleteDocumentRequest(tenant_id=args.tenant, document_id=args.document_id), timeout=args.timeout)
+        indexer_pb2.DeleteDocumentRequest(tenant_id=args.tenant, document_id=args.document_id), timeout=args.timeout
+    )
     print(f"{response.chunks_removed} chunks removed")
     return 0
 
@@ -169,24 +200,36 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragmesh", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="ragmesh", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     _global_options(parser, defaults=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
-    up.add_argument("--data-dir", default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-                    help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)")
+    up.add_argument(
+        "--data-dir",
+        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
+        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+    )
     up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
     up.add_argument("--start-timeout", type=float, default=180.0, help="seconds for every stage to be SERVING")
-    up.add_argument("--max-restarts", type=int, default=5,
-                    help="a stage that exits is restarted with backoff; more exits than this within "
-                         "--restart-window stop the mesh and exit 1 (default 5)")
+    up.add_argument(
+        "--max-restarts",
+        type=int,
+        default=5,
+        help="a stage that exits is restarted with backoff; more exits than this within "
+        "--restart-window stop the mesh and exit 1 (default 5)",
+    )
     up.add_argument("--restart-window", type=float, default=60.0, help="seconds (default 60)")
-    up.add_argument("--metrics-port", type=int, default=None,
-                    help=f"the launcher's own Prometheus metrics (restarts); default {DEFAULT_LAUNCHER_METRICS_PORT}, "
-                         "a free one with --free-ports, 0 = off")
+    up.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help=f"the launcher's own Prometheus metrics (restarts); default {DEFAULT_LAUNCHER_METRICS_PORT}, "
+        "a free one with --free-ports, 0 = off",
+    )
     up.set_defaults(func=cmd_up)
 
     ing = sub.add_parser("ingest", help="ingest files or folders")
@@ -201,10 +244,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--include-superseded", action="store_true", help="search superseded versions too")
         p.add_argument("--json", action="store_true", help="the whole response as JSON, every field included")
 
-    ask = sub.add_parser("ask", help="answer a question with citations, or abstain (exit 4)",
-                         description="Answer a question with citations from the corpus. Exit status 0 with an "
-                                     "answer, 4 when the system abstains (no answer; suggested reading is "
-                                     "printed), 1 on an error.")
+    ask = sub.add_parser(
+        "ask",
+        help="answer a question with citations, or abstain (exit 4)",
+        description="Answer a question with citations from the corpus. Exit status 0 with an "
+        "answer, 4 when the system abstains (no answer; suggested reading is "
+        "printed), 1 on an error.",
+    )
     ask.add_argument("question", help="the question, quoted")
     ask.add_argument("--open", action="store_true", help="show the first citation in its section")
     query_options(ask)
@@ -213,8 +259,12 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub.add_parser("search", help="ranked passages with every stage's scores")
     search.add_argument("query", help="the query, quoted")
     search.add_argument("--top-k", type=int, default=10, help="passages to return (default 10)")
-    search.add_argument("--mode", choices=sorted(_MODES), default="hybrid",
-                        help="first stage: BM25, dense, or both fused by RRF (default hybrid)")
+    search.add_argument(
+        "--mode",
+        choices=sorted(_MODES),
+        default="hybrid",
+        help="first stage: BM25, dense, or both fused by RRF (default hybrid)",
+    )
     search.add_argument("--rerank", action="store_true", help="rerank the candidates too")
     query_options(search)
     search.set_defaults(func=cmd_search)

@@ -33,9 +33,15 @@ class MeshError(RuntimeError):
 
 
 class Mesh:
-    def __init__(self, data_dir: str, ports: dict[str, int] | None = None,
-                 metrics_ports: dict[str, int] | None = None, log_dir: str | None = None,
-                 extra_env: dict[str, str] | None = None, host: str = "127.0.0.1"):
+    def __init__(
+        self,
+        data_dir: str,
+        ports: dict[str, int] | None = None,
+        metrics_ports: dict[str, int] | None = None,
+        log_dir: str | None = None,
+        extra_env: dict[str, str] | None = None,
+        host: str = "127.0.0.1",
+    ):
         self.host = host
         self.ports = ports or dict(DEFAULT_PORTS)
         self.metrics_ports = metrics_ports or dict(DEFAULT_METRICS_PORTS)
@@ -47,8 +53,12 @@ class Mesh:
 
     @classmethod
     def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
-        return cls(data_dir, ports={stage: free_port() for stage in STAGES},
-                   metrics_ports={stage: free_port() for stage in STAGES}, **kwargs)
+        return cls(
+            data_dir,
+            ports={stage: free_port() for stage in STAGES},
+            metrics_ports={stage: free_port() for stage in STAGES},
+            **kwargs,
+        )
 
     def address(self, stage: str) -> str:
         return f"{self.host}:{self.ports[stage]}"
@@ -71,8 +81,12 @@ class Mesh:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.log_dir / f"{stage}.log", "ab")
         self.processes[stage] = subprocess.Popen(
-            [sys.executable, "-m", f"services.{stage}.server"], env=self.env(), stdout=log,
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT_DIR,
+            [sys.executable, "-m", f"services.{stage}.server"],
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=ROOT_DIR,
         )
         log.close()
 

@@ -32,17 +32,21 @@ def render_answer(response: gateway_pb2.AskResponse) -> str:
         if response.suggested_reading:
             out.append("Suggested reading:")
             for sc, score in _by_printed_score(response.suggested_reading):
-                out.append(f"  - {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  "
-                           f"{_path(sc.chunk)}  ({score})")
+                out.append(
+                    f"  - {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  "
+                    f"{_path(sc.chunk)}  ({score})"
+                )
         return "\n".join(out)
     out.append(answer.text)
     out.append("Citations:")
     for i, cite in enumerate(answer.citations, start=1):
         path = " > ".join(cite.heading_path)
         out.append(f"  [{i}] {cite.chunk_id}  {cite.document_id}@{cite.version}  {path}")
-        out.append(f"      chars {cite.char_start}-{cite.char_end}: \"{_one_line(cite.quote)}\"")
-    out.append(f"(reranker {response.reranker_model_id or 'none'}, top score {response.top_rerank_score:.3f}, "
-               f"threshold {response.abstain_threshold:.3f})")
+        out.append(f'      chars {cite.char_start}-{cite.char_end}: "{_one_line(cite.quote)}"')
+    out.append(
+        f"(reranker {response.reranker_model_id or 'none'}, top score {response.top_rerank_score:.3f}, "
+        f"threshold {response.abstain_threshold:.3f})"
+    )
     return "\n".join(out)
 
 
@@ -50,11 +54,14 @@ def render_results(results) -> str:
     lines = []
     for rank, sc in enumerate(results, start=1):
         s = sc.scores
-        lines.append(f"{rank:>2}. {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  "
-                     f"{_path(sc.chunk)}")
-        stages = [f"bm25 #{s.bm25_rank} {s.bm25_score:.3f}" if s.bm25_rank else "bm25 -",
-                  f"dense #{s.dense_rank} {s.dense_score:.3f}" if s.dense_rank else "dense -",
-                  f"fused #{s.fused_rank} {s.fused_score:.4f}"]
+        lines.append(
+            f"{rank:>2}. {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  {_path(sc.chunk)}"
+        )
+        stages = [
+            f"bm25 #{s.bm25_rank} {s.bm25_score:.3f}" if s.bm25_rank else "bm25 -",
+            f"dense #{s.dense_rank} {s.dense_score:.3f}" if s.dense_rank else "dense -",
+            f"fused #{s.fused_rank} {s.fused_score:.4f}",
+        ]
         if s.rerank_rank:  # 0 = not reranked: nothing to show
             stages.append(f"rerank #{s.rerank_rank} {s.rerank_score:.3f}")
         lines.append("    " + " | ".join(stages))
@@ -71,7 +78,7 @@ def cited_span(view: gateway_pb2.ChunkView, citation: common_pb2.Citation | None
         return start, end
     section, quote = view.chunk.section_text, citation.quote
     at = start + citation.char_start - view.chunk.char_start
-    if 0 <= at and section[at: at + len(quote)] == quote:
+    if 0 <= at and section[at : at + len(quote)] == quote:
         return at, at + len(quote)
     found = section.find(quote, start, end)
     return (found, found + len(quote)) if found >= 0 else (start, end)
@@ -83,5 +90,7 @@ def render_chunk_view(view: gateway_pb2.ChunkView, citation: common_pb2.Citation
     section = chunk.section_text
     start, end = cited_span(view, citation)
     marked = section[:start] + ">>>" + section[start:end] + "<<<" + section[end:]
-    return (f"{chunk.chunk_id}  {chunk.meta.document_id}@{chunk.meta.version}  {_path(chunk)}\n"
-            f"source chars {chunk.char_start}-{chunk.char_end}\n{marked}")
+    return (
+        f"{chunk.chunk_id}  {chunk.meta.document_id}@{chunk.meta.version}  {_path(chunk)}\n"
+        f"source chars {chunk.char_start}-{chunk.char_end}\n{marked}"
+    )

@@ -17,13 +17,21 @@ log = logging.getLogger("ragmesh.supervisor")
 @dataclass
 class _StageState:
     failures: deque = field(default_factory=deque)  # monotonic times of recent exits
-    restart_at: float | None = None                  # a restart is due then
-    starting_since: float | None = None              # restarted, not yet SERVING
+    restart_at: float | None = None  # a restart is due then
+    starting_since: float | None = None  # restarted, not yet SERVING
 
 
 class Supervisor:
-    def __init__(self, mesh: Mesh, max_restarts: int = 5, window: float = 60.0, backoff: float = 0.5,
-                 max_backoff: float = 30.0, poll: float = 0.5, clock=time.monotonic):
+    def __init__(
+        self,
+        mesh: Mesh,
+        max_restarts: int = 5,
+        window: float = 60.0,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        poll: float = 0.5,
+        clock=time.monotonic,
+    ):
         self.mesh = mesh
         self.max_restarts = max_restarts
         self.window = window
@@ -52,16 +60,32 @@ class Supervisor:
                 while state.failures and now - state.failures[0] > self.window:
                     state.failures.popleft()
                 if len(state.failures) > self.max_restarts:
-                    log.error("%s (pid %d) exited with code %s: %d failures within %.0fs (at most %d are restarted); "
-                              "giving up\n%s", stage, proc.pid, code, len(state.failures), self.window,
-                              self.max_restarts, self.mesh.log_tail(stage))
+                    log.error(
+                        "%s (pid %d) exited with code %s: %d failures within %.0fs (at most %d are restarted); "
+                        "giving up\n%s",
+                        stage,
+                        proc.pid,
+                        code,
+                        len(state.failures),
+                        self.window,
+                        self.max_restarts,
+                        self.mesh.log_tail(stage),
+                    )
                     self.failed_stage = stage
                     return False
                 wait = self.delay(len(state.failures))
                 state.restart_at = now + wait
-                log.warning("%s (pid %d) exited with code %s (failure %d of at most %d in %.0fs); restarting "
-                            "in %.1fs\n%s", stage, proc.pid, code, len(state.failures), self.max_restarts,
-                            self.window, wait, self.mesh.log_tail(stage, 5))
+                log.warning(
+                    "%s (pid %d) exited with code %s (failure %d of at most %d in %.0fs); restarting in %.1fs\n%s",
+                    stage,
+                    proc.pid,
+                    code,
+                    len(state.failures),
+                    self.max_restarts,
+                    self.window,
+                    wait,
+                    self.mesh.log_tail(stage, 5),
+                )
             elif state.restart_at is not None and now >= state.restart_at:
                 state.restart_at = None
                 self.mesh.start_stage(stage)
@@ -69,8 +93,12 @@ class Supervisor:
                 metrics.STAGE_RESTARTS.labels(stage).inc()
                 log.warning("%s restarted (pid %d)", stage, self.mesh.processes[stage].pid)
             elif state.starting_since is not None and code is None and self.mesh.health(stage, 0.5) == "SERVING":
-                log.info("%s (pid %d) SERVING again after %.1fs", stage, self.mesh.processes[stage].pid,
-                         now - state.starting_since)
+                log.info(
+                    "%s (pid %d) SERVING again after %.1fs",
+                    stage,
+                    self.mesh.processes[stage].pid,
+                    now - state.starting_since,
+                )
                 state.starting_since = None
         return True
 

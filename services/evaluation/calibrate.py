@@ -20,8 +20,10 @@ def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[floa
     unanswerable = [r for r in scored if not r.case.answerable]
     best = None
     for t in sorted({float("-inf"), *(r.top_rerank_score for r in scored)}):
+
         def passes(r, t=t):
             return r.answered and r.top_rerank_score >= t
+
         far = sum(passes(r) for r in unanswerable) / max(len(unanswerable), 1)
         if far > target_far + 1e-12:
             continue
@@ -36,15 +38,22 @@ def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[floa
     return best[1]
 
 
-def calibrate(results: list[CaseResult], reranker_model_id: str, generator_id: str, target_far: float,
-              source: str) -> Calibration:
+def calibrate(
+    results: list[CaseResult], reranker_model_id: str, generator_id: str, target_far: float, source: str
+) -> Calibration:
     threshold, far, answered, correct = choose_threshold(results, target_far)
     return Calibration(
-        threshold=threshold if threshold != float("-inf") else -1.0, reranker_model_id=reranker_model_id,
-        target_false_answer_rate=target_far, false_answer_rate=round(far, 4),
-        answered_answerable_rate=round(answered, 4), correct_answerable_rate=round(correct, 4),
-        cases=len(results), generator_id=generator_id, source=source,
-        calibrated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        threshold=threshold if threshold != float("-inf") else -1.0,
+        reranker_model_id=reranker_model_id,
+        target_false_answer_rate=target_far,
+        false_answer_rate=round(far, 4),
+        answered_answerable_rate=round(answered, 4),
+        correct_answerable_rate=round(correct, 4),
+        cases=len(results),
+        generator_id=generator_id,
+        source=source,
+        calibrated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
 
 
 def gated_outcome(results: list[CaseResult], threshold: float) -> dict:
@@ -62,11 +71,14 @@ def gated_outcome(results: list[CaseResult], threshold: float) -> dict:
         "false_answer_rate": round(sum(passes(r) for r in unanswerable) / max(len(unanswerable), 1), 4),
         "over_abstention_rate": round(sum(not passes(r) for r in answerable) / max(len(answerable), 1), 4),
         "citation_validity": round(sum(bool(r.citation_valid) for r in answered) / len(answered), 4)
-        if answered else 1.0,
-        "answer_accuracy": round(sum(passes(r) and bool(r.answer_correct) for r in answerable)
-                                 / max(len(answerable), 1), 4),
-        "wrong_answer_rate": round(sum(passes(r) and not r.answer_correct for r in answerable)
-                                   / max(sum(passes(r) for r in answerable), 1), 4),
+        if answered
+        else 1.0,
+        "answer_accuracy": round(
+            sum(passes(r) and bool(r.answer_correct) for r in answerable) / max(len(answerable), 1), 4
+        ),
+        "wrong_answer_rate": round(
+            sum(passes(r) and not r.answer_correct for r in answerable) / max(sum(passes(r) for r in answerable), 1), 4
+        ),
     }
 
 
@@ -75,10 +87,19 @@ def results_from_report(report: dict) -> list[CaseResult]:
     out = []
     for c in report["cases"]:
         answerable = c["category"] != "unanswerable"
-        case = EvalCase(c["id"], c["question"], "", c["category"], [Gold("evidence")] if answerable else [],
-                        c.get("split", ""))
-        r = CaseResult(case, c["gold_ranks"], [], 0, {}, answered=c["answered"], citation_valid=c["citation_valid"],
-                       answer_correct=c["answer_correct"])
+        case = EvalCase(
+            c["id"], c["question"], "", c["category"], [Gold("evidence")] if answerable else [], c.get("split", "")
+        )
+        r = CaseResult(
+            case,
+            c["gold_ranks"],
+            [],
+            0,
+            {},
+            answered=c["answered"],
+            citation_valid=c["citation_valid"],
+            answer_correct=c["answer_correct"],
+        )
         r.top_rerank_score = c["top_rerank_score"]
         out.append(r)
     return out

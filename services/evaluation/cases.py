@@ -90,8 +90,16 @@ def load_cases(path: str, corpus_dirs: list[str], splits_file: str | None = None
     for row in read_jsonl(Path(path)):
         gold = [sources.locate(g, row["id"]) for g in row.get("gold", [])]
         split = splits.of(row["id"], [g.doc_id for g in gold]) if splits else ""
-        cases.append(EvalCase(row["id"], row["question"], row.get("tenant", "demo"),
-                              row.get("category", "general") if gold else UNANSWERABLE, gold, split))
+        cases.append(
+            EvalCase(
+                row["id"],
+                row["question"],
+                row.get("tenant", "demo"),
+                row.get("category", "general") if gold else UNANSWERABLE,
+                gold,
+                split,
+            )
+        )
     ids = [c.case_id for c in cases]
     if len(ids) != len(set(ids)):
         raise ValueError(f"{path}: duplicate case ids")
@@ -129,6 +137,7 @@ def beir_answerability(cases: list[EvalCase], unanswerable_share: float) -> tupl
     (by a hash of their id) have every gold document left out of the ingested corpus, so nothing in it
     answers them; the rest keep theirs and are answered right when a citation names a gold document.
     Returns the cases (unanswerable ones without gold) and the documents to leave out."""
+
     def held_out(case: EvalCase) -> bool:
         digest = hashlib.sha256(f"unanswerable:{case.case_id}".encode()).hexdigest()
         return int(digest[:8], 16) / 2**32 < unanswerable_share
@@ -138,8 +147,11 @@ def beir_answerability(cases: list[EvalCase], unanswerable_share: float) -> tupl
     for c in cases:
         kept = [g for g in c.gold if g.doc_id not in excluded]
         # Split by a hash of the query id, so a calibration can be fitted on train/dev and judged on test.
-        out.append(dataclasses.replace(c, gold=kept, category="beir" if kept else UNANSWERABLE,
-                                       split=unanswerable_split(c.case_id)))
+        out.append(
+            dataclasses.replace(
+                c, gold=kept, category="beir" if kept else UNANSWERABLE, split=unanswerable_split(c.case_id)
+            )
+        )
     return out, excluded
 
 

@@ -50,19 +50,27 @@ def _digest(items) -> str:
     return hashlib.sha256("\n".join(items).encode()).hexdigest()[:8]
 
 
-def _ingest_beir(stub, beir_dir: str, tenant: str, timeout: float, excluded: set[str] = frozenset(),
-                 batch: int = 64) -> None:
+def _ingest_beir(
+    stub, beir_dir: str, tenant: str, timeout: float, excluded: set[str] = frozenset(), batch: int = 64
+) -> None:
     """Upsert the corpus (less `excluded`) into its own tenant. Re-running is cheap and always right:
     unchanged chunks are neither re-embedded nor rewritten, and a changed chunker or model replaces what it must."""
     docs = [d for d in beir_documents(beir_dir) if d[0] not in excluded]
     started = time.monotonic()
     failed = written = 0
     for i in range(0, len(docs), batch):
-        request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=[
-            common_pb2.SourceDocument(
-                meta=common_pb2.DocumentMeta(document_id=did, title=title, source_uri=did, content_type="text/plain"),
-                content=(text or title).encode())
-            for did, title, text in docs[i:i + batch]])
+        request = gateway_pb2.IngestRequest(
+            tenant_id=tenant,
+            documents=[
+                common_pb2.SourceDocument(
+                    meta=common_pb2.DocumentMeta(
+                        document_id=did, title=title, source_uri=did, content_type="text/plain"
+                    ),
+                    content=(text or title).encode(),
+                )
+                for did, title, text in docs[i : i + batch]
+            ],
+        )
         for result in stub.Ingest(request, timeout=timeout):
             failed += not result.ok
             written += result.chunks_written
@@ -102,13 +110,17 @@ def run(args) -> int:
             _ingest_beir(stub, args.beir, cases[0].tenant if asks else beir_tenant(args.beir), args.timeout, excluded)
         elif args.ingest:
             _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
-        results = evaluate(stub, cases, args.mode, args.timeout, beir=not asks, top_k=args.top_k,
-                           rerank=args.rerank)
+        results = evaluate(stub, cases, args.mode, args.timeout, beir=not asks, top_k=args.top_k, rerank=args.rerank)
         threshold = _threshold(stub, cases) if asks else None
-    meta = {"name": name, "cases": len(cases), "mode": args.mode, "rerank": bool(args.rerank or asks),
-            "reranker_model_id": ",".join(sorted({r.reranker_model_id for r in results if r.reranker_model_id})),
-            "generator_id": ",".join(sorted({r.generator_id for r in results if r.generator_id})),
-            "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    meta = {
+        "name": name,
+        "cases": len(cases),
+        "mode": args.mode,
+        "rerank": bool(args.rerank or asks),
+        "reranker_model_id": ",".join(sorted({r.reranker_model_id for r in results if r.reranker_model_id})),
+        "generator_id": ",".join(sorted({r.generator_id for r in results if r.generator_id})),
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     report = build_report(results, meta, answers=asks)
     out = write_report(report, args.out, threshold)
     _print_summary(report)
@@ -125,8 +137,15 @@ def run(args) -> int:
     return 0
 
 
-def evaluate(stub, cases, mode: str = "hybrid", timeout: float = 120.0, beir: bool = False, top_k: int = 200,
-             rerank: bool = False) -> list:
+def evaluate(
+    stub,
+    cases,
+    mode: str = "hybrid",
+    timeout: float = 120.0,
+    beir: bool = False,
+    top_k: int = 200,
+    rerank: bool = False,
+) -> list:
     """Every case through the gateway, one at a time (so latency figures are not contended). Progress: a
     bar with rate and ETA on a terminal, a line every 50 cases (with the same figures) in a log."""
     from tqdm import tqdm
@@ -142,8 +161,11 @@ def evaluate(stub, cases, mode: str = "hybrid", timeout: float = 120.0, beir: bo
             bar.update()
             if not sys.stderr.isatty() and (n % 50 == 0 or n == len(cases)):
                 rate = n / max(time.monotonic() - started, 1e-9)
-                print(f"evaluated {n}/{len(cases)} ({rate:.1f}/s, {(len(cases) - n) / rate:.0f} s left)",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"evaluated {n}/{len(cases)} ({rate:.1f}/s, {(len(cases) - n) / rate:.0f} s left)",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return results
 
 
@@ -156,8 +178,20 @@ def _threshold(stub, cases) -> float | None:
 
 
 def _print_summary(report: dict) -> None:
-    keys = ("recall@1", "recall@5", "recall@10", "recall@50", "recall@100", "mrr@10", "ndcg@10", "citation_validity",
-            "answer_accuracy", "wrong_answer_rate", "false_answer_rate", "over_abstention_rate")
+    keys = (
+        "recall@1",
+        "recall@5",
+        "recall@10",
+        "recall@50",
+        "recall@100",
+        "mrr@10",
+        "ndcg@10",
+        "citation_validity",
+        "answer_accuracy",
+        "wrong_answer_rate",
+        "false_answer_rate",
+        "over_abstention_rate",
+    )
     for name, row in (("overall", report["overall"]), *report.get("per_split", {}).items()):
         print(f"{name}: " + "  ".join(f"{k}={row[k]:.3f}" for k in keys if row.get(k) is not None))
     if report["triage"]:
@@ -170,8 +204,11 @@ def calibrate_from_report(args) -> int:
     reports = [(path, json.loads(Path(path).read_text())) for path in args.from_report]
     per_report, pooled = [], []
     for path, report in reports:
-        results = [r for r in results_from_report(report)
-                   if args.splits == "all" or not r.case.split or r.case.split in args.splits.split(",")]
+        results = [
+            r
+            for r in results_from_report(report)
+            if args.splits == "all" or not r.case.split or r.case.split in args.splits.split(",")
+        ]
         per_report.append((report["meta"].get("name", path), results))
         pooled += results
     if args.at is not None:
@@ -180,11 +217,13 @@ def calibrate_from_report(args) -> int:
         models = {r["meta"].get("reranker_model_id") for _, r in reports} - {"", None}
         model = args.reranker_model_id or (models.pop() if len(models) == 1 else "")
         if not model:
-            raise SystemExit(f"calibrate: the reports name {sorted(models) or 'no'} reranker models; "
-                             "pass --reranker-model-id")
+            raise SystemExit(
+                f"calibrate: the reports name {sorted(models) or 'no'} reranker models; pass --reranker-model-id"
+            )
         generators = ",".join(sorted({r["meta"].get("generator_id", "") for _, r in reports} - {""}))
-        result = calibrate_threshold(pooled, model, generators, args.target_far,
-                                     " + ".join(name for name, _ in per_report))
+        result = calibrate_threshold(
+            pooled, model, generators, args.target_far, " + ".join(name for name, _ in per_report)
+        )
         save_calibration(result, args.out)
         threshold = result.threshold
         print(f"written to {args.out}")
@@ -203,8 +242,11 @@ def run_calibration(args) -> int:
         cases = [c for c in cases if c.split in args.splits.split(",")]
     # The gate is switched off so every question reaches the generator; the threshold is then
     # chosen from what each threshold would have let through.
-    args.env = [*(args.env or []), ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
-                ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none")]
+    args.env = [
+        *(args.env or []),
+        ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
+        ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none"),
+    ]
     with _mesh_or_gateway(args) as channel:
         stub = gateway_pb2_grpc.GatewayStub(channel)
         if args.ingest:
@@ -216,9 +258,11 @@ def run_calibration(args) -> int:
     generators = sorted({r.generator_id for r in results if r.generator_id})
     result = calibrate_threshold(results, models.pop(), ",".join(generators), args.target_far, Path(args.cases).name)
     save_calibration(result, args.out)
-    print(f"threshold {result.threshold:.4f} for reranker {result.reranker_model_id}: false-answer rate "
-          f"{result.false_answer_rate:.3f} (target {args.target_far:.3f}), answerable answered "
-          f"{result.answered_answerable_rate:.3f}, correct {result.correct_answerable_rate:.3f}; written to {args.out}")
+    print(
+        f"threshold {result.threshold:.4f} for reranker {result.reranker_model_id}: false-answer rate "
+        f"{result.false_answer_rate:.3f} (target {args.target_far:.3f}), answerable answered "
+        f"{result.answered_answerable_rate:.3f}, correct {result.correct_answerable_rate:.3f}; written to {args.out}"
+    )
     return 0
 
 
@@ -236,8 +280,11 @@ def add_calibrate_parser(sub) -> None:
     p.add_argument("--target-far", type=float, default=0.05, help="false-answer-rate target (default 5%%)")
     p.add_argument("--out", default="eval/calibration.json")
     p.add_argument("--splits", default="train,dev", help="case splits to calibrate on (comma-separated, or all)")
-    p.add_argument("--from-report", action="append",
-                   help="calibrate from gate-off `ragmesh eval` report.json files (repeat to pool) instead of running")
+    p.add_argument(
+        "--from-report",
+        action="append",
+        help="calibrate from gate-off `ragmesh eval` report.json files (repeat to pool) instead of running",
+    )
     p.add_argument("--at", type=float, help="with --from-report: only show what this threshold does")
     p.add_argument("--reranker-model-id", help="with --from-report, when the report does not name it")
     p.add_argument("--spawn", action="store_true", help="start a private mesh (with the gate off)")
@@ -259,17 +306,32 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("hybrid", "bm25", "dense"), default="hybrid")
     p.add_argument("--rerank", action="store_true", help="BEIR: rerank the candidates too")
     p.add_argument("--top-k", type=int, default=200, help="BEIR: chunks retrieved per query")
-    p.add_argument("--unanswerable-share", type=float, default=0.0, metavar="F",
-                   help="BEIR: ask instead of search, with this share of the queries made unanswerable by "
-                        "leaving their gold documents out of the corpus (an answerability domain)")
+    p.add_argument(
+        "--unanswerable-share",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="BEIR: ask instead of search, with this share of the queries made unanswerable by "
+        "leaving their gold documents out of the corpus (an answerability domain)",
+    )
     p.add_argument("--spawn", action="store_true", help="start a private mesh for the run")
     p.add_argument("--data-dir", default=".ragmesh-data/eval")
-    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE",
-                   help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL=passthrough)")
+    p.add_argument(
+        "--env",
+        type=env_pair,
+        action="append",
+        metavar="NAME=VALUE",
+        help="extra environment for a spawned mesh (e.g. RAGMESH_RERANKER_MODEL=passthrough)",
+    )
     p.add_argument("--no-ingest", dest="ingest", action="store_false", help="case format: corpus already ingested")
     p.add_argument("--limit", type=int, default=0)
-    p.add_argument("--answerable-stride", type=int, default=1, metavar="K",
-                   help="keep every unanswerable case and every K-th answerable one (slow generators)")
+    p.add_argument(
+        "--answerable-stride",
+        type=int,
+        default=1,
+        metavar="K",
+        help="keep every unanswerable case and every K-th answerable one (slow generators)",
+    )
     p.add_argument("--out", default="eval/out/latest")
     p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")
     p.add_argument("--tolerance", type=float, default=0.02)

@@ -27,8 +27,11 @@ def case_value(case: dict, metric: str) -> float | None:
     if not answerable:
         return None
     correct = bool(case["answered"] and case.get("answer_correct"))
-    return {"answer_accuracy": float(correct), "over_abstention": float(not case["answered"]),
-            "wrong_answer": float(case["answered"] and not correct)}[metric]
+    return {
+        "answer_accuracy": float(correct),
+        "over_abstention": float(not case["answered"]),
+        "wrong_answer": float(case["answered"] and not correct),
+    }[metric]
 
 
 def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: str = "") -> dict:
@@ -45,8 +48,14 @@ def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: 
             raise ValueError(f"no per-query {metric} in both reports (re-run `ragmesh eval`)")
         a, b = [p[0] for p in pairs], [p[1] for p in pairs]
         mean, low, high = paired_bootstrap(a, b, samples=samples)
-        out[metric] = {"base": sum(a) / len(a), "new": sum(b) / len(b), "diff": mean, "ci95": [low, high],
-                       "better": sum(y > x for x, y in pairs), "worse": sum(y < x for x, y in pairs)}
+        out[metric] = {
+            "base": sum(a) / len(a),
+            "new": sum(b) / len(b),
+            "diff": mean,
+            "ci95": [low, high],
+            "better": sum(y > x for x, y in pairs),
+            "worse": sum(y < x for x, y in pairs),
+        }
     return out
 
 
@@ -54,14 +63,18 @@ def run(args) -> int:
     new = json.loads(Path(args.new).read_text())
     metrics = METRICS + (ANSWER_METRICS if "answer_accuracy" in new["overall"] else ())
     result = compare(json.loads(Path(args.base).read_text()), new, metrics, split=args.split or "")
-    print(f"{result['queries']} shared queries{f' (NEW split {args.split})' if args.split else ''}; "
-          "NEW - BASE with a 95% paired bootstrap interval")
+    print(
+        f"{result['queries']} shared queries{f' (NEW split {args.split})' if args.split else ''}; "
+        "NEW - BASE with a 95% paired bootstrap interval"
+    )
     for metric in metrics:
         r = result[metric]
         higher, lower = ("worse", "better") if metric in LOWER_IS_BETTER else ("better", "worse")
         verdict = higher if r["ci95"][0] > 0 else lower if r["ci95"][1] < 0 else "no significant difference"
-        print(f"  {metric:<15} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
-              f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]  ({r['better']} queries up, {r['worse']} down): {verdict}")
+        print(
+            f"  {metric:<15} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
+            f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]  ({r['better']} queries up, {r['worse']} down): {verdict}"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0

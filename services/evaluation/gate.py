@@ -19,8 +19,10 @@ def compare(current: dict, baseline: dict, metrics, tolerance: float = 0.02) -> 
             continue
         delta = (base - now) if name in LOWER_IS_BETTER else (now - base)
         if delta < -tolerance - 1e-9:
-            failures.append(f"{name} regressed from {base:.3f} to {now:.3f} "
-                            f"({abs(delta) * 100:.1f} points worse; allowed {tolerance * 100:.1f})")
+            failures.append(
+                f"{name} regressed from {base:.3f} to {now:.3f} "
+                f"({abs(delta) * 100:.1f} points worse; allowed {tolerance * 100:.1f})"
+            )
     return failures
 
 

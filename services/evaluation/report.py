@@ -8,8 +8,15 @@ from services.evaluation import metrics as m
 from services.evaluation.runner import CaseResult
 
 RECALL_KS = (1, 3, 5, 10, 20, 50, 100)
-HEADLINE = ("recall@5", "ndcg@10", "citation_validity", "false_answer_rate", "answer_accuracy",
-            "wrong_answer_rate", "over_abstention_rate")
+HEADLINE = (
+    "recall@5",
+    "ndcg@10",
+    "citation_validity",
+    "false_answer_rate",
+    "answer_accuracy",
+    "wrong_answer_rate",
+    "over_abstention_rate",
+)
 
 
 def _mean(values) -> float | None:
@@ -42,7 +49,8 @@ def answer_metrics(results: list[CaseResult]) -> dict:
         "answer_accuracy": _mean(1.0 if r.answered and r.answer_correct else 0.0 for r in answerable),
         # A confidently wrong answer: an answerable question answered with citations to no gold evidence.
         "wrong_answer_rate": _mean(0.0 if r.answer_correct else 1.0 for r in answers_given)
-        if answers_given else (0.0 if answerable else None),
+        if answers_given
+        else (0.0 if answerable else None),
         "false_answer_rate": _mean(1.0 if r.answered else 0.0 for r in unanswerable),
         "over_abstention_rate": _mean(0.0 if r.answered else 1.0 for r in answerable),
         "answered": len(answered),
@@ -55,8 +63,10 @@ def latency(results: list[CaseResult]) -> dict:
     for r in results:
         for stage, seconds in r.seconds.items():
             by_stage[stage].append(seconds)
-    return {stage: {"p50_ms": round(m.percentile(v, 50) * 1000, 1), "p95_ms": round(m.percentile(v, 95) * 1000, 1)}
-            for stage, v in sorted(by_stage.items())}
+    return {
+        stage: {"p50_ms": round(m.percentile(v, 50) * 1000, 1), "p95_ms": round(m.percentile(v, 95) * 1000, 1)}
+        for stage, v in sorted(by_stage.items())
+    }
 
 
 def _group_row(subset: list[CaseResult], answers: bool) -> dict:
@@ -71,10 +81,15 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
     overall = retrieval_metrics(results)
     if answers:
         overall.update(answer_metrics(results))
-    per_category = {category: _group_row([r for r in results if r.case.category == category], answers)
-                    for category in sorted({r.case.category for r in results})}
-    per_split = {split: _group_row(subset, answers) for split in ("train", "dev", "test")
-                 if (subset := [r for r in results if r.case.split == split])}
+    per_category = {
+        category: _group_row([r for r in results if r.case.category == category], answers)
+        for category in sorted({r.case.category for r in results})
+    }
+    per_split = {
+        split: _group_row(subset, answers)
+        for split in ("train", "dev", "test")
+        if (subset := [r for r in results if r.case.split == split])
+    }
     return {
         "meta": meta,
         "overall": overall,
@@ -83,16 +98,29 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
         "latency": latency(results),
         "triage": dict(Counter(r.triage for r in results if r.triage != "ok")),
         "cases": [
-            {"id": r.case.case_id, "category": r.case.category, "split": r.case.split, "question": r.case.question,
-             "triage": r.triage, "answered": r.answered, "abstain_reason": r.abstain_reason,
-             "citation_valid": r.citation_valid, "answer_correct": r.answer_correct,
-             "gold_ranks": r.ranks, "top_rerank_score": r.top_rerank_score, "top_ids": r.top_ids,
-             # Per-query values, so two runs can be compared query by query (ragmesh compare).
-             "ndcg@10": round(m.ndcg_at(r.ranks, {g.key: g.gain for g in r.case.gold}, 10), 4)
-             if r.case.answerable else None,
-             "recall@5": round(m.recall_at(r.ranks, [g.key for g in r.case.gold], 5), 4)
-             if r.case.answerable else None,
-             "cited": r.cited, "answer": r.answer_text}
+            {
+                "id": r.case.case_id,
+                "category": r.case.category,
+                "split": r.case.split,
+                "question": r.case.question,
+                "triage": r.triage,
+                "answered": r.answered,
+                "abstain_reason": r.abstain_reason,
+                "citation_valid": r.citation_valid,
+                "answer_correct": r.answer_correct,
+                "gold_ranks": r.ranks,
+                "top_rerank_score": r.top_rerank_score,
+                "top_ids": r.top_ids,
+                # Per-query values, so two runs can be compared query by query (ragmesh compare).
+                "ndcg@10": round(m.ndcg_at(r.ranks, {g.key: g.gain for g in r.case.gold}, 10), 4)
+                if r.case.answerable
+                else None,
+                "recall@5": round(m.recall_at(r.ranks, [g.key for g in r.case.gold], 5), 4)
+                if r.case.answerable
+                else None,
+                "cited": r.cited,
+                "answer": r.answer_text,
+            }
             for r in results
         ],
     }
@@ -108,10 +136,24 @@ def write_markdown(report: dict, path: Path) -> None:
     lines += [f"- {k}: {v}" for k, v in meta.items()]
     lines += ["", "## Overall", "", "| metric | value |", "|---|---|"]
     lines += [f"| {k} | {_fmt(v)} |" for k, v in overall.items()]
-    keys = [k for k in ("recall@5", "ndcg@10", "mrr@10", "citation_validity", "answer_accuracy", "wrong_answer_rate",
-                        "false_answer_rate", "over_abstention_rate") if k in overall or k == "false_answer_rate"]
-    for title, rows in (("Per split (by document; tune on train/dev, report test)", report.get("per_split", {})),
-                        ("Per category", report["per_category"])):
+    keys = [
+        k
+        for k in (
+            "recall@5",
+            "ndcg@10",
+            "mrr@10",
+            "citation_validity",
+            "answer_accuracy",
+            "wrong_answer_rate",
+            "false_answer_rate",
+            "over_abstention_rate",
+        )
+        if k in overall or k == "false_answer_rate"
+    ]
+    for title, rows in (
+        ("Per split (by document; tune on train/dev, report test)", report.get("per_split", {})),
+        ("Per category", report["per_category"]),
+    ):
         if not rows:
             continue
         lines += ["", f"## {title}", "", "| | cases | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
@@ -124,8 +166,10 @@ def write_markdown(report: dict, path: Path) -> None:
     failed = [c for c in report["cases"] if c["triage"] != "ok"]
     if failed:
         lines += ["", "| case | category | triage | question | gold ranks |", "|---|---|---|---|---|"]
-        lines += [f"| {c['id']} | {c['category']} | {c['triage']} | {c['question']} | {c['gold_ranks'] or '—'} |"
-                  for c in failed]
+        lines += [
+            f"| {c['id']} | {c['category']} | {c['triage']} | {c['question']} | {c['gold_ranks'] or '—'} |"
+            for c in failed
+        ]
     lines += ["", "Plots: `recall_at_k.png`, `rerank_scores.png`, `latency.png`.", ""]
     path.write_text("\n".join(lines))
 
@@ -141,8 +185,9 @@ def write_plots(report: dict, out: Path, threshold: float | None) -> None:
     for name, row in series.items():
         ks = [k for k in RECALL_KS if f"recall@{k}" in row]
         if ks:
-            ax.plot(ks, [row[f"recall@{k}"] for k in ks], marker="o", label=name,
-                    linewidth=3 if name == "overall" else 1.2)
+            ax.plot(
+                ks, [row[f"recall@{k}"] for k in ks], marker="o", label=name, linewidth=3 if name == "overall" else 1.2
+            )
     ax.set_xscale("log")
     ax.set_xticks(RECALL_KS, [str(k) for k in RECALL_KS])
     ax.set(xlabel="k (ranked positions)", ylabel="recall@k", title="Recall@k", ylim=(0, 1.02))

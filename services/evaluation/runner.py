@@ -15,8 +15,8 @@ MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
 @dataclasses.dataclass
 class CaseResult:
     case: EvalCase
-    ranks: dict[str, int]            # gold key -> 1-based rank of its first relevant position
-    relevant_positions: list[bool]   # for the first 10 positions
+    ranks: dict[str, int]  # gold key -> 1-based rank of its first relevant position
+    relevant_positions: list[bool]  # for the first 10 positions
     positions: int
     seconds: dict[str, float]
     answered: bool = False
@@ -48,8 +48,10 @@ def _holds(chunk, gold: Gold) -> bool:
 def cites_gold(gold: list[Gold], document_id: str, version: str, start: int, end: int) -> bool:
     """A cited span is right when it overlaps gold evidence in the same document version (or, for gold
     without evidence, names the document)."""
-    return any(document_id == g.doc_id
-               and (not g.evidence or version == g.version and min(end, g.end) > max(start, g.start)) for g in gold)
+    return any(
+        document_id == g.doc_id and (not g.evidence or version == g.version and min(end, g.end) > max(start, g.start))
+        for g in gold
+    )
 
 
 def _chunk_ranks(case: EvalCase, chunks) -> tuple[dict[str, int], list[bool]]:
@@ -83,22 +85,40 @@ def _timings(response, total: float) -> dict[str, float]:
 def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
     started = time.perf_counter()
     try:
-        response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question,
-                                                   include_candidates=True, mode=MODES[mode]), timeout=timeout)
+        response = stub.Ask(
+            gateway_pb2.AskRequest(
+                tenant_id=case.tenant, question=case.question, include_candidates=True, mode=MODES[mode]
+            ),
+            timeout=timeout,
+        )
     except grpc.RpcError as err:
         # A failed question is a result (not answered, triaged as an error), not the end of the run.
-        result = CaseResult(case, {}, [], 0, {"total": time.perf_counter() - started},
-                            abstain_reason=f"error: {err.code().name}: {err.details()}")
+        result = CaseResult(
+            case,
+            {},
+            [],
+            0,
+            {"total": time.perf_counter() - started},
+            abstain_reason=f"error: {err.code().name}: {err.details()}",
+        )
         result.triage = "error"
         return result
     total = time.perf_counter() - started
     chunks = [c.chunk for c in response.candidates]
     ranks, relevant = _chunk_ranks(case, chunks)
     answer = response.answer
-    result = CaseResult(case, ranks, relevant, len(chunks), _timings(response, total),
-                        answered=not answer.abstained, abstain_reason=answer.reason if answer.abstained else "",
-                        answer_text=answer.text, cited=[c.chunk_id for c in answer.citations],
-                        top_ids=[c.chunk_id for c in chunks[:5]])
+    result = CaseResult(
+        case,
+        ranks,
+        relevant,
+        len(chunks),
+        _timings(response, total),
+        answered=not answer.abstained,
+        abstain_reason=answer.reason if answer.abstained else "",
+        answer_text=answer.text,
+        cited=[c.chunk_id for c in answer.citations],
+        top_ids=[c.chunk_id for c in chunks[:5]],
+    )
     if response.candidates:
         result.top_rerank_score = response.top_rerank_score
     result.reranker_model_id, result.generator_id = response.reranker_model_id, answer.generator_id
@@ -117,17 +137,21 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
 
 def search_case(stub, case: EvalCase, mode: str, timeout: float, top_k: int, rerank: bool) -> CaseResult:
     started = time.perf_counter()
-    response = stub.Search(gateway_pb2.SearchRequest(tenant_id=case.tenant, query=case.question, top_k=top_k,
-                                                     mode=MODES[mode], rerank=rerank), timeout=timeout)
+    response = stub.Search(
+        gateway_pb2.SearchRequest(
+            tenant_id=case.tenant, query=case.question, top_k=top_k, mode=MODES[mode], rerank=rerank
+        ),
+        timeout=timeout,
+    )
     total = time.perf_counter() - started
     chunks = [r.chunk for r in response.results]
     ranks, relevant, positions = _doc_ranks(case, chunks)
-    result = CaseResult(case, ranks, relevant, positions, _timings(response, total),
-                        top_ids=[c.meta.document_id for c in chunks[:5]])
+    result = CaseResult(
+        case, ranks, relevant, positions, _timings(response, total), top_ids=[c.meta.document_id for c in chunks[:5]]
+    )
     if response.results and rerank:
         result.top_rerank_score = response.results[0].scores.rerank_score
-    result.triage = "ok" if any(r <= 10 for r in ranks.values()) else (
-        "ranking_failure" if ranks else "recall_failure")
+    result.triage = "ok" if any(r <= 10 for r in ranks.values()) else ("ranking_failure" if ranks else "recall_failure")
     return result
 
 

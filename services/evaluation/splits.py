@@ -34,8 +34,9 @@ def _imbalance(assignment: dict[str, str], answerable: list[dict]) -> float:
     per_category = collections.Counter((assignment[primary_document(r)], r["category"]) for r in answerable)
     per_split = collections.Counter(assignment[primary_document(r)] for r in answerable)
     categories = collections.Counter(r["category"] for r in answerable)
-    score = sum((per_category[(s, c)] - share * n) ** 2 / n for c, n in categories.items()
-                for s, share in SPLITS.items())
+    score = sum(
+        (per_category[(s, c)] - share * n) ** 2 / n for c, n in categories.items() for s, share in SPLITS.items()
+    )
     return score + sum((per_split[s] - share * len(answerable)) ** 2 for s, share in SPLITS.items()) / len(answerable)
 
 
@@ -65,8 +66,10 @@ class Splits:
             return unanswerable_split(case_id)
         split = self.documents.get(gold_doc_ids[0])
         if split is None:
-            raise ValueError(f"case {case_id}: document {gold_doc_ids[0]!r} has no split in {DEFAULT_FILE}; "
-                             "add it (python -m services.evaluation.splits reassigns every document)")
+            raise ValueError(
+                f"case {case_id}: document {gold_doc_ids[0]!r} has no split in {DEFAULT_FILE}; "
+                "add it (python -m services.evaluation.splits reassigns every document)"
+            )
         return split
 
 
@@ -74,11 +77,19 @@ def main() -> None:
     cases = sys.argv[1] if len(sys.argv) > 1 else "eval/cases/sample.jsonl"
     rows = [json.loads(line) for line in Path(cases).read_text().splitlines() if line.strip()]
     documents = assign_documents(rows)
-    Path(DEFAULT_FILE).write_text(json.dumps({
-        "rule": __doc__.split("\n\n")[1].replace("\n", " "), "cases": Path(cases).name, "seed": SEED,
-        "documents": dict(sorted(documents.items()))}, indent=2) + "\n")
-    counts = collections.Counter(Splits(documents).of(r["id"], [g["doc_id"] for g in r.get("gold", [])])
-                                 for r in rows)
+    Path(DEFAULT_FILE).write_text(
+        json.dumps(
+            {
+                "rule": __doc__.split("\n\n")[1].replace("\n", " "),
+                "cases": Path(cases).name,
+                "seed": SEED,
+                "documents": dict(sorted(documents.items())),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    counts = collections.Counter(Splits(documents).of(r["id"], [g["doc_id"] for g in r.get("gold", [])]) for r in rows)
     print(f"{DEFAULT_FILE}: {dict(counts)}")
 
 

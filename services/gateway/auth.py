@@ -51,8 +51,15 @@ class Authenticator:
         header = metadata.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            self._refuse(Unauthenticated("missing API key: send the metadata `authorization: Bearer <key>` "
-                                         "(ragmesh keys create, or RAGMESH_API_KEY)"), "missing", method, peer)
+            self._refuse(
+                Unauthenticated(
+                    "missing API key: send the metadata `authorization: Bearer <key>` "
+                    "(ragmesh keys create, or RAGMESH_API_KEY)"
+                ),
+                "missing",
+                method,
+                peer,
+            )
         try:
             return self.store.authenticate(token.strip())
         except KeyRejected as rejected:
@@ -63,18 +70,36 @@ class Authenticator:
         allowed = ROLE_METHODS.get(key.role)
         if allowed is not None and method not in allowed:
             needed = "writer" if method in ROLE_METHODS["writer"] else "admin"
-            self._refuse(PermissionDenied(f"key {key.key_id} has role {key.role!r}, which may not call {method} "
-                                          f"(needs {needed})"), "role", method, peer, key.key_id)
+            self._refuse(
+                PermissionDenied(
+                    f"key {key.key_id} has role {key.role!r}, which may not call {method} (needs {needed})"
+                ),
+                "role",
+                method,
+                peer,
+                key.key_id,
+            )
         if not request.tenant_id:
             request.tenant_id = key.tenant_id
         elif request.tenant_id != key.tenant_id:
-            self._refuse(PermissionDenied(f"key {key.key_id} is for tenant {key.tenant_id!r}, not "
-                                          f"{request.tenant_id[:80]!r}"), "tenant", method, peer, key.key_id)
+            self._refuse(
+                PermissionDenied(f"key {key.key_id} is for tenant {key.tenant_id!r}, not {request.tenant_id[:80]!r}"),
+                "tenant",
+                method,
+                peer,
+                key.key_id,
+            )
         missing = sorted({s for s in _requested_scopes(request) if not key.holds(s)})
         if missing:
-            self._refuse(PermissionDenied(f"key {key.key_id} does not hold access scope(s) "
-                                          f"{', '.join(repr(s[:80]) for s in missing)}"), "scope", method, peer,
-                         key.key_id)
+            self._refuse(
+                PermissionDenied(
+                    f"key {key.key_id} does not hold access scope(s) {', '.join(repr(s[:80]) for s in missing)}"
+                ),
+                "scope",
+                method,
+                peer,
+                key.key_id,
+            )
 
     def check(self, method: str, request, context) -> ApiKey:
         metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
@@ -83,14 +108,22 @@ class Authenticator:
         self.authorize(key, method, request, peer)
         wait = self.limits.take(key.key_id)
         if wait > 0:
-            self._refuse(ResourceExhausted(f"key {key.key_id} is over its rate limit of {self.limits.rate:g} "
-                                           f"requests/s (burst {self.limits.burst:g}); retry in {wait:.2f}s"),
-                         "rate_limited", method, peer, key.key_id)
+            self._refuse(
+                ResourceExhausted(
+                    f"key {key.key_id} is over its rate limit of {self.limits.rate:g} "
+                    f"requests/s (burst {self.limits.burst:g}); retry in {wait:.2f}s"
+                ),
+                "rate_limited",
+                method,
+                peer,
+                key.key_id,
+            )
         return key
 
 
 def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
     if streaming:
+
         def stream(request, context):
             token = CALLER.set(auth.check(method, request, context))
             try:
@@ -98,6 +131,7 @@ def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
             finally:
                 with contextlib.suppress(ValueError):  # a cancelled stream may be closed from another context
                     CALLER.reset(token)
+
         return stream
 
     def unary(request, context):
@@ -106,6 +140,7 @@ def _wrap(auth: Authenticator, method: str, behavior, streaming: bool):
             return behavior(request, context)
         finally:
             CALLER.reset(token)
+
     return unary
 
 
@@ -134,7 +169,7 @@ class AuthInterceptor(grpc.ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None or not handler_call_details.method.startswith(SERVICE_PREFIX):
             return handler
-        method = handler_call_details.method[len(SERVICE_PREFIX):]
+        method = handler_call_details.method[len(SERVICE_PREFIX) :]
         if handler.unary_unary:
             return handler._replace(unary_unary=_wrap(self.auth, method, handler.unary_unary, False))
         if handler.unary_stream:

@@ -46,10 +46,18 @@ DEFAULT_STAGE_TIMEOUTS = {"chunker": 60.0, "indexer": 600.0, "retriever": 30.0, 
 
 
 class Funnel:
-    def __init__(self, addresses: dict[str, str], abstain_threshold: float, candidates: int = 50,
-                 rerank_top_n: int = 8, context_passages: int = 5, suggested_reading: int = 3,
-                 answer_log: AnswerLog | None = None, timeouts: dict[str, float] | None = None,
-                 request_limits: RequestLimits | None = None):
+    def __init__(
+        self,
+        addresses: dict[str, str],
+        abstain_threshold: float,
+        candidates: int = 50,
+        rerank_top_n: int = 8,
+        context_passages: int = 5,
+        suggested_reading: int = 3,
+        answer_log: AnswerLog | None = None,
+        timeouts: dict[str, float] | None = None,
+        request_limits: RequestLimits | None = None,
+    ):
         # Each stage call is bounded by the caller's deadline and by its own cap: generation and
         # embedding a large document legitimately take longer than a search.
         limits = {**DEFAULT_STAGE_TIMEOUTS, **(timeouts or {})}
@@ -101,18 +109,26 @@ class Funnel:
         document.meta.tenant_id = tenant_id
         result = gateway_pb2.IngestResult(document_id=document.meta.document_id, source_uri=document.meta.source_uri)
         try:
-            chunked = self._timed("chunk", self.chunker, "ChunkDocument",
-                                  chunker_pb2.ChunkDocumentRequest(document=document), context)
+            chunked = self._timed(
+                "chunk", self.chunker, "ChunkDocument", chunker_pb2.ChunkDocumentRequest(document=document), context
+            )
             result.document_id, result.version = chunked.meta.document_id, chunked.meta.version
             unheld = unheld_scopes(chunked.meta.access_scopes)
             if unheld:  # a key files documents only where it may read them
                 result.ok, result.error_code = False, "PERMISSION_DENIED"
-                result.error = (f"{result.document_id or result.source_uri}: the key does not hold access scope(s) "
-                                f"{', '.join(map(repr, unheld))} the document states")
+                result.error = (
+                    f"{result.document_id or result.source_uri}: the key does not hold access scope(s) "
+                    f"{', '.join(map(repr, unheld))} the document states"
+                )
                 metrics.INGESTED_DOCUMENTS.labels("failed").inc()
                 return result
-            upserted = self._timed("index", self.indexer, "UpsertDocument", indexer_pb2.UpsertDocumentRequest(
-                meta=chunked.meta, chunks=chunked.chunks, guard=caller_guard()), context)
+            upserted = self._timed(
+                "index",
+                self.indexer,
+                "UpsertDocument",
+                indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks, guard=caller_guard()),
+                context,
+            )
         except StageCallError as err:
             result.ok, result.error_code, result.error = False, err.code.name, err.message
             metrics.INGESTED_DOCUMENTS.labels("failed").inc()
@@ -131,8 +147,9 @@ class Funnel:
     # ---- search and ask -------------------------------------------------------------------------
 
     @staticmethod
-    def _timed(stage: str, client: StageClient, method: str, request, context, timings: list | None = None,
-               share: float = 1.0):
+    def _timed(
+        stage: str, client: StageClient, method: str, request, context, timings: list | None = None, share: float = 1.0
+    ):
         started = time.perf_counter()
         try:
             return client.call(method, request, context, share)
@@ -143,8 +160,14 @@ class Funnel:
                 timings.append(gateway_pb2.StageTiming(stage=stage, seconds=seconds))
 
     def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings):
-        response = self._timed("retrieve", self.retriever, "Retrieve", retriever_pb2.RetrieveRequest(
-            tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode), context, timings)
+        response = self._timed(
+            "retrieve",
+            self.retriever,
+            "Retrieve",
+            retriever_pb2.RetrieveRequest(tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode),
+            context,
+            timings,
+        )
         return list(response.candidates)
 
     def _rerank(self, query, candidates, top_n, context, timings):
@@ -152,8 +175,15 @@ class Funnel:
         gets only part of the caller's remaining time, so the fused order can still be answered in
         time); a bad request is still the caller's error."""
         try:
-            response = self._timed("rerank", self.reranker, "Rerank", reranker_pb2.RerankRequest(
-                query=query, candidates=candidates, top_n=top_n), context, timings, share=RERANK_DEADLINE_SHARE)
+            response = self._timed(
+                "rerank",
+                self.reranker,
+                "Rerank",
+                reranker_pb2.RerankRequest(query=query, candidates=candidates, top_n=top_n),
+                context,
+                timings,
+                share=RERANK_DEADLINE_SHARE,
+            )
         except StageCallError as err:
             if err.code == grpc.StatusCode.UNAVAILABLE:
                 reason = f"reranker unavailable: {err.message}"
@@ -178,13 +208,21 @@ class Funnel:
         self.limits.top_k(request.top_k)
         timings: list = []
         top_k = request.top_k or 10
-        candidates = self._retrieve(request.tenant_id, request.query, request.filters, request.mode,
-                                    max(top_k, self.candidates if request.rerank else top_k), context, timings)
+        candidates = self._retrieve(
+            request.tenant_id,
+            request.query,
+            request.filters,
+            request.mode,
+            max(top_k, self.candidates if request.rerank else top_k),
+            context,
+            timings,
+        )
         model_id, degraded = "", ""
         if request.rerank and candidates:
             candidates, model_id, degraded = self._rerank(request.query, candidates, top_k, context, timings)
-        return gateway_pb2.SearchResponse(results=candidates[:top_k], reranker_model_id=model_id,
-                                          degraded=bool(degraded), timings=timings)
+        return gateway_pb2.SearchResponse(
+            results=candidates[:top_k], reranker_model_id=model_id, degraded=bool(degraded), timings=timings
+        )
 
     def ask(self, request: gateway_pb2.AskRequest, context) -> gateway_pb2.AskResponse:
         check_tenant_id(request.tenant_id)
@@ -194,13 +232,16 @@ class Funnel:
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
-        candidates = self._retrieve(request.tenant_id, request.question, request.filters, request.mode,
-                                    self.candidates, context, timings)
+        candidates = self._retrieve(
+            request.tenant_id, request.question, request.filters, request.mode, self.candidates, context, timings
+        )
         response = gateway_pb2.AskResponse(abstain_threshold=self.abstain_threshold)
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
-            self._rerank(request.question, candidates, len(candidates), context, timings) if candidates
-            else ([], "", ""))
+            self._rerank(request.question, candidates, len(candidates), context, timings)
+            if candidates
+            else ([], "", "")
+        )
         if request.include_candidates:
             response.candidates.extend(every)
         ranked = every[: self.rerank_top_n]
@@ -223,19 +264,25 @@ class Funnel:
             return self._finish(request, response, every, timings, span)
 
         context_passages = ranked[: self.context_passages]
-        generated = self._timed("generate", self.generator, "Generate", generator_pb2.GenerateRequest(
-            query=request.question, passages=context_passages), context, timings)
+        generated = self._timed(
+            "generate",
+            self.generator,
+            "Generate",
+            generator_pb2.GenerateRequest(query=request.question, passages=context_passages),
+            context,
+            timings,
+        )
         answer = generated.answer
         response.context.extend(context_passages)
         if not answer.abstained:
-            problem = invalid_citations(list(answer.citations),
-                                        {p.chunk.chunk_id: p.chunk for p in context_passages})
+            problem = invalid_citations(list(answer.citations), {p.chunk.chunk_id: p.chunk for p in context_passages})
             if problem:
                 log.warning("answer rejected by citation validation: %s", problem)
                 metrics.CITATION_FAILURES.labels(problem.split(":")[0]).inc()
                 span.set_attribute("ragmesh.citation_failure", problem)
-                answer = _not_found("citation_validation_failed", request.question, problem,
-                                    generator_id=answer.generator_id)
+                answer = _not_found(
+                    "citation_validation_failed", request.question, problem, generator_id=answer.generator_id
+                )
         if answer.abstained:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
         response.answer.CopyFrom(answer)
@@ -249,15 +296,30 @@ class Funnel:
         response.trace_id = f"{span_context.trace_id:032x}" if span_context.is_valid else ""
         if self.answer_log is not None:
             response.answer_id = self.answer_log.record(
-                trace_id=response.trace_id, tenant_id=request.tenant_id, query=request.question,
-                candidates=[{"chunk_id": c.chunk.chunk_id, "document_id": c.chunk.meta.document_id,
-                             "version": c.chunk.meta.version, "bm25_rank": c.scores.bm25_rank,
-                             "dense_rank": c.scores.dense_rank, "fused_score": c.scores.fused_score,
-                             "rerank_score": c.scores.rerank_score} for c in candidates],
-                context_ids=[p.chunk.chunk_id for p in response.context], answer=response.answer.text,
-                cited_ids=[c.chunk_id for c in response.answer.citations], abstained=response.answer.abstained,
-                reason=response.answer.reason, prompt_tokens=sum(p.chunk.token_count for p in response.context),
-                reranker_model_id=response.reranker_model_id, degraded=response.degraded)
+                trace_id=response.trace_id,
+                tenant_id=request.tenant_id,
+                query=request.question,
+                candidates=[
+                    {
+                        "chunk_id": c.chunk.chunk_id,
+                        "document_id": c.chunk.meta.document_id,
+                        "version": c.chunk.meta.version,
+                        "bm25_rank": c.scores.bm25_rank,
+                        "dense_rank": c.scores.dense_rank,
+                        "fused_score": c.scores.fused_score,
+                        "rerank_score": c.scores.rerank_score,
+                    }
+                    for c in candidates
+                ],
+                context_ids=[p.chunk.chunk_id for p in response.context],
+                answer=response.answer.text,
+                cited_ids=[c.chunk_id for c in response.answer.citations],
+                abstained=response.answer.abstained,
+                reason=response.answer.reason,
+                prompt_tokens=sum(p.chunk.token_count for p in response.context),
+                reranker_model_id=response.reranker_model_id,
+                degraded=response.degraded,
+            )
         return response
 
     def feedback(self, request: gateway_pb2.FeedbackRequest) -> gateway_pb2.FeedbackResponse:
@@ -270,18 +332,30 @@ class Funnel:
             raise FailedPrecondition("the answer log is disabled on this gateway")
         row = self.answer_log.answer(request.tenant_id, request.answer_id)
         if row is None:
-            raise NotFound(f"answer {request.answer_id!r} not in the answer log of tenant {request.tenant_id!r} "
-                           "(unknown, or past its retention)")
+            raise NotFound(
+                f"answer {request.answer_id!r} not in the answer log of tenant {request.tenant_id!r} "
+                "(unknown, or past its retention)"
+            )
         feedback_id = self.answer_log.add_feedback(
-            request.answer_id, gateway_pb2.Rating.Name(request.rating), request.comment,
-            request.expected_document_id, request.expected_version, request.expected_evidence,
-            request.should_abstain)
+            request.answer_id,
+            gateway_pb2.Rating.Name(request.rating),
+            request.comment,
+            request.expected_document_id,
+            request.expected_version,
+            request.expected_evidence,
+            request.should_abstain,
+        )
         return gateway_pb2.FeedbackResponse(feedback_id=feedback_id, trace_id=row["trace_id"])
 
     def get_chunk(self, request: retriever_pb2.GetChunkRequest, context) -> gateway_pb2.ChunkView:
         check_tenant_id(request.tenant_id)
-        found = self.retriever.call("GetChunk", retriever_pb2.GetChunkRequest(
-            tenant_id=request.tenant_id, chunk_id=request.chunk_id, access_scopes=request.access_scopes), context)
+        found = self.retriever.call(
+            "GetChunk",
+            retriever_pb2.GetChunkRequest(
+                tenant_id=request.tenant_id, chunk_id=request.chunk_id, access_scopes=request.access_scopes
+            ),
+            context,
+        )
         chunk = found.chunk
         start = chunk.section_text.find(chunk.body)
         start = max(start, 0)
@@ -315,5 +389,10 @@ def _not_found(reason: str, question: str, detail: str = "", generator_id: str =
         "no_candidates": "nothing in the index matches this question for this tenant and its filters",
         "citation_validation_failed": "a verifiable answer (the generated one failed citation checks)",
     }.get(reason, "")
-    return common_pb2.Answer(text="", abstained=True, reason=reason + (f": {detail}" if detail else ""),
-                             missing=missing, generator_id=generator_id)
+    return common_pb2.Answer(
+        text="",
+        abstained=True,
+        reason=reason + (f": {detail}" if detail else ""),
+        missing=missing,
+        generator_id=generator_id,
+    )

@@ -41,8 +41,10 @@ def invalid_citations(citations, context: dict) -> str:
         if (c.document_id, c.version) != (chunk.meta.document_id, chunk.meta.version):
             return f"wrong document: {c.chunk_id} is not in {c.document_id}@{c.version}"
         if not chunk.char_start <= c.char_start < c.char_end <= chunk.char_end:
-            return (f"span outside the chunk: {c.char_start}-{c.char_end} is not inside {c.chunk_id} "
-                    f"({chunk.char_start}-{chunk.char_end})")
-        if chunk.body[c.char_start - chunk.char_start:c.char_end - chunk.char_start] != c.quote:
+            return (
+                f"span outside the chunk: {c.char_start}-{c.char_end} is not inside {c.chunk_id} "
+                f"({chunk.char_start}-{chunk.char_end})"
+            )
+        if chunk.body[c.char_start - chunk.char_start : c.char_end - chunk.char_start] != c.quote:
             return f"quote differs from the source: {c.chunk_id} at {c.char_start}-{c.char_end}"
     return ""

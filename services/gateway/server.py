@@ -64,8 +64,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     def Ingest(self, request, context):
         check_tenant_id(request.tenant_id)
         if len(request.documents) > self.max_documents:
-            raise InvalidArgument("documents",
-                                  f"{len(request.documents)} documents, over the limit of {self.max_documents}")
+            raise InvalidArgument(
+                "documents", f"{len(request.documents)} documents, over the limit of {self.max_documents}"
+            )
         yield from self.funnel.ingest(request.tenant_id, request.documents, context)
 
     def Search(self, request, context):
@@ -104,28 +105,42 @@ def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 
         raise SystemExit(
             f"gateway: {cfg.calibration_file} was calibrated for reranker {calibrated.reranker_model_id!r}, "
             f"but {serving!r} is serving; run `ragmesh calibrate` for this model or set "
-            "RAGMESH_GATEWAY_CALIBRATION_FILE=none")
-    log.info("abstain threshold %.4f calibrated for %s (false-answer rate %.3f on %s)", calibrated.threshold,
-             serving, calibrated.false_answer_rate, calibrated.source)
+            "RAGMESH_GATEWAY_CALIBRATION_FILE=none"
+        )
+    log.info(
+        "abstain threshold %.4f calibrated for %s (false-answer rate %.3f on %s)",
+        calibrated.threshold,
+        serving,
+        calibrated.false_answer_rate,
+        calibrated.source,
+    )
     return calibrated.threshold
 
 
 def auth_interceptors(cfg: GatewayConfig) -> list:
     """The authentication interceptor, or none when it is explicitly disabled on a loopback address."""
     if not cfg.auth_disabled:
-        return [AuthInterceptor(KeyStore(cfg.keys_file or os.path.join(cfg.data_dir, KEYS_FILE)),
-                                TokenBuckets(cfg.rate_limit_per_second, cfg.rate_limit_burst))]
+        return [
+            AuthInterceptor(
+                KeyStore(cfg.keys_file or os.path.join(cfg.data_dir, KEYS_FILE)),
+                TokenBuckets(cfg.rate_limit_per_second, cfg.rate_limit_burst),
+            )
+        ]
     if not is_loopback(cfg.host):
-        raise SystemExit(f"gateway: refusing to start on {cfg.host} with authentication off "
-                         "(RAGMESH_GATEWAY_AUTH_DISABLED is for local development on a loopback address)")
+        raise SystemExit(
+            f"gateway: refusing to start on {cfg.host} with authentication off "
+            "(RAGMESH_GATEWAY_AUTH_DISABLED is for local development on a loopback address)"
+        )
     return []
 
 
 def log_auth_mode(cfg: GatewayConfig, interceptors: list) -> None:
     if not interceptors:
         for _ in range(3):
-            log.warning("AUTHENTICATION IS OFF (RAGMESH_GATEWAY_AUTH_DISABLED): any local caller may read and "
-                        "write any tenant and scope; for local development only")
+            log.warning(
+                "AUTHENTICATION IS OFF (RAGMESH_GATEWAY_AUTH_DISABLED): any local caller may read and "
+                "write any tenant and scope; for local development only"
+            )
         return
     store = interceptors[0].auth.store
     log.info("API keys from %s (%d)", store.path, len(store.list()))
@@ -149,11 +164,19 @@ def main() -> None:
     interceptors = auth_interceptors(cfg)
     addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
     answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days)
-    funnel = Funnel(addresses, cfg.abstain_threshold, cfg.candidates, cfg.rerank_top_n, cfg.context_passages,
-                    answer_log=answer_log, timeouts={
-                        stage: getattr(cfg, f"{stage}_timeout_seconds")
-                        for stage in ("chunker", "indexer", "retriever", "reranker", "generator")},
-                    request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars))
+    funnel = Funnel(
+        addresses,
+        cfg.abstain_threshold,
+        cfg.candidates,
+        cfg.rerank_top_n,
+        cfg.context_passages,
+        answer_log=answer_log,
+        timeouts={
+            stage: getattr(cfg, f"{stage}_timeout_seconds")
+            for stage in ("chunker", "indexer", "retriever", "reranker", "generator")
+        },
+        request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
+    )
 
     def register(server):
         log_auth_mode(cfg, interceptors)

@@ -27,22 +27,35 @@ class SelectingGenerator:
     def warm_up(self) -> None:
         self.card = selection.SelectorCard.load(self.card_path)
         self.generator_id = f"extractive-v2/{self.card.model_id}"
-        log.info("answer selector %s (threshold %.4f) from %s", self.card.model_id, self.card.threshold,
-                 self.card_path)
+        log.info("answer selector %s (threshold %.4f) from %s", self.card.model_id, self.card.threshold, self.card_path)
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         wanted = content_terms(query)
         if not wanted:
-            return Answer("", [], True, missing="a question with content words", reason="empty_question",
-                          generator_id=self.generator_id)
+            return Answer(
+                "",
+                [],
+                True,
+                missing="a question with content words",
+                reason="empty_question",
+                generator_id=self.generator_id,
+            )
         units = selection.candidates(query, passages)
         chosen, probability = self.card.decide(units, self.max_units)
         if not chosen:
-            seen = set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path))
-                                 for p in passages)) if passages else set()
-            return Answer("", [], True, missing=_missing(wanted, seen & wanted),
-                          reason=f"no_supporting_unit: p(answer) {probability:.3f} < {self.card.threshold:.3f}",
-                          generator_id=self.generator_id)
+            seen = (
+                set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
+                if passages
+                else set()
+            )
+            return Answer(
+                "",
+                [],
+                True,
+                missing=_missing(wanted, seen & wanted),
+                reason=f"no_supporting_unit: p(answer) {probability:.3f} < {self.card.threshold:.3f}",
+                generator_id=self.generator_id,
+            )
         picked = [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen]
         return _quoted_answer(picked, self.generator_id)
 
@@ -64,8 +77,14 @@ class ExtractiveGenerator:
         # answers it: a passage about E-4413 does not answer a question about E-6001.
         named = identifiers(query)
         if not wanted:
-            return Answer("", [], True, missing="a question with content words", reason="empty_question",
-                          generator_id=self.generator_id)
+            return Answer(
+                "",
+                [],
+                True,
+                missing="a question with content words",
+                reason="empty_question",
+                generator_id=self.generator_id,
+            )
         scored = []  # (score, passage rank, start, end, passage)
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
@@ -94,12 +113,17 @@ class ExtractiveGenerator:
                 if named <= covered and len(covered) >= self.min_coverage * len(wanted):
                     scored.append((score, rank, start, end, passage))
         if not scored:
-            return Answer("", [], True, missing=_missing(wanted, seen_terms), reason="no_supporting_sentence",
-                          generator_id=self.generator_id)
+            return Answer(
+                "",
+                [],
+                True,
+                missing=_missing(wanted, seen_terms),
+                reason="no_supporting_sentence",
+                generator_id=self.generator_id,
+            )
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
-        return _quoted_answer([(p, start, end) for _, _, start, end, p in chosen[: self.max_units]],
-                              self.generator_id)
+        return _quoted_answer([(p, start, end) for _, _, start, end, p in chosen[: self.max_units]], self.generator_id)
 
 
 def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str) -> Answer:
@@ -108,11 +132,17 @@ def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str
     for passage, start, end in picked:
         chunk = passage.chunk
         quote = chunk.body[start:end]
-        citations.append(Citation(
-            chunk_id=chunk.chunk_id, char_start=chunk.char_start + start, char_end=chunk.char_start + end,
-            quote=quote, document_id=chunk.meta.document_id, version=chunk.meta.version,
-            heading_path=list(chunk.heading_path),
-        ))
+        citations.append(
+            Citation(
+                chunk_id=chunk.chunk_id,
+                char_start=chunk.char_start + start,
+                char_end=chunk.char_start + end,
+                quote=quote,
+                document_id=chunk.meta.document_id,
+                version=chunk.meta.version,
+                heading_path=list(chunk.heading_path),
+            )
+        )
         # The quote keeps the source's characters (it is verified by span); the answer reads as one line.
         lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
     return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)

@@ -41,21 +41,26 @@ class LlamaCppBackend:
         try:
             from llama_cpp import Llama
         except ImportError:
-            raise FailedPrecondition("the llamacpp backend needs llama-cpp-python, which `make demo` does not install: "
-                                     "run `make llm` (a portable build, ~7 min the first time)") from None
+            raise FailedPrecondition(
+                "the llamacpp backend needs llama-cpp-python, which `make demo` does not install: "
+                "run `make llm` (a portable build, ~7 min the first time)"
+            ) from None
 
         path = self.model_path or packaged_gguf()
         # A build for the wrong CPU crashes the process on the first long prompt: find out here, with the fix.
         report = check_llama_cpp(path, self.threads)
         log.info("llama.cpp self-test passed (%d-token prompt); %s", report["prompt_tokens"], report["system_info"])
-        self._llm = Llama(model_path=path, n_ctx=self.context, n_threads=self.threads, seed=self.seed,
-                          verbose=False)
+        self._llm = Llama(model_path=path, n_ctx=self.context, n_threads=self.threads, seed=self.seed, verbose=False)
         self.model_id = f"gguf:{path.rsplit('/', 1)[-1]}"
 
     def complete(self, messages, schema, max_tokens) -> str:
         reply = self._llm.create_chat_completion(
-            messages=messages, temperature=0.0, max_tokens=max_tokens, seed=self.seed,
-            response_format={"type": "json_object", "schema": schema})
+            messages=messages,
+            temperature=0.0,
+            max_tokens=max_tokens,
+            seed=self.seed,
+            response_format={"type": "json_object", "schema": schema},
+        )
         return reply["choices"][0]["message"]["content"] or ""
 
 
@@ -78,14 +83,19 @@ class OpenAICompatibleBackend:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.base_url + path, method=method, headers=headers,
-                                         data=json.dumps(body).encode() if body is not None else None)
+        request = urllib.request.Request(
+            self.base_url + path,
+            method=method,
+            headers=headers,
+            data=json.dumps(body).encode() if body is not None else None,
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as reply:
                 return json.loads(reply.read())
         except urllib.error.HTTPError as err:
-            raise FailedPrecondition(f"LLM endpoint {self.base_url} answered {err.code}: "
-                                     f"{err.read()[:300].decode(errors='replace')}") from None
+            raise FailedPrecondition(
+                f"LLM endpoint {self.base_url} answered {err.code}: {err.read()[:300].decode(errors='replace')}"
+            ) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
             raise Unavailable(f"LLM endpoint {self.base_url} unreachable: {err}") from None
 
@@ -101,11 +111,16 @@ class OpenAICompatibleBackend:
     def complete(self, messages, schema, max_tokens) -> str:
         formats = self._formats(schema)
         if self._format_index is not None:
-            formats = formats[self._format_index:self._format_index + 1]
+            formats = formats[self._format_index : self._format_index + 1]
         last_error = None
         for fmt in formats:
-            body = {"model": self.model, "messages": messages, "temperature": 0.0, "max_tokens": max_tokens,
-                    "response_format": fmt}
+            body = {
+                "model": self.model,
+                "messages": messages,
+                "temperature": 0.0,
+                "max_tokens": max_tokens,
+                "response_format": fmt,
+            }
             try:
                 reply = self._request("POST", "/v1/chat/completions", body)
             except FailedPrecondition as err:
@@ -119,8 +134,9 @@ class OpenAICompatibleBackend:
 
 
 class LLMGenerator:
-    def __init__(self, backend: ChatBackend, max_tokens: int = 256, section_token_budget: int = 300,
-                 max_passages: int = 3):
+    def __init__(
+        self, backend: ChatBackend, max_tokens: int = 256, section_token_budget: int = 300, max_passages: int = 3
+    ):
         self.backend = backend
         self.max_tokens = max_tokens
         self.section_token_budget = section_token_budget
@@ -142,11 +158,23 @@ class LLMGenerator:
             data = parse_reply(raw)
         except (ValueError, json.JSONDecodeError) as err:
             log.warning("unparseable model output (%s): %r", err, raw[:200])
-            return Answer("", [], True, missing="a parseable answer", reason=f"unparseable_output: {err}",
-                          generator_id=self.generator_id)
+            return Answer(
+                "",
+                [],
+                True,
+                missing="a parseable answer",
+                reason=f"unparseable_output: {err}",
+                generator_id=self.generator_id,
+            )
         if data.get("not_in_context"):
-            return Answer("", [], True, missing=str(data.get("missing") or "the passages do not answer this"),
-                          reason="not_in_context", generator_id=self.generator_id)
+            return Answer(
+                "",
+                [],
+                True,
+                missing=str(data.get("missing") or "the passages do not answer this"),
+                reason="not_in_context",
+                generator_id=self.generator_id,
+            )
         text = str(data.get("answer") or "").strip()
         cited = [str(c).strip().strip("[]") for c in data.get("citations", [])]
         by_id = {p.chunk.chunk_id: p for p in passages}
@@ -168,8 +196,15 @@ def _cite(passage: ScoredChunk, answer: str) -> Citation:
         if hits > best_hits:
             best, best_hits = (start, end), hits
     start, end = best
-    return Citation(chunk.chunk_id, chunk.char_start + start, chunk.char_start + end, chunk.body[start:end],
-                    chunk.meta.document_id, chunk.meta.version, list(chunk.heading_path))
+    return Citation(
+        chunk.chunk_id,
+        chunk.char_start + start,
+        chunk.char_start + end,
+        chunk.body[start:end],
+        chunk.meta.document_id,
+        chunk.meta.version,
+        list(chunk.heading_path),
+    )
 
 
 def packaged_gguf() -> str:

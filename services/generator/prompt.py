@@ -25,7 +25,7 @@ ANSWER_SCHEMA = {
 
 SYSTEM = (
     "You answer questions using ONLY the numbered passages provided. "
-    "Cite the id of every passage you use (for example \"P1\"). "
+    'Cite the id of every passage you use (for example "P1"). '
     "If the passages do not contain the answer, set not_in_context to true, leave answer empty, "
     "and say in missing what information is absent. Never use outside knowledge. "
     'Reply with JSON only: {"answer": str, "citations": [ids], "not_in_context": bool, "missing": str}.'
@@ -60,7 +60,7 @@ def parse_reply(text: str) -> dict:
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the model output")
-    data = json.loads(text[start:end + 1])
+    data = json.loads(text[start : end + 1])
     if not isinstance(data, dict) or not isinstance(data.get("citations", []), list):
         raise ValueError("model output is not an object with a citations list")
     return data

@@ -24,23 +24,49 @@ from shared.model import ScoredChunk
 from shared.text import answer_units, content_terms, identifiers, is_list_item, is_table_header
 
 FEATURES = (
-    "similarity", "similarity_missing", "similarity_gap", "similarity_rank", "passage_score", "passage_score_gap",
-    "passage_rank", "coverage", "coverage_unit_only", "coverage_heading", "coverage_gap", "coverage_idf",
-    "coverage_idf_gap", "bigrams", "identifiers_named", "identifiers_covered", "identifiers_foreign",
-    "asks_quantity", "has_number", "rule_supported", "passage_missing", "table_row", "list_item", "inline_code",
-    "table_header_coverage", "position", "length", "question_terms",
+    "similarity",
+    "similarity_missing",
+    "similarity_gap",
+    "similarity_rank",
+    "passage_score",
+    "passage_score_gap",
+    "passage_rank",
+    "coverage",
+    "coverage_unit_only",
+    "coverage_heading",
+    "coverage_gap",
+    "coverage_idf",
+    "coverage_idf_gap",
+    "bigrams",
+    "identifiers_named",
+    "identifiers_covered",
+    "identifiers_foreign",
+    "asks_quantity",
+    "has_number",
+    "rule_supported",
+    "passage_missing",
+    "table_row",
+    "list_item",
+    "inline_code",
+    "table_header_coverage",
+    "position",
+    "length",
+    "question_terms",
 )
 # Questions whose answer is a number, a duration, a price or a limit.
-_QUANTITY = re.compile(r"\b(how (long|many|much|fast|soon|often|late|early)|when|limit|max(imum)?|min(imum)?|default|"
-                       r"price|cost|fee|rate|days?|hours?|weeks?|months?|percent|%|deadline|within|until)\b", re.I)
+_QUANTITY = re.compile(
+    r"\b(how (long|many|much|fast|soon|often|late|early)|when|limit|max(imum)?|min(imum)?|default|"
+    r"price|cost|fee|rate|days?|hours?|weeks?|months?|percent|%|deadline|within|until)\b",
+    re.I,
+)
 _NUMBER = re.compile(r"\d")
 DEFAULT_CARD = Path(__file__).resolve().parents[2] / "eval" / "answer-selector.json"
 
 
 @dataclasses.dataclass
 class UnitCandidate:
-    passage: int        # index of the passage in the context
-    start: int          # offsets into the passage's chunk body
+    passage: int  # index of the passage in the context
+    start: int  # offsets into the passage's chunk body
     end: int
     features: dict[str, float]
 
@@ -82,32 +108,39 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
             covered = (terms | heading | header_terms) & wanted
             sim = similarity[index] if index < len(similarity) else float("nan")
             unit_ids = identifiers(text + " " + " ".join(passage.chunk.heading_path))
-            out.append(UnitCandidate(rank, start, end, {
-                "terms": covered,  # for the context-level features; removed before scoring
-                "similarity": sim,
-                "passage_score": passage.scores.rerank_score,
-                "passage_rank": rank,
-                "coverage": len(covered) / max(len(wanted), 1),
-                "coverage_unit_only": len(terms & wanted) / max(len(wanted), 1),
-                "coverage_heading": len(heading & wanted) / max(len(wanted), 1),
-                "identifiers_named": float(bool(named)),
-                "identifiers_covered": float(bool(named) and named <= unit_ids),
-                # A unit about E-4421 does not answer a question about E-4412.
-                "identifiers_foreign": float(bool(named) and bool(unit_ids - named) and not named <= unit_ids),
-                "bigrams": len(pairs & _bigrams(text)) / max(len(pairs), 1),
-                # The original extractive rule: every named identifier and half the question's words.
-                "rule_supported": float(named <= unit_ids and len(covered) >= 0.5 * len(wanted)),
-                "passage_missing": len(wanted - passage_terms) / max(len(wanted), 1),
-                "asks_quantity": asks_quantity,
-                "has_number": float(bool(_NUMBER.search(text))),
-                "table_row": float(kind_table),
-                "list_item": float(is_list_item(text)),
-                "inline_code": float(text.count("`") >= 2),
-                "table_header_coverage": len(header_terms & wanted) / max(len(wanted), 1),
-                "position": index / max(len(units), 1),
-                "length": math.log1p(len(text.split())),
-                "question_terms": math.log1p(len(wanted)),
-            }))
+            out.append(
+                UnitCandidate(
+                    rank,
+                    start,
+                    end,
+                    {
+                        "terms": covered,  # for the context-level features; removed before scoring
+                        "similarity": sim,
+                        "passage_score": passage.scores.rerank_score,
+                        "passage_rank": rank,
+                        "coverage": len(covered) / max(len(wanted), 1),
+                        "coverage_unit_only": len(terms & wanted) / max(len(wanted), 1),
+                        "coverage_heading": len(heading & wanted) / max(len(wanted), 1),
+                        "identifiers_named": float(bool(named)),
+                        "identifiers_covered": float(bool(named) and named <= unit_ids),
+                        # A unit about E-4421 does not answer a question about E-4412.
+                        "identifiers_foreign": float(bool(named) and bool(unit_ids - named) and not named <= unit_ids),
+                        "bigrams": len(pairs & _bigrams(text)) / max(len(pairs), 1),
+                        # The original extractive rule: every named identifier and half the question's words.
+                        "rule_supported": float(named <= unit_ids and len(covered) >= 0.5 * len(wanted)),
+                        "passage_missing": len(wanted - passage_terms) / max(len(wanted), 1),
+                        "asks_quantity": asks_quantity,
+                        "has_number": float(bool(_NUMBER.search(text))),
+                        "table_row": float(kind_table),
+                        "list_item": float(is_list_item(text)),
+                        "inline_code": float(text.count("`") >= 2),
+                        "table_header_coverage": len(header_terms & wanted) / max(len(wanted), 1),
+                        "position": index / max(len(units), 1),
+                        "length": math.log1p(len(text.split())),
+                        "question_terms": math.log1p(len(wanted)),
+                    },
+                )
+            )
     _add_context_features(out)
     return out
 
@@ -150,13 +183,24 @@ def _add_context_features(units: list[UnitCandidate]) -> None:
 
 def matrix(units: list[UnitCandidate]) -> np.ndarray:
     return np.array([[u.features[name] for name in FEATURES] for u in units], dtype=np.float64).reshape(
-        len(units), len(FEATURES))
+        len(units), len(FEATURES)
+    )
 
 
 ANSWER_FEATURES = (
-    "best_support", "second_support", "support_margin", "top_passage_score", "best_similarity", "best_coverage",
-    "best_coverage_idf", "identifiers_named", "identifiers_resolved", "question_terms", "rule_supported",
-    "best_unit_passage_missing", "context_missing",
+    "best_support",
+    "second_support",
+    "support_margin",
+    "top_passage_score",
+    "best_similarity",
+    "best_coverage",
+    "best_coverage_idf",
+    "identifiers_named",
+    "identifiers_resolved",
+    "question_terms",
+    "rule_supported",
+    "best_unit_passage_missing",
+    "context_missing",
 )
 
 
@@ -170,7 +214,9 @@ def answer_features(units: list[UnitCandidate], support: np.ndarray) -> np.ndarr
     second = float(ordered[1]) if len(ordered) > 1 else 0.0
     best = [u.features for u in units]
     values = {
-        "best_support": float(ordered[0]), "second_support": second, "support_margin": float(ordered[0]) - second,
+        "best_support": float(ordered[0]),
+        "second_support": second,
+        "support_margin": float(ordered[0]) - second,
         "top_passage_score": max(f["passage_score"] for f in best),
         "best_similarity": max(f["similarity"] for f in best),
         "best_coverage": max(f["coverage"] for f in best),
@@ -264,8 +310,10 @@ class SelectorCard:
         for model, names in ((card.unit, FEATURES), (card.answer, ANSWER_FEATURES)):
             if model.features != names:
                 changed = sorted(set(names) ^ set(model.features))
-                raise ValueError(f"{path}: trained on other features than this code computes ({changed}); "
-                                 "retrain with `ragmesh train-selector`")
+                raise ValueError(
+                    f"{path}: trained on other features than this code computes ({changed}); "
+                    "retrain with `ragmesh train-selector`"
+                )
         return card
 
 

@@ -43,8 +43,9 @@ def record_contexts(stub, cases: list[EvalCase], timeout: float) -> list[dict]:
 
 def _overlaps_gold(case: EvalCase, passage, start: int, end: int) -> bool:
     chunk = passage.chunk
-    return cites_gold(case.gold, chunk.meta.document_id, chunk.meta.version, chunk.char_start + start,
-                      chunk.char_start + end)
+    return cites_gold(
+        case.gold, chunk.meta.document_id, chunk.meta.version, chunk.char_start + start, chunk.char_start + end
+    )
 
 
 class Dataset:
@@ -60,8 +61,9 @@ class Dataset:
             units = selection.candidates(case.question, passages)
             self.units.append(units)
             self.x.append(selection.matrix(units))
-            self.labels.append(np.array([_overlaps_gold(case, passages[u.passage], u.start, u.end) for u in units],
-                                        dtype=bool))
+            self.labels.append(
+                np.array([_overlaps_gold(case, passages[u.passage], u.start, u.end) for u in units], dtype=bool)
+            )
 
     def indices(self, split: str) -> list[int]:
         return [i for i, c in enumerate(self.cases) if c.split == split]
@@ -78,17 +80,31 @@ def _fit(x: np.ndarray, y: np.ndarray, names: tuple[str, ...]) -> selection.Logi
 
     scaler = StandardScaler().fit(x)
     model = LogisticRegression(C=1.0, max_iter=5000).fit(scaler.transform(x), y)
-    return selection.Logistic(names, tuple(scaler.mean_.tolist()), tuple(scaler.scale_.tolist()),
-                              tuple(model.coef_[0].tolist()), float(model.intercept_[0]))
+    return selection.Logistic(
+        names,
+        tuple(scaler.mean_.tolist()),
+        tuple(scaler.scale_.tolist()),
+        tuple(model.coef_[0].tolist()),
+        float(model.intercept_[0]),
+    )
 
 
 def _fit_units(x: np.ndarray, y: np.ndarray, seed: int = 0) -> selection.Boosted:
     """Small, strongly regularised trees: a few hundred positives among thousands of units."""
     import lightgbm
 
-    model = lightgbm.LGBMClassifier(n_estimators=150, learning_rate=0.05, num_leaves=8, min_child_samples=20,
-                                    subsample=0.8, subsample_freq=1, colsample_bytree=0.8, random_state=seed,
-                                    n_jobs=1, verbose=-1).fit(x, y)
+    model = lightgbm.LGBMClassifier(
+        n_estimators=150,
+        learning_rate=0.05,
+        num_leaves=8,
+        min_child_samples=20,
+        subsample=0.8,
+        subsample_freq=1,
+        colsample_bytree=0.8,
+        random_state=seed,
+        n_jobs=1,
+        verbose=-1,
+    ).fit(x, y)
     return selection.Boosted(selection.FEATURES, model.booster_.model_to_string())
 
 
@@ -133,7 +149,8 @@ def outcomes(stage: Stage, rows, supports, answer_probs: dict[int, float], thres
     correct = {i for i in answered if any(data.labels[i][k] for k in stage.chosen(supports, i))}
     given = [i for i in answerable if i in answered]
     return {
-        "answerable": len(answerable), "unanswerable": len(unanswerable),
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
         "answer_accuracy": round(len(correct & set(answerable)) / max(len(answerable), 1), 4),
         "wrong_answer_rate": round(sum(i not in correct for i in given) / max(len(given), 1), 4),
         "over_abstention_rate": round(sum(i not in answered for i in answerable) / max(len(answerable), 1), 4),
@@ -172,8 +189,11 @@ def train(data: Dataset, target_far: float, max_units: int, ratio: float = 0.5) 
     answer_y = {i: bool(stage.answer_y(supports, [i])[0]) for s in rows.values() for i in s}
 
     def fit_answer(fit_rows):
-        return _fit(np.vstack([answer_x[i] for i in fit_rows]), np.array([answer_y[i] for i in fit_rows]),
-                    selection.ANSWER_FEATURES)
+        return _fit(
+            np.vstack([answer_x[i] for i in fit_rows]),
+            np.array([answer_y[i] for i in fit_rows]),
+            selection.ANSWER_FEATURES,
+        )
 
     # Held-out answer probabilities for calibration: train out-of-fold, dev from the model fitted on train.
     answer_probs: dict[int, float] = {}
@@ -189,14 +209,25 @@ def train(data: Dataset, target_far: float, max_units: int, ratio: float = 0.5) 
         "threshold": round(threshold, 4),
         **{split: outcomes(stage, rows[split], supports, answer_probs, threshold) for split in rows},
         "units": {"train": int(len(y_train)), "train_positive": int(y_train.sum())},
-        "answer_coefficients": dict(zip(selection.ANSWER_FEATURES, np.round(answer_model.coef, 3).tolist(),
-                                        strict=True)),
+        "answer_coefficients": dict(
+            zip(selection.ANSWER_FEATURES, np.round(answer_model.coef, 3).tolist(), strict=True)
+        ),
     }
-    card = selection.SelectorCard(unit_model, answer_model, float(threshold), ratio, training={
-        "unit_model": "lightgbm binary, 150 trees of 8 leaves", "target_false_answer_rate": target_far,
-        "max_units": max_units,
-        "train_cases": len(rows["train"]), "calibration_cases": len(calibration_rows),
-        "train_out_of_fold": report["train"], "dev": report["dev"]})
+    card = selection.SelectorCard(
+        unit_model,
+        answer_model,
+        float(threshold),
+        ratio,
+        training={
+            "unit_model": "lightgbm binary, 150 trees of 8 leaves",
+            "target_false_answer_rate": target_far,
+            "max_units": max_units,
+            "train_cases": len(rows["train"]),
+            "calibration_cases": len(calibration_rows),
+            "train_out_of_fold": report["train"],
+            "dev": report["dev"],
+        },
+    )
     return card, report
 
 
@@ -206,9 +237,14 @@ def run(args) -> int:
     cases = load_cases(args.cases, args.corpus or ["examples"])
     contexts_file = Path(args.contexts)
     if args.record or not contexts_file.exists():
-        args.spawn, args.env = True, [("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
-                                      ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none"),
-                                      *(args.env or [])]
+        args.spawn, args.env = (
+            True,
+            [
+                ("RAGMESH_GATEWAY_ABSTAIN_THRESHOLD", "-1e9"),
+                ("RAGMESH_GATEWAY_CALIBRATION_FILE", "none"),
+                *(args.env or []),
+            ],
+        )
         with _mesh_or_gateway(args) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             _ingest_corpus_dirs(stub, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
@@ -219,9 +255,15 @@ def run(args) -> int:
     contexts = {r["id"]: r["context"] for r in map(json.loads, raw.decode().splitlines())}
     data = Dataset(cases, contexts)
     card, report = train(data, args.target_far, args.max_units)
-    card = dataclasses.replace(card, training={
-        **card.training, "cases_file": Path(args.cases).name, "contexts_sha256": hashlib.sha256(raw).hexdigest(),
-        "trained_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    card = dataclasses.replace(
+        card,
+        training={
+            **card.training,
+            "cases_file": Path(args.cases).name,
+            "contexts_sha256": hashlib.sha256(raw).hexdigest(),
+            "trained_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
     card.save(args.out)
     print(json.dumps(report, indent=2))
     print(f"selector {card.model_id} (threshold {card.threshold:.4f}) written to {args.out}")
@@ -234,8 +276,11 @@ def add_parser(sub) -> None:
     p = sub.add_parser("train-selector", help="train and calibrate the extractive generator's answer selector")
     p.add_argument("--cases", default="eval/cases/sample.jsonl")
     p.add_argument("--corpus", action="append")
-    p.add_argument("--contexts", default="eval/out/selector/contexts.jsonl",
-                   help="recorded contexts (made by a private mesh when missing or with --record)")
+    p.add_argument(
+        "--contexts",
+        default="eval/out/selector/contexts.jsonl",
+        help="recorded contexts (made by a private mesh when missing or with --record)",
+    )
     p.add_argument("--record", action="store_true", help="record the contexts again")
     p.add_argument("--target-far", type=float, default=0.05)
     p.add_argument("--max-units", type=int, default=3)
@@ -245,4 +290,3 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--gateway", default="127.0.0.1:7070")
     p.set_defaults(func=run, spawn=True)
-

@@ -17,11 +17,15 @@ import sys
 from shared.errors import FailedPrecondition
 
 # A realistic passage, repeated to several hundred tokens: prompt evaluation is where the bad builds crashed.
-_PASSAGE = ("Customers on the Team plan may cancel at any time; the refund covers the unused part of the billing "
-            "period and is paid within fourteen days to the original payment method. ")
+_PASSAGE = (
+    "Customers on the Team plan may cancel at any time; the refund covers the unused part of the billing "
+    "period and is paid within fourteen days to the original payment method. "
+)
 PROMPT_REPEATS = 24
-FIX = ("rebuild it for a portable CPU baseline with `make llm` (deploy/llm/install.sh compiles with "
-       "CMAKE_ARGS=-DGGML_NATIVE=OFF and installs only that wheel, never a natively built one from pip's cache)")
+FIX = (
+    "rebuild it for a portable CPU baseline with `make llm` (deploy/llm/install.sh compiles with "
+    "CMAKE_ARGS=-DGGML_NATIVE=OFF and installs only that wheel, never a natively built one from pip's cache)"
+)
 
 
 def _child(model_path: str, threads: int) -> None:
@@ -31,17 +35,26 @@ def _child(model_path: str, threads: int) -> None:
     prompt = "Read the policy and answer.\n\n" + _PASSAGE * PROMPT_REPEATS + "\nQuestion: how long does a refund take?"
     tokens = len(llm.tokenize(prompt.encode()))
     reply = llm.create_completion(prompt, max_tokens=4, temperature=0.0)
-    print(json.dumps({"prompt_tokens": tokens, "completion": reply["choices"][0]["text"],
-                      "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip()}))
+    print(
+        json.dumps(
+            {
+                "prompt_tokens": tokens,
+                "completion": reply["choices"][0]["text"],
+                "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
+            }
+        )
+    )
 
 
 def explain_failure(returncode: int, stderr: str, model_path: str) -> str:
     """What a failed self-test child means, with the fix when the build is at fault."""
     if returncode < 0:
         name = signal.Signals(-returncode).name
-        return (f"llama.cpp self-test: the process died with {name} evaluating a long prompt with {model_path}. "
-                f"The installed llama-cpp-python was most likely compiled for another CPU (-march=native, e.g. with "
-                f"AVX-512/AMX); {FIX}")
+        return (
+            f"llama.cpp self-test: the process died with {name} evaluating a long prompt with {model_path}. "
+            f"The installed llama-cpp-python was most likely compiled for another CPU (-march=native, e.g. with "
+            f"AVX-512/AMX); {FIX}"
+        )
     tail = " | ".join(stderr.strip().splitlines()[-3:])
     return f"llama.cpp self-test failed (exit {returncode}) with {model_path}: {tail}"
 
@@ -52,8 +65,10 @@ def check_llama_cpp(model_path: str, threads: int = 2, timeout: float = 120.0) -
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise FailedPrecondition(f"llama.cpp self-test: a long prompt took over {timeout:.0f} s with {model_path}; "
-                                 "the build or the machine is far too slow for the llamacpp backend") from None
+        raise FailedPrecondition(
+            f"llama.cpp self-test: a long prompt took over {timeout:.0f} s with {model_path}; "
+            "the build or the machine is far too slow for the llamacpp backend"
+        ) from None
     if done.returncode != 0:
         raise FailedPrecondition(explain_failure(done.returncode, done.stderr, model_path))
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -81,12 +81,15 @@ def build_generator(cfg: GeneratorConfig):
         if cfg.selector_card in ("", "none"):
             return ExtractiveGenerator(cfg.max_units)
         if not os.path.exists(cfg.selector_card):
-            raise SystemExit(f"RAGMESH_GENERATOR_SELECTOR_CARD={cfg.selector_card}: no such file; train one with "
-                             "`ragmesh train-selector`, or set it to none for the coverage rule")
+            raise SystemExit(
+                f"RAGMESH_GENERATOR_SELECTOR_CARD={cfg.selector_card}: no such file; train one with "
+                "`ragmesh train-selector`, or set it to none for the coverage rule"
+            )
         return SelectingGenerator(cfg.selector_card, cfg.max_units)
     if cfg.backend == "llamacpp":
-        return LLMGenerator(LlamaCppBackend(cfg.model_path, cfg.threads), cfg.max_tokens, cfg.section_token_budget,
-                            cfg.llm_passages)
+        return LLMGenerator(
+            LlamaCppBackend(cfg.model_path, cfg.threads), cfg.max_tokens, cfg.section_token_budget, cfg.llm_passages
+        )
     if cfg.backend == "openai":
         if not cfg.openai_url:
             raise SystemExit("RAGMESH_GENERATOR_BACKEND=openai needs RAGMESH_GENERATOR_OPENAI_URL")

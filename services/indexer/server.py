@@ -36,8 +36,10 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
             SOURCE_CHANGED.inc()
         INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
         return indexer_pb2.UpsertDocumentResponse(
-            chunks_written=result.written, chunks_unchanged=result.unchanged,
-            chunks_removed=result.removed, embedding_model_id=self.indexer.model_id,
+            chunks_written=result.written,
+            chunks_unchanged=result.unchanged,
+            chunks_removed=result.removed,
+            embedding_model_id=self.indexer.model_id,
         )
 
     def DeleteDocument(self, request, context):
@@ -48,8 +50,10 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
     def Stats(self, request, context):
         stats = self.indexer.index.stats(request.tenant_id)
         return indexer_pb2.StatsResponse(
-            chunk_count=stats["chunks"], document_count=stats["documents"],
-            embedding_model_id=self.indexer.model_id, backend=self.indexer.index.name,
+            chunk_count=stats["chunks"],
+            document_count=stats["documents"],
+            embedding_model_id=self.indexer.model_id,
+            backend=self.indexer.index.name,
         )
 
 
@@ -60,8 +64,10 @@ def _held(guard) -> list[str] | None:
 
 def main() -> None:
     cfg = config.load(IndexerConfig, "indexer")
-    indexer = DocumentIndexer(open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
-                              build_embedder(cfg.embed_model, threads=cfg.embed_threads))
+    indexer = DocumentIndexer(
+        open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
+        build_embedder(cfg.embed_model, threads=cfg.embed_threads),
+    )
 
     def register(server):
         indexer.warm_up()

@@ -57,5 +57,7 @@ class DocumentIndexer:
             return
         unheld = sorted(self.index.document_scopes(tenant_id, document_id) - {PUBLIC_SCOPE, *held})
         if unheld:
-            raise PermissionDenied(f"cannot {action} {document_id!r}: it is stored under access scope(s) "
-                                   f"{', '.join(map(repr, unheld))}, which the caller does not hold")
+            raise PermissionDenied(
+                f"cannot {action} {document_id!r}: it is stored under access scope(s) "
+                f"{', '.join(map(repr, unheld))}, which the caller does not hold"
+            )

@@ -62,8 +62,13 @@ class TritonScorer:
         self.weight = float(params.get("ragmesh_fusion_weight", "0") or 0)
         self.maxsim_weight = float(params.get("ragmesh_maxsim_weight", "0") or 0)
         self.k = int(params.get("ragmesh_fusion_k", str(fusion.RRF_K)))
-        log.info("cross-encoder %s version %s served by Triton at %s (fusion weight %s)",
-                 self.model_id, self.model_version, self.address, self.weight)
+        log.info(
+            "cross-encoder %s version %s served by Triton at %s (fusion weight %s)",
+            self.model_id,
+            self.model_version,
+            self.address,
+            self.weight,
+        )
 
     def score(self, query: str, passages: list[str]) -> np.ndarray:
         import tritonclient.grpc as triton
@@ -79,8 +84,9 @@ class TritonScorer:
         inputs[0].set_data_from_numpy(queries)
         inputs[1].set_data_from_numpy(texts)
         try:
-            result = self._client.infer(self.model_name, inputs, outputs=[triton.InferRequestedOutput("SCORE")],
-                                        client_timeout=self.timeout_s)
+            result = self._client.infer(
+                self.model_name, inputs, outputs=[triton.InferRequestedOutput("SCORE")], client_timeout=self.timeout_s
+            )
         except Exception as exc:
             raise Unavailable(f"Triton at {self.address} (model {self.model_name}) failed: {exc}") from exc
         return result.as_numpy("SCORE").reshape(-1).astype(np.float32)
@@ -106,8 +112,9 @@ class OnnxScorer:
 
         options = ort.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
-        self._session = ort.InferenceSession(str(self.model_dir / "model.onnx"), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            str(self.model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        )
         self._input_names = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
@@ -116,8 +123,11 @@ class OnnxScorer:
     def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:
         """The tokenised pairs, as the ONNX model takes them."""
         encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
-        columns = {"input_ids": [e.ids for e in encoded], "attention_mask": [e.attention_mask for e in encoded],
-                   "token_type_ids": [e.type_ids for e in encoded]}
+        columns = {
+            "input_ids": [e.ids for e in encoded],
+            "attention_mask": [e.attention_mask for e in encoded],
+            "token_type_ids": [e.type_ids for e in encoded],
+        }
         return {k: np.array(v, dtype=np.int64) for k, v in columns.items() if k in self._input_names}
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
@@ -162,8 +172,13 @@ def resolve_scorer(name: str, cache_root: Path, threads: int = 2):
     if "/" in name and not os.path.exists(name):
         log.info("cross-encoder: %s is not a folder or a cached model; hub name for sentence-transformers", name)
         return HubScorer(name, threads=threads)
-    log.warning("cross-encoder %r: not a model folder, not in %s, not a hub name; train one with "
-                "`ragmesh train-reranker --name %s`", name, cache_root, name)
+    log.warning(
+        "cross-encoder %r: not a model folder, not in %s, not a hub name; train one with "
+        "`ragmesh train-reranker --name %s`",
+        name,
+        cache_root,
+        name,
+    )
     return None
 
 
@@ -201,7 +216,7 @@ class CrossEncoderReranker:
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
         if not query.strip():
             raise InvalidArgument("query", "is empty")
-        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k :]
         if not head:
             return []
         pending = None

@@ -26,8 +26,13 @@ def ranks_of(scores: np.ndarray, first_ranks: list[int]) -> list[int]:
     return ranks
 
 
-def fused_order(first_ranks: list[int], scores: np.ndarray, weight: float, k: int = RRF_K,
-                more: tuple[tuple[np.ndarray, float], ...] = ()) -> list[int]:
+def fused_order(
+    first_ranks: list[int],
+    scores: np.ndarray,
+    weight: float,
+    k: int = RRF_K,
+    more: tuple[tuple[np.ndarray, float], ...] = (),
+) -> list[int]:
     """Indices in final order; `more` holds further (scores, weight) signals."""
     value = [1.0 / (k + f) for f in first_ranks]
     for signal, w in ((scores, weight), *more):
@@ -36,8 +41,14 @@ def fused_order(first_ranks: list[int], scores: np.ndarray, weight: float, k: in
     return sorted(range(len(first_ranks)), key=lambda i: (-value[i], first_ranks[i]))
 
 
-def reorder(head: list[ScoredChunk], tail: list[ScoredChunk], scores: np.ndarray, weight: float,
-            k: int = RRF_K, more: tuple[tuple[np.ndarray, float], ...] = ()) -> list[ScoredChunk]:
+def reorder(
+    head: list[ScoredChunk],
+    tail: list[ScoredChunk],
+    scores: np.ndarray,
+    weight: float,
+    k: int = RRF_K,
+    more: tuple[tuple[np.ndarray, float], ...] = (),
+) -> list[ScoredChunk]:
     """The rescored head in fused order, then the untouched tail; every candidate gets its rerank_rank."""
     first = [sc.scores.fused_rank or i for i, sc in enumerate(head, start=1)]
     ranked = [head[i] for i in fused_order(first, scores, weight, k, more)] + tail

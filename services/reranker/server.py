@@ -56,27 +56,34 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
             annotate_documents(span, ranked, "rerank_score")
         return reranker_pb2.RerankResponse(
             candidates=[convert.scored_to_pb(c) for c in ranked],
-            model_id=self.reranker.model_id, model_version=self.reranker.model_version,
+            model_id=self.reranker.model_id,
+            model_version=self.reranker.model_version,
         )
 
 
 def build_reranker(cfg: RerankerConfig):
     def maxsim():
-        return MaxSimReranker(build_embedder(cfg.embed_model, threads=cfg.embed_threads), cfg.rescore_k,
-                              fusion_weight=cfg.maxsim_fusion_weight)
+        return MaxSimReranker(
+            build_embedder(cfg.embed_model, threads=cfg.embed_threads),
+            cfg.rescore_k,
+            fusion_weight=cfg.maxsim_fusion_weight,
+        )
 
     if cfg.model == "maxsim":
         return maxsim()
     if cfg.model == "passthrough":
         return PassthroughReranker()
     if cfg.model == "triton":
-        return CrossEncoderReranker(TritonScorer(cfg.triton_address, cfg.triton_model, cfg.triton_timeout_s),
-                                    cfg.cross_encoder_k, maxsim)
+        return CrossEncoderReranker(
+            TritonScorer(cfg.triton_address, cfg.triton_model, cfg.triton_timeout_s), cfg.cross_encoder_k, maxsim
+        )
     if cfg.model == "cross-encoder":
         scorer = resolve_scorer(cfg.cross_encoder, rerankers_root(), cfg.cross_encoder_threads)
         if scorer is None:
-            raise SystemExit("RAGMESH_RERANKER_MODEL=cross-encoder: no model to load; run `ragmesh train-reranker` "
-                             "or set RAGMESH_RERANKER_CROSS_ENCODER to a model folder or hub name")
+            raise SystemExit(
+                "RAGMESH_RERANKER_MODEL=cross-encoder: no model to load; run `ragmesh train-reranker` "
+                "or set RAGMESH_RERANKER_CROSS_ENCODER to a model folder or hub name"
+            )
         return CrossEncoderReranker(scorer, cfg.cross_encoder_k, maxsim)
     raise SystemExit(f"RAGMESH_RERANKER_MODEL={cfg.model!r}: expected maxsim, triton, cross-encoder or passthrough")
 

@@ -56,8 +56,7 @@ class PassthroughReranker:
 class MaxSimReranker:
     model_version = "1"
 
-    def __init__(self, embedder: Embedder, rescore_k: int = 20, cache_chunks: int = 50_000,
-                 fusion_weight: float = 1.0):
+    def __init__(self, embedder: Embedder, rescore_k: int = 20, cache_chunks: int = 50_000, fusion_weight: float = 1.0):
         self.embedder = embedder
         self.rescore_k = rescore_k
         self.fusion_weight = fusion_weight
@@ -128,7 +127,7 @@ class MaxSimReranker:
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
         if not query.strip():
             raise InvalidArgument("query", "is empty")
-        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k:]
+        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k :]
         scores = self.score(query, head)
         weight = self.fusion_weight if self.fusion_weight >= 0 else fusion.RERANKER_ONLY
         ranked = fusion.reorder(head, tail, scores, weight)

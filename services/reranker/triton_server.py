@@ -38,8 +38,15 @@ def default_repository(name: str = "sample") -> Path:
 
 
 class TritonServer:
-    def __init__(self, repository: Path | str, grpc_port: int = 8001, http_port: int = 8000, metrics_port: int = 8002,
-                 venv: Path | str = DEFAULT_VENV, log_path: Path | str | None = None):
+    def __init__(
+        self,
+        repository: Path | str,
+        grpc_port: int = 8001,
+        http_port: int = 8000,
+        metrics_port: int = 8002,
+        venv: Path | str = DEFAULT_VENV,
+        log_path: Path | str | None = None,
+    ):
         self.repository = Path(repository)
         self.grpc_port, self.http_port, self.metrics_port = grpc_port, http_port, metrics_port
         self.venv = Path(venv)
@@ -58,19 +65,34 @@ class TritonServer:
 
     def command(self) -> list[str]:
         server = self._site_packages() / "pytriton" / "tritonserver"
-        return [str(server / "bin" / "tritonserver"), f"--model-repository={self.repository}",
-                f"--backend-directory={server / 'backends'}",
-                "--grpc-address=127.0.0.1", f"--grpc-port={self.grpc_port}",
-                "--http-address=127.0.0.1", f"--http-port={self.http_port}",
-                "--metrics-address=127.0.0.1", f"--metrics-port={self.metrics_port}",
-                "--exit-timeout-secs=5", "--log-verbose=0", "--strict-readiness=true"]
+        return [
+            str(server / "bin" / "tritonserver"),
+            f"--model-repository={self.repository}",
+            f"--backend-directory={server / 'backends'}",
+            "--grpc-address=127.0.0.1",
+            f"--grpc-port={self.grpc_port}",
+            "--http-address=127.0.0.1",
+            f"--http-port={self.http_port}",
+            "--metrics-address=127.0.0.1",
+            f"--metrics-port={self.metrics_port}",
+            "--exit-timeout-secs=5",
+            "--log-verbose=0",
+            "--strict-readiness=true",
+        ]
 
     def env(self) -> dict[str, str]:
         site = self._site_packages()
-        libs = [sysconfig.get_config_var("LIBDIR") or "", str(site / "nvidia_pytriton.libs"),
-                os.environ.get("LD_LIBRARY_PATH", "")]
-        return {**os.environ, "PATH": f"{self.venv / 'bin'}:{os.environ.get('PATH', '')}",
-                "LD_LIBRARY_PATH": ":".join(p for p in libs if p), "VIRTUAL_ENV": str(self.venv)}
+        libs = [
+            sysconfig.get_config_var("LIBDIR") or "",
+            str(site / "nvidia_pytriton.libs"),
+            os.environ.get("LD_LIBRARY_PATH", ""),
+        ]
+        return {
+            **os.environ,
+            "PATH": f"{self.venv / 'bin'}:{os.environ.get('PATH', '')}",
+            "LD_LIBRARY_PATH": ":".join(p for p in libs if p),
+            "VIRTUAL_ENV": str(self.venv),
+        }
 
     def start(self, timeout: float = 120.0) -> "TritonServer":
         if not (self.repository / MODEL_NAME / "1" / "model.onnx").is_file():
@@ -78,13 +100,15 @@ class TritonServer:
         self.refresh_model_code()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(self.command(), env=self.env(), stdout=log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            self.command(), env=self.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"tritonserver exited with {self.process.returncode}; see {self.log_path}:\n"
-                                   + self.log_tail())
+                raise RuntimeError(
+                    f"tritonserver exited with {self.process.returncode}; see {self.log_path}:\n" + self.log_tail()
+                )
             if self.ready():
                 return self
             time.sleep(0.5)
@@ -166,8 +190,10 @@ def main(argv=None) -> int:
         return 0
     server.start()
     pid_file.write_text(str(server.process.pid))
-    print(f"tritonserver pid {server.process.pid}: gRPC {server.grpc_address}, HTTP 127.0.0.1:{args.http_port}, "
-          f"model repository {repository}; log {server.log_path}")
+    print(
+        f"tritonserver pid {server.process.pid}: gRPC {server.grpc_address}, HTTP 127.0.0.1:{args.http_port}, "
+        f"model repository {repository}; log {server.log_path}"
+    )
     return 0
 
 

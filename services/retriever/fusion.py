@@ -17,8 +17,11 @@ def reciprocal_rank_fusion(bm25: list[SearchHit], dense: list[SearchHit], k: int
     # Ties (same fused score) keep a deterministic order: best single-list rank, then id.
     fused = sorted(
         merged.values(),
-        key=lambda sc: (-sc.scores.fused_score,
-                        min(r for r in (sc.scores.bm25_rank, sc.scores.dense_rank) if r), sc.chunk.chunk_id),
+        key=lambda sc: (
+            -sc.scores.fused_score,
+            min(r for r in (sc.scores.bm25_rank, sc.scores.dense_rank) if r),
+            sc.chunk.chunk_id,
+        ),
     )
     for rank, sc in enumerate(fused, start=1):
         sc.scores.fused_rank = rank

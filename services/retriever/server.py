@@ -43,20 +43,24 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
     def Retrieve(self, request, context):
         mode = _MODES.get(request.mode)
         if mode is None:  # proto3 enums are open: an unknown number arrives as itself, not as hybrid
-            raise InvalidArgument("mode", f"{request.mode} is not a retrieval mode (0 = unspecified (hybrid), "
-                                          "1 = hybrid, 2 = bm25, 3 = dense)")
+            raise InvalidArgument(
+                "mode",
+                f"{request.mode} is not a retrieval mode (0 = unspecified (hybrid), 1 = hybrid, 2 = bm25, 3 = dense)",
+            )
         with tracer().start_as_current_span("retrieval", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("gen_ai.operation.name", "retrieval")
             span.set_attribute("ragmesh.retrieval.mode", mode)
             annotate_query(span, request.tenant_id, request.query)
             results = self.retriever.run(
-                request.tenant_id, request.query, convert.filters_from_pb(request.filters), mode, request.top_k)
+                request.tenant_id, request.query, convert.filters_from_pb(request.filters), mode, request.top_k
+            )
             annotate_candidates(span, "ragmesh.retrieval", results)
             annotate_documents(span, results, "fused_score")
         CANDIDATES.labels(mode).observe(len(results))
         return retriever_pb2.RetrieveResponse(
             candidates=[convert.scored_to_pb(r) for r in results],
-            embedding_model_id=self.retriever.model_id, backend=self.retriever.index.name,
+            embedding_model_id=self.retriever.model_id,
+            backend=self.retriever.index.name,
         )
 
     def GetChunk(self, request, context):
@@ -69,7 +73,9 @@ def main() -> None:
     retriever = HybridRetriever(
         open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
         build_embedder(cfg.embed_model, threads=cfg.embed_threads),
-        rrf_k=cfg.rrf_k, per_retriever_k=cfg.per_retriever_k, default_top_k=cfg.top_k,
+        rrf_k=cfg.rrf_k,
+        per_retriever_k=cfg.per_retriever_k,
+        default_top_k=cfg.top_k,
     )
 
     def register(server):

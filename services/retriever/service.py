@@ -13,8 +13,14 @@ MAX_QUERY_CHARS = 20_000
 
 
 class HybridRetriever:
-    def __init__(self, index: IndexBackend, embedder: Embedder, rrf_k: int = 60, per_retriever_k: int = 50,
-                 default_top_k: int = 50):
+    def __init__(
+        self,
+        index: IndexBackend,
+        embedder: Embedder,
+        rrf_k: int = 60,
+        per_retriever_k: int = 50,
+        default_top_k: int = 50,
+    ):
         self.index = index
         self.embedder = embedder
         self.rrf_k = rrf_k
@@ -36,8 +42,9 @@ class HybridRetriever:
         vector = self.embedder.embed_queries([query])[0]
         return self.index.knn(tenant_id, vector, self.model_id, filters, k)
 
-    def run(self, tenant_id: str, query: str, filters: SearchFilters, mode: str = "hybrid",
-            top_k: int = 0) -> list[ScoredChunk]:
+    def run(
+        self, tenant_id: str, query: str, filters: SearchFilters, mode: str = "hybrid", top_k: int = 0
+    ) -> list[ScoredChunk]:
         require(tenant_id, "tenant_id")
         if not query.strip():
             raise InvalidArgument("query", "is empty")

@@ -6,5 +6,16 @@ from shared.embedding.registry import KNOWN_MODELS, build_embedder, canonical_na
 from shared.embedding.sentence_transformer import SentenceTransformerEmbedder
 from shared.embedding.tokens import TokenCounter
 
-__all__ = ["KNOWN_MODELS", "Embedder", "ModelSpec", "OnnxEmbedder", "OnnxSpec", "SentenceTransformerEmbedder",
-           "TokenCounter", "build_embedder", "canonical_name", "resolve_model_dir", "tokenizer_source"]
+__all__ = [
+    "KNOWN_MODELS",
+    "Embedder",
+    "ModelSpec",
+    "OnnxEmbedder",
+    "OnnxSpec",
+    "SentenceTransformerEmbedder",
+    "TokenCounter",
+    "build_embedder",
+    "canonical_name",
+    "resolve_model_dir",
+    "tokenizer_source",
+]

@@ -36,8 +36,9 @@ class OnnxSpec:
             raise ValueError(f"pooling {self.pooling!r} is not one of {POOLINGS}")
 
     def model_spec(self) -> ModelSpec:
-        return ModelSpec(self.model_id, self.dimension, self.max_tokens, self.query_prefix, self.passage_prefix,
-                         version=self.version)
+        return ModelSpec(
+            self.model_id, self.dimension, self.max_tokens, self.query_prefix, self.passage_prefix, version=self.version
+        )
 
 
 def find_onnx_file(folder: str | os.PathLike) -> Path | None:
@@ -56,8 +57,14 @@ class OnnxEmbedder:
     `threads` bounds onnxruntime's intra-op pool (and spinning is off), so encoding does not fight
     numpy and the gRPC threads over two cores."""
 
-    def __init__(self, spec: OnnxSpec, folder: str | os.PathLike, threads: int = 2, batch_size: int = 32,
-                 max_batch_tokens: int = 8192):
+    def __init__(
+        self,
+        spec: OnnxSpec,
+        folder: str | os.PathLike,
+        threads: int = 2,
+        batch_size: int = 32,
+        max_batch_tokens: int = 8192,
+    ):
         self.onnx_spec = spec
         self.folder = Path(folder)
         self.threads = max(1, int(threads))
@@ -82,7 +89,8 @@ class OnnxEmbedder:
         tokenizer_path = self.folder / "tokenizer.json"
         if model_path is None or not tokenizer_path.is_file():
             raise FileNotFoundError(
-                f"{self.spec.model_id}: {self.folder} needs a *.onnx and a tokenizer.json (run `make models`)")
+                f"{self.spec.model_id}: {self.folder} needs a *.onnx and a tokenizer.json (run `make models`)"
+            )
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
@@ -96,12 +104,14 @@ class OnnxEmbedder:
         tokenizer.enable_truncation(max_length=self.spec.max_tokens)
         tokenizer.no_padding()  # padded per batch, to the batch's longest
         self._tokenizer = tokenizer
-        log.info("model %s (%s): %s, %d intra-op threads", self.spec.model_id, self.spec.version, model_path,
-                 self.threads)
+        log.info(
+            "model %s (%s): %s, %d intra-op threads", self.spec.model_id, self.spec.version, model_path, self.threads
+        )
         probe = self._encode(["warm up"])
         if probe.shape[1] != self.spec.dimension:
-            raise RuntimeError(f"{self.spec.model_id}: the model gives {probe.shape[1]}-d vectors, "
-                               f"its spec says {self.spec.dimension}")
+            raise RuntimeError(
+                f"{self.spec.model_id}: the model gives {probe.shape[1]}-d vectors, its spec says {self.spec.dimension}"
+            )
 
     # -- encoding ---------------------------------------------------------------------------------
 
@@ -128,8 +138,8 @@ class OnnxEmbedder:
         input_ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros((len(rows), width), dtype=np.int64)
         for j, row in enumerate(rows):
-            input_ids[j, :len(row)] = row
-            mask[j, :len(row)] = 1
+            input_ids[j, : len(row)] = row
+            mask[j, : len(row)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(input_ids)

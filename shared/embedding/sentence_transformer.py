@@ -6,8 +6,15 @@ from shared.embedding.base import ModelSpec, resolve_model_dir
 
 
 class SentenceTransformerEmbedder:
-    def __init__(self, model_name: str, threads: int = 2, batch_size: int = 32, query_prefix: str = "",
-                 passage_prefix: str = "", model_dir: str | None = None):
+    def __init__(
+        self,
+        model_name: str,
+        threads: int = 2,
+        batch_size: int = 32,
+        query_prefix: str = "",
+        passage_prefix: str = "",
+        model_dir: str | None = None,
+    ):
         self.model_name = model_name
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
@@ -28,9 +35,11 @@ class SentenceTransformerEmbedder:
         self._model = SentenceTransformer(self.model_dir or resolve_model_dir(self.model_name), device="cpu")
         self.spec = ModelSpec(
             model_id=self.model_name,
-            dimension=int(self._model.get_embedding_dimension()
-                          if hasattr(self._model, "get_embedding_dimension")
-                          else self._model.get_sentence_embedding_dimension()),
+            dimension=int(
+                self._model.get_embedding_dimension()
+                if hasattr(self._model, "get_embedding_dimension")
+                else self._model.get_sentence_embedding_dimension()
+            ),
             max_tokens=int(self._model.max_seq_length),
             query_prefix=self.query_prefix,
             passage_prefix=self.passage_prefix,
@@ -43,7 +52,10 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.spec.dimension), dtype=np.float32)
         vectors = self._model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
             show_progress_bar=False,
         )
         return vectors.astype(np.float32)

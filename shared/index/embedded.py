@@ -137,8 +137,7 @@ class EmbeddedIndex:
 
     def existing_chunk_ids(self, meta: DocumentMeta, model_id: str) -> set[str]:
         rows = self._conn().execute(
-            "SELECT chunk_id FROM chunks WHERE tenant_id=? AND document_id=? AND version=? "
-            "AND embedding_model_id=?",
+            "SELECT chunk_id FROM chunks WHERE tenant_id=? AND document_id=? AND version=? AND embedding_model_id=?",
             (meta.tenant_id, meta.document_id, meta.version, model_id),
         )
         return {r[0] for r in rows}
@@ -171,8 +170,15 @@ class EmbeddedIndex:
                     conn.execute(
                         "UPDATE chunks SET effective_from=?, effective_to=?, access_scopes=?, source_uri=?, "
                         "title=?, source_sha256=? WHERE rowid=?",
-                        (eff_from, eff_to, json.dumps(scopes), meta.source_uri, meta.title,
-                         meta.source_sha256, kept[0]),
+                        (
+                            eff_from,
+                            eff_to,
+                            json.dumps(scopes),
+                            meta.source_uri,
+                            meta.title,
+                            meta.source_sha256,
+                            kept[0],
+                        ),
                     )
                     conn.execute("DELETE FROM chunk_scopes WHERE chunk_rowid=?", (kept[0],))
                     conn.executemany("INSERT INTO chunk_scopes VALUES (?, ?)", [(kept[0], s) for s in scopes])
@@ -186,11 +192,31 @@ class EmbeddedIndex:
                     "heading_path, body, embed_text, char_start, char_end, parent_section_id, "
                     "section_text, token_count, position, embedding_model_id, embedding, indexed_at) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (chunk.chunk_id, meta.tenant_id, meta.document_id, meta.version, eff_from, eff_to,
-                     json.dumps(scopes), meta.source_uri, meta.content_type, meta.title,
-                     meta.source_sha256, json.dumps(chunk.heading_path), chunk.body, chunk.embed_text,
-                     chunk.char_start, chunk.char_end, chunk.parent_section_id, chunk.section_text,
-                     chunk.token_count, chunk.position, model_id, vector.tobytes(), now),
+                    (
+                        chunk.chunk_id,
+                        meta.tenant_id,
+                        meta.document_id,
+                        meta.version,
+                        eff_from,
+                        eff_to,
+                        json.dumps(scopes),
+                        meta.source_uri,
+                        meta.content_type,
+                        meta.title,
+                        meta.source_sha256,
+                        json.dumps(chunk.heading_path),
+                        chunk.body,
+                        chunk.embed_text,
+                        chunk.char_start,
+                        chunk.char_end,
+                        chunk.parent_section_id,
+                        chunk.section_text,
+                        chunk.token_count,
+                        chunk.position,
+                        model_id,
+                        vector.tobytes(),
+                        now,
+                    ),
                 )
                 rowid = cur.lastrowid
                 touched.append(rowid)
@@ -205,16 +231,21 @@ class EmbeddedIndex:
         return UpsertResult(written=written, unchanged=unchanged, removed=len(stale))
 
     def document_scopes(self, tenant_id: str, document_id: str) -> set[str]:
-        rows = self._conn().execute("SELECT DISTINCT access_scopes FROM chunks WHERE tenant_id=? AND document_id=?",
-                                    (tenant_id, document_id))
+        rows = self._conn().execute(
+            "SELECT DISTINCT access_scopes FROM chunks WHERE tenant_id=? AND document_id=?", (tenant_id, document_id)
+        )
         return {scope for (scopes,) in rows for scope in json.loads(scopes)}
 
     def delete_document(self, tenant_id: str, document_id: str) -> int:
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            rowids = [r[0] for r in conn.execute(
-                "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=?", (tenant_id, document_id))]
+            rowids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=?", (tenant_id, document_id)
+                )
+            ]
             self._delete_rows(conn, rowids)
             self._bump_generation(conn, tenant_id, rowids)
             conn.execute("COMMIT")
@@ -239,8 +270,9 @@ class EmbeddedIndex:
         if generation % 100 == 0 and generation > _LOG_KEEP:
             floor = generation - _LOG_KEEP
             conn.execute("DELETE FROM chunk_log WHERE generation <= ?", (floor,))
-            conn.execute("UPDATE meta SET value = ? WHERE key='log_floor' AND CAST(value AS INTEGER) < ?",
-                         (str(floor), floor))
+            conn.execute(
+                "UPDATE meta SET value = ? WHERE key='log_floor' AND CAST(value AS INTEGER) < ?", (str(floor), floor)
+            )
 
     # ---- reads (retriever) ------------------------------------------------------------------
 
@@ -271,20 +303,27 @@ class EmbeddedIndex:
         where, params = self._filter_sql(tenant_id, filters)
         # Rank on the filter columns alone (they sit at the start of a row), then read whole rows for
         # the top k only: sorting every match with its text and embedding costs more than the ranking.
-        rows = self._conn().execute(
-            f"SELECT {_CHUNK_COLUMNS}, top.score FROM (SELECT chunks_fts.rowid AS hit, bm25(chunks_fts) AS score "
-            f"FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {where} "
-            f"ORDER BY score LIMIT ?) AS top JOIN chunks c ON c.rowid = top.hit ORDER BY top.score",
-            [expression, *params, top_k],
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT {_CHUNK_COLUMNS}, top.score FROM (SELECT chunks_fts.rowid AS hit, bm25(chunks_fts) AS score "
+                f"FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {where} "
+                f"ORDER BY score LIMIT ?) AS top JOIN chunks c ON c.rowid = top.hit ORDER BY top.score",
+                [expression, *params, top_k],
+            )
+            .fetchall()
+        )
         # FTS5's bm25() is negative (lower is better); report the conventional positive score.
         return [SearchHit(chunk=_row_to_chunk(r), score=-float(r["score"])) for r in rows]
 
     def _vector_view(self, conn: sqlite3.Connection, tenant_id: str) -> "_VectorView":
         """The tenant's view at the generation of `conn`'s open read transaction, or newer."""
-        generation, floor = (int(v) for v in conn.execute(
-            "SELECT (SELECT value FROM meta WHERE key='generation'), "
-            "(SELECT value FROM meta WHERE key='log_floor')").fetchone())
+        generation, floor = (
+            int(v)
+            for v in conn.execute(
+                "SELECT (SELECT value FROM meta WHERE key='generation'), (SELECT value FROM meta WHERE key='log_floor')"
+            ).fetchone()
+        )
         with self._cache_lock:
             tenant_lock = self._tenant_locks.setdefault(tenant_id, threading.Lock())
         # One tenant's (re)load never holds up another tenant's queries.
@@ -293,9 +332,14 @@ class EmbeddedIndex:
             if view is not None and view.generation < generation:
                 changed = None
                 if view.generation >= floor:
-                    changed = [r[0] for r in conn.execute(
-                        "SELECT DISTINCT chunk_rowid FROM chunk_log WHERE tenant_id=? AND generation > ? "
-                        "AND generation <= ?", (tenant_id, view.generation, generation))]
+                    changed = [
+                        r[0]
+                        for r in conn.execute(
+                            "SELECT DISTINCT chunk_rowid FROM chunk_log WHERE tenant_id=? AND generation > ? "
+                            "AND generation <= ?",
+                            (tenant_id, view.generation, generation),
+                        )
+                    ]
                 if changed is not None and len(changed) <= max(_RELOAD_SHARE * view.live, 1000) and not view.worn:
                     view.apply(changed, _fetch_vector_rows(conn, tenant_id, changed), generation)
                 else:
@@ -348,12 +392,14 @@ class EmbeddedIndex:
         finally:
             conn.execute("COMMIT")
         # Belt and braces: every hit is re-checked against the filters on the row as stored.
-        return [SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score) for r, score in chosen
-                if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)]
+        return [
+            SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score)
+            for r, score in chosen
+            if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)
+        ]
 
     def _model_ids(self, tenant_id: str) -> list[str]:
-        rows = self._conn().execute(
-            "SELECT DISTINCT embedding_model_id FROM chunks WHERE tenant_id=?", (tenant_id,))
+        rows = self._conn().execute("SELECT DISTINCT embedding_model_id FROM chunks WHERE tenant_id=?", (tenant_id,))
         return [r[0] for r in rows]
 
     def vector_memory_bytes(self) -> int:
@@ -364,18 +410,23 @@ class EmbeddedIndex:
 
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None:
         scopes = visible_scopes(access_scopes)
-        row = self._conn().execute(
-            "SELECT c.* FROM chunks c WHERE c.tenant_id=? AND c.chunk_id=? AND EXISTS (SELECT 1 FROM "
-            f"chunk_scopes s WHERE s.chunk_rowid=c.rowid AND s.scope IN ({','.join('?' * len(scopes))}))",
-            [tenant_id, chunk_id, *scopes],
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute(
+                "SELECT c.* FROM chunks c WHERE c.tenant_id=? AND c.chunk_id=? AND EXISTS (SELECT 1 FROM "
+                f"chunk_scopes s WHERE s.chunk_rowid=c.rowid AND s.scope IN ({','.join('?' * len(scopes))}))",
+                [tenant_id, chunk_id, *scopes],
+            )
+            .fetchone()
+        )
         return _row_to_chunk(row) if row else None
 
     def export(self, tenant_id: str):
         """Every stored document version of a tenant as (meta, chunks, vectors by chunk id), for
         moving an index to another backend without re-embedding."""
         rows = self._conn().execute(
-            "SELECT c.* FROM chunks c WHERE c.tenant_id=? ORDER BY document_id, version, position", (tenant_id,))
+            "SELECT c.* FROM chunks c WHERE c.tenant_id=? ORDER BY document_id, version, position", (tenant_id,)
+        )
         key, chunks, vectors = None, [], {}
         for row in rows:
             chunk = _row_to_chunk(row)
@@ -401,27 +452,44 @@ class EmbeddedIndex:
 
 def _row_to_chunk(row: sqlite3.Row) -> Chunk:
     meta = DocumentMeta(
-        tenant_id=row["tenant_id"], document_id=row["document_id"], version=row["version"],
-        access_scopes=json.loads(row["access_scopes"]), effective_from=row["effective_from"],
-        effective_to=row["effective_to"], source_uri=row["source_uri"], content_type=row["content_type"],
-        title=row["title"], source_sha256=row["source_sha256"],
+        tenant_id=row["tenant_id"],
+        document_id=row["document_id"],
+        version=row["version"],
+        access_scopes=json.loads(row["access_scopes"]),
+        effective_from=row["effective_from"],
+        effective_to=row["effective_to"],
+        source_uri=row["source_uri"],
+        content_type=row["content_type"],
+        title=row["title"],
+        source_sha256=row["source_sha256"],
     )
     return Chunk(
-        chunk_id=row["chunk_id"], meta=meta, heading_path=json.loads(row["heading_path"]), body=row["body"],
-        embed_text=row["embed_text"], char_start=row["char_start"], char_end=row["char_end"],
-        parent_section_id=row["parent_section_id"], token_count=row["token_count"], position=row["position"],
-        section_text=row["section_text"], embedding_model_id=row["embedding_model_id"],
+        chunk_id=row["chunk_id"],
+        meta=meta,
+        heading_path=json.loads(row["heading_path"]),
+        body=row["body"],
+        embed_text=row["embed_text"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        parent_section_id=row["parent_section_id"],
+        token_count=row["token_count"],
+        position=row["position"],
+        section_text=row["section_text"],
+        embedding_model_id=row["embedding_model_id"],
     )
 
 
 # ---- the in-memory vector view of one tenant ---------------------------------------------------
 
 # Every column _row_to_chunk reads (never the embedding: a 384-d one spills to an overflow page).
-_CHUNK_COLUMNS = ("c.rowid, chunk_id, tenant_id, document_id, version, effective_from, effective_to, access_scopes, "
-                  "source_uri, content_type, title, source_sha256, heading_path, body, embed_text, char_start, "
-                  "char_end, parent_section_id, section_text, token_count, position, embedding_model_id")
-_VECTOR_COLUMNS = ("rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, "
-                   "embedding_model_id")
+_CHUNK_COLUMNS = (
+    "c.rowid, chunk_id, tenant_id, document_id, version, effective_from, effective_to, access_scopes, "
+    "source_uri, content_type, title, source_sha256, heading_path, body, embed_text, char_start, "
+    "char_end, parent_section_id, section_text, token_count, position, embedding_model_id"
+)
+_VECTOR_COLUMNS = (
+    "rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, embedding_model_id"
+)
 
 
 def _fetch_vector_rows(conn: sqlite3.Connection, tenant_id: str, rowids: list[int] | None) -> list:
@@ -435,11 +503,13 @@ def _fetch_vector_rows(conn: sqlite3.Connection, tenant_id: str, rowids: list[in
 def _select_rows(conn: sqlite3.Connection, columns: str, tenant_id: str, rowids: list[int]) -> list:
     rows = []
     for start in range(0, len(rowids), _PARAMS_PER_QUERY):
-        part = rowids[start:start + _PARAMS_PER_QUERY]
+        part = rowids[start : start + _PARAMS_PER_QUERY]
         # "+": the tenant is checked on each row, never looked up through chunks_doc (SQLite would
         # otherwise walk the tenant's whole index range to find a few row ids).
-        rows += conn.execute(f"SELECT {columns} FROM chunks c WHERE +c.tenant_id=? AND c.rowid IN "
-                             f"({','.join('?' * len(part))})", [tenant_id, *part]).fetchall()
+        rows += conn.execute(
+            f"SELECT {columns} FROM chunks c WHERE +c.tenant_id=? AND c.rowid IN ({','.join('?' * len(part))})",
+            [tenant_id, *part],
+        ).fetchall()
     return rows
 
 
@@ -486,7 +556,7 @@ class _Float32Scan:
             grown = np.zeros((max(need, int(len(self.matrix) * 1.25) + 16), self.dim), dtype=np.float32)
             grown[: self.n] = self.matrix[: self.n]
             self.matrix = grown
-        self.matrix[self.n:need] = vectors
+        self.matrix[self.n : need] = vectors
         self.n = need
 
     def keep(self, slots: np.ndarray) -> None:
@@ -568,8 +638,16 @@ class _VectorView:
     dead (their slot never passes the mask again) and compacted away once they are a quarter of the
     slots. Every change and every scan runs under the view's lock (faiss must not scan while it appends)."""
 
-    _COLUMNS = (("rowids", np.int64), ("alive", bool), ("eff_from", np.int64), ("eff_to", np.int64),
-                ("scopes", np.int32), ("docs", np.int32), ("types", np.int32), ("models", np.int32))
+    _COLUMNS = (
+        ("rowids", np.int64),
+        ("alive", bool),
+        ("eff_from", np.int64),
+        ("eff_to", np.int64),
+        ("scopes", np.int32),
+        ("docs", np.int32),
+        ("types", np.int32),
+        ("models", np.int32),
+    )
 
     def __init__(self, tenant_id: str):
         self.tenant_id = tenant_id
@@ -639,9 +717,12 @@ class _VectorView:
         cols["eff_from"][lo:hi] = [self._time(r[2], -_FOREVER) for r in rows]
         cols["eff_to"][lo:hi] = [self._time(r[3], _FOREVER) for r in rows]
         scope_sets: dict[str, int] = {}  # the JSON text of a scope list -> its code, parsed once
-        cols["scopes"][lo:hi] = [scope_sets.get(r[4]) if r[4] in scope_sets else
-                                 scope_sets.setdefault(r[4], self.scope_codes(frozenset(json.loads(r[4]))))
-                                 for r in rows]
+        cols["scopes"][lo:hi] = [
+            scope_sets.get(r[4])
+            if r[4] in scope_sets
+            else scope_sets.setdefault(r[4], self.scope_codes(frozenset(json.loads(r[4]))))
+            for r in rows
+        ]
         cols["docs"][lo:hi] = [self.doc_codes(r[5]) for r in rows]
         cols["types"][lo:hi] = [self.type_codes(r[6]) for r in rows]
         cols["models"][lo:hi] = [self.model_codes(r[7]) for r in rows]
@@ -677,8 +758,9 @@ class _VectorView:
 
     # -- queries (any thread) --
 
-    def search(self, query: np.ndarray, visible: set[str], as_of: str, filters: SearchFilters,
-               top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(
+        self, query: np.ndarray, visible: set[str], as_of: str, filters: SearchFilters, top_k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, exact scores) of the top_k rows that pass the filters, best first. With the 8-bit
         scan, its best max(4 top_k, 200) are rescored exactly and the top_k of those kept."""
         with self.lock:

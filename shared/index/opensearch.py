@@ -57,8 +57,18 @@ def _keyword(indexed: bool = True) -> dict:
 _MAPPINGS = {
     "dynamic": "strict",
     "properties": {
-        **{f: _keyword() for f in ("chunk_id", "tenant_id", "document_id", "version", "access_scopes",
-                                    "content_type", "embedding_model_id")},
+        **{
+            f: _keyword()
+            for f in (
+                "chunk_id",
+                "tenant_id",
+                "document_id",
+                "version",
+                "access_scopes",
+                "content_type",
+                "embedding_model_id",
+            )
+        },
         **{f: _keyword(indexed=False) for f in ("source_uri", "title", "source_sha256")},
         "effective_from": {"type": "date"},
         "effective_to": {"type": "date"},
@@ -98,8 +108,15 @@ def _engine_errors(method):
 class OpenSearchIndex:
     name = "opensearch"
 
-    def __init__(self, url: str, index: str, dimension: int | None = None, hnsw: HnswParams = HnswParams(),
-                 refresh: bool = True, client: OpenSearch | None = None):
+    def __init__(
+        self,
+        url: str,
+        index: str,
+        dimension: int | None = None,
+        hnsw: HnswParams = HnswParams(),
+        refresh: bool = True,
+        client: OpenSearch | None = None,
+    ):
         self.url = url
         self.index = index
         self.hnsw = hnsw
@@ -114,8 +131,10 @@ class OpenSearchIndex:
     @_engine_errors
     def warm_up(self) -> None:
         if not self.client.indices.exists(index=self.index):
-            body = {"settings": {"index": {"number_of_shards": 1, "number_of_replicas": 0, "knn": True}},
-                    "mappings": _MAPPINGS}
+            body = {
+                "settings": {"index": {"number_of_shards": 1, "number_of_replicas": 0, "knn": True}},
+                "mappings": _MAPPINGS,
+            }
             try:
                 self.client.indices.create(index=self.index, body=body)
             except RequestError as exc:
@@ -144,15 +163,22 @@ class OpenSearchIndex:
     def _ensure_vector_field(self, dimension: int) -> None:
         mapped = self._vector_dimension()
         if mapped is None:
-            method = {"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil",
-                      "parameters": {"m": self.hnsw.m, "ef_construction": self.hnsw.ef_construction}}
-            self.client.indices.put_mapping(index=self.index, body={"properties": {
-                "embedding": {"type": "knn_vector", "dimension": dimension, "method": method}}})
+            method = {
+                "name": "hnsw",
+                "engine": "lucene",
+                "space_type": "cosinesimil",
+                "parameters": {"m": self.hnsw.m, "ef_construction": self.hnsw.ef_construction},
+            }
+            self.client.indices.put_mapping(
+                index=self.index,
+                body={"properties": {"embedding": {"type": "knn_vector", "dimension": dimension, "method": method}}},
+            )
             self._mapped_dimension = dimension
         elif mapped != dimension:
             raise FailedPrecondition(
                 f"embedding model mismatch: index {self.index!r} holds {mapped}-d vectors, these are "
-                f"{dimension}-d; re-embed into a new index or switch models")
+                f"{dimension}-d; re-embed into a new index or switch models"
+            )
 
     # ---- writes (indexer) -------------------------------------------------------------------
 
@@ -171,9 +197,15 @@ class OpenSearchIndex:
 
     @staticmethod
     def _version_query(meta: DocumentMeta) -> dict:
-        return {"bool": {"filter": [{"term": {"tenant_id": meta.tenant_id}},
-                                    {"term": {"document_id": meta.document_id}},
-                                    {"term": {"version": meta.version}}]}}
+        return {
+            "bool": {
+                "filter": [
+                    {"term": {"tenant_id": meta.tenant_id}},
+                    {"term": {"document_id": meta.document_id}},
+                    {"term": {"version": meta.version}},
+                ]
+            }
+        }
 
     @_engine_errors
     def existing_chunk_ids(self, meta: DocumentMeta, model_id: str) -> set[str]:
@@ -183,8 +215,10 @@ class OpenSearchIndex:
 
     @_engine_errors
     def replace_document_version(self, meta, chunks, vectors, model_id) -> UpsertResult:
-        stored = {s["chunk_id"]: s["embedding_model_id"]
-                  for s in self._scan(self._version_query(meta), ["chunk_id", "embedding_model_id"])}
+        stored = {
+            s["chunk_id"]: s["embedding_model_id"]
+            for s in self._scan(self._version_query(meta), ["chunk_id", "embedding_model_id"])
+        }
         new_ids = {c.chunk_id for c in chunks}
         stale = [cid for cid, mid in stored.items() if cid not in new_ids or mid != model_id]
         governance = _governance(meta)
@@ -197,8 +231,13 @@ class OpenSearchIndex:
                 continue
             vector = np.asarray(vectors[chunk.chunk_id], dtype=np.float32)
             self._ensure_vector_field(len(vector))
-            actions.append({"_op_type": "index", "_id": chunk.chunk_id,
-                            "_source": _chunk_source(chunk, meta, governance, model_id, vector, now)})
+            actions.append(
+                {
+                    "_op_type": "index",
+                    "_id": chunk.chunk_id,
+                    "_source": _chunk_source(chunk, meta, governance, model_id, vector, now),
+                }
+            )
             written += 1
         # Deletes go last so that a reader never finds the document missing. A chunk re-embedded by
         # another model counts as removed and written, but its id was just overwritten: keep it.
@@ -208,8 +247,9 @@ class OpenSearchIndex:
         return UpsertResult(written=written, unchanged=unchanged, removed=len(stale))
 
     @_engine_errors
-    def bulk_add(self, documents: Iterable[tuple[DocumentMeta, list[Chunk], dict[str, np.ndarray]]],
-                 model_id: str) -> int:
+    def bulk_add(
+        self, documents: Iterable[tuple[DocumentMeta, list[Chunk], dict[str, np.ndarray]]], model_id: str
+    ) -> int:
         """Initial load or re-embedding of documents whose versions are not in the index yet: one
         streaming bulk, no per-document look-ups or refreshes. Call refresh() afterwards."""
         now = utc_now()
@@ -220,19 +260,30 @@ class OpenSearchIndex:
                 for chunk in chunks:
                     vector = np.asarray(vectors[chunk.chunk_id], dtype=np.float32)
                     self._ensure_vector_field(len(vector))
-                    yield {"_op_type": "index", "_id": chunk.chunk_id,
-                           "_source": _chunk_source(chunk, meta, governance, model_id, vector, now)}
+                    yield {
+                        "_op_type": "index",
+                        "_id": chunk.chunk_id,
+                        "_source": _chunk_source(chunk, meta, governance, model_id, vector, now),
+                    }
 
         return self._bulk(actions(), refresh=False)
 
     def _bulk(self, actions: Iterable[dict], refresh: bool | None = None) -> int:
         refresh = self.refresh_on_write if refresh is None else refresh
-        done, errors = helpers.bulk(self.client, actions, index=self.index, refresh=refresh,
-                                    raise_on_error=False, chunk_size=500, max_chunk_bytes=20 * 1024 * 1024)
+        done, errors = helpers.bulk(
+            self.client,
+            actions,
+            index=self.index,
+            refresh=refresh,
+            raise_on_error=False,
+            chunk_size=500,
+            max_chunk_bytes=20 * 1024 * 1024,
+        )
         if errors:
             first = next(iter(errors[0].values()))
-            raise FailedPrecondition(f"OpenSearch refused {len(errors)} writes to {self.index!r}; "
-                                     f"first: {first.get('error')}")
+            raise FailedPrecondition(
+                f"OpenSearch refused {len(errors)} writes to {self.index!r}; first: {first.get('error')}"
+            )
         return done
 
     @_engine_errors
@@ -254,12 +305,13 @@ class OpenSearchIndex:
     @staticmethod
     def _filters(tenant_id: str, filters: SearchFilters) -> list[dict]:
         """The filter clauses every read shares, so BM25 and k-NN see exactly the same chunks."""
-        clauses = [{"term": {"tenant_id": tenant_id}},
-                   {"terms": {"access_scopes": visible_scopes(filters.access_scopes)}}]
+        clauses = [
+            {"term": {"tenant_id": tenant_id}},
+            {"terms": {"access_scopes": visible_scopes(filters.access_scopes)}},
+        ]
         if not filters.include_superseded:
             as_of = normalize_time(filters.as_of, "filters.as_of") or utc_now()
-            clauses += [{"range": {"effective_from": {"lte": as_of}}},
-                        {"range": {"effective_to": {"gt": as_of}}}]
+            clauses += [{"range": {"effective_from": {"lte": as_of}}}, {"range": {"effective_to": {"gt": as_of}}}]
         for field, values in (("document_id", filters.document_ids), ("content_type", filters.content_types)):
             if values:
                 clauses.append({"terms": {field: list(values)}})
@@ -270,11 +322,17 @@ class OpenSearchIndex:
         phrases = search_phrases(query)
         if not phrases:
             return []
-        body = {"size": top_k, "_source": {"excludes": _SOURCE_EXCLUDES}, "query": {"bool": {
-            "should": [{"match_phrase": {"search_text": p}} for p in phrases],
-            "minimum_should_match": 1,
-            "filter": self._filters(tenant_id, filters),
-        }}}
+        body = {
+            "size": top_k,
+            "_source": {"excludes": _SOURCE_EXCLUDES},
+            "query": {
+                "bool": {
+                    "should": [{"match_phrase": {"search_text": p}} for p in phrases],
+                    "minimum_should_match": 1,
+                    "filter": self._filters(tenant_id, filters),
+                }
+            },
+        }
         hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
         return [SearchHit(chunk=_hit_to_chunk(h), score=float(h["_score"])) for h in hits]
 
@@ -284,19 +342,34 @@ class OpenSearchIndex:
             return []  # nothing was ever embedded into this index
         # The filter sits inside the knn query: Lucene searches the graph among the allowed documents
         # (or exactly, when they are few), so top_k survives any filter.
-        search = {"size": top_k, "_source": {"excludes": _SOURCE_EXCLUDES}, "query": {"knn": {"embedding": {
-            "vector": _vector_json(np.asarray(vector, dtype=np.float32)),
-            "k": top_k,
-            "filter": {"bool": {"filter": self._filters(tenant_id, filters)}},
-            "method_parameters": {"ef_search": max(self.hnsw.ef_search, top_k)},
-        }}}}
+        search = {
+            "size": top_k,
+            "_source": {"excludes": _SOURCE_EXCLUDES},
+            "query": {
+                "knn": {
+                    "embedding": {
+                        "vector": _vector_json(np.asarray(vector, dtype=np.float32)),
+                        "k": top_k,
+                        "filter": {"bool": {"filter": self._filters(tenant_id, filters)}},
+                        "method_parameters": {"ef_search": max(self.hnsw.ef_search, top_k)},
+                    }
+                }
+            },
+        }
         # The model check rides in the same round trip: does the tenant hold any chunk embedded by
         # another model? terminate_after stops at the first one, where an aggregation would read
         # every chunk of the tenant on every query.
-        other_model = {"size": 0, "terminate_after": 1, "track_total_hits": True, "query": {"bool": {
-            "filter": [{"term": {"tenant_id": tenant_id}}],
-            "must_not": [{"term": {"embedding_model_id": model_id}}],
-        }}}
+        other_model = {
+            "size": 0,
+            "terminate_after": 1,
+            "track_total_hits": True,
+            "query": {
+                "bool": {
+                    "filter": [{"term": {"tenant_id": tenant_id}}],
+                    "must_not": [{"term": {"embedding_model_id": model_id}}],
+                }
+            },
+        }
         header = {"index": self.index}
         found, mismatch = self.client.msearch(body=[header, search, header, other_model])["responses"]
         if "error" not in mismatch and mismatch["hits"]["total"]["value"] > 0:
@@ -312,17 +385,29 @@ class OpenSearchIndex:
         return [SearchHit(chunk=_hit_to_chunk(h), score=2.0 * float(h["_score"]) - 1.0) for h in found["hits"]["hits"]]
 
     def _model_ids(self, tenant_id: str) -> list[str]:
-        body = {"size": 0, "query": {"term": {"tenant_id": tenant_id}},
-                "aggs": {"models": {"terms": {"field": "embedding_model_id", "size": 100}}}}
+        body = {
+            "size": 0,
+            "query": {"term": {"tenant_id": tenant_id}},
+            "aggs": {"models": {"terms": {"field": "embedding_model_id", "size": 100}}},
+        }
         buckets = self.client.search(index=self.index, body=body)["aggregations"]["models"]["buckets"]
         return sorted(b["key"] for b in buckets)
 
     @_engine_errors
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk | None:
-        body = {"size": 1, "_source": {"excludes": _SOURCE_EXCLUDES}, "query": {"bool": {"filter": [
-            {"ids": {"values": [chunk_id]}}, {"term": {"tenant_id": tenant_id}},
-            {"terms": {"access_scopes": visible_scopes(access_scopes)}},
-        ]}}}
+        body = {
+            "size": 1,
+            "_source": {"excludes": _SOURCE_EXCLUDES},
+            "query": {
+                "bool": {
+                    "filter": [
+                        {"ids": {"values": [chunk_id]}},
+                        {"term": {"tenant_id": tenant_id}},
+                        {"terms": {"access_scopes": visible_scopes(access_scopes)}},
+                    ]
+                }
+            },
+        }
         hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
         return _hit_to_chunk(hits[0]) if hits else None
 
@@ -332,12 +417,18 @@ class OpenSearchIndex:
 
     @_engine_errors
     def stats(self, tenant_id: str) -> dict:
-        body = {"size": 0, "track_total_hits": True, "query": {"term": {"tenant_id": tenant_id}},
-                "aggs": {"documents": {"cardinality": {"field": "document_id", "precision_threshold": 40000}}}}
+        body = {
+            "size": 0,
+            "track_total_hits": True,
+            "query": {"term": {"tenant_id": tenant_id}},
+            "aggs": {"documents": {"cardinality": {"field": "document_id", "precision_threshold": 40000}}},
+        }
         result = self.client.search(index=self.index, body=body)
-        return {"chunks": result["hits"]["total"]["value"],
-                "documents": result["aggregations"]["documents"]["value"],
-                "model_ids": self._model_ids(tenant_id)}
+        return {
+            "chunks": result["hits"]["total"]["value"],
+            "documents": result["aggregations"]["documents"]["value"],
+            "model_ids": self._model_ids(tenant_id),
+        }
 
 
 def _governance(meta: DocumentMeta) -> dict:
@@ -346,7 +437,9 @@ def _governance(meta: DocumentMeta) -> dict:
         "effective_from": normalize_time(meta.effective_from, "effective_from") or utc_now(),
         "effective_to": normalize_time(meta.effective_to, "effective_to") or OPEN_END,
         "access_scopes": sorted(set(meta.access_scopes)) or [PUBLIC_SCOPE],
-        "source_uri": meta.source_uri, "title": meta.title, "source_sha256": meta.source_sha256,
+        "source_uri": meta.source_uri,
+        "title": meta.title,
+        "source_sha256": meta.source_sha256,
     }
 
 
@@ -356,35 +449,59 @@ def _vector_json(vector: np.ndarray) -> list[float]:
     return np.round(vector.astype(np.float64), 8).tolist()
 
 
-def _chunk_source(chunk: Chunk, meta: DocumentMeta, governance: dict, model_id: str, vector: np.ndarray,
-                  now: str) -> dict:
+def _chunk_source(
+    chunk: Chunk, meta: DocumentMeta, governance: dict, model_id: str, vector: np.ndarray, now: str
+) -> dict:
     return {
-        "chunk_id": chunk.chunk_id, "tenant_id": meta.tenant_id, "document_id": meta.document_id,
-        "version": meta.version, "content_type": meta.content_type, "embedding_model_id": model_id,
+        "chunk_id": chunk.chunk_id,
+        "tenant_id": meta.tenant_id,
+        "document_id": meta.document_id,
+        "version": meta.version,
+        "content_type": meta.content_type,
+        "embedding_model_id": model_id,
         **governance,
         "indexed_at": now,
         # search_text is the chunk's embed_text (heading path + body): BM25 sees what the embedder saw.
         "search_text": chunk.embed_text,
         "embedding": _vector_json(vector),
-        "payload": {"heading_path": chunk.heading_path, "body": chunk.body, "char_start": chunk.char_start,
-                    "char_end": chunk.char_end, "parent_section_id": chunk.parent_section_id,
-                    "section_text": chunk.section_text, "token_count": chunk.token_count,
-                    "position": chunk.position},
+        "payload": {
+            "heading_path": chunk.heading_path,
+            "body": chunk.body,
+            "char_start": chunk.char_start,
+            "char_end": chunk.char_end,
+            "parent_section_id": chunk.parent_section_id,
+            "section_text": chunk.section_text,
+            "token_count": chunk.token_count,
+            "position": chunk.position,
+        },
     }
 
 
 def _hit_to_chunk(hit: dict) -> Chunk:
     s, p = hit["_source"], hit["_source"]["payload"]
     meta = DocumentMeta(
-        tenant_id=s["tenant_id"], document_id=s["document_id"], version=s["version"],
-        access_scopes=list(s["access_scopes"]), effective_from=s["effective_from"],
-        effective_to="" if s["effective_to"] == OPEN_END else s["effective_to"], source_uri=s["source_uri"],
-        content_type=s["content_type"], title=s["title"], source_sha256=s["source_sha256"],
+        tenant_id=s["tenant_id"],
+        document_id=s["document_id"],
+        version=s["version"],
+        access_scopes=list(s["access_scopes"]),
+        effective_from=s["effective_from"],
+        effective_to="" if s["effective_to"] == OPEN_END else s["effective_to"],
+        source_uri=s["source_uri"],
+        content_type=s["content_type"],
+        title=s["title"],
+        source_sha256=s["source_sha256"],
     )
     return Chunk(
-        chunk_id=s["chunk_id"], meta=meta, heading_path=list(p["heading_path"]), body=p["body"],
-        embed_text=s["search_text"], char_start=p["char_start"], char_end=p["char_end"],
-        parent_section_id=p["parent_section_id"], token_count=p["token_count"], position=p["position"],
-        section_text=p["section_text"], embedding_model_id=s["embedding_model_id"],
+        chunk_id=s["chunk_id"],
+        meta=meta,
+        heading_path=list(p["heading_path"]),
+        body=p["body"],
+        embed_text=s["search_text"],
+        char_start=p["char_start"],
+        char_end=p["char_end"],
+        parent_section_id=p["parent_section_id"],
+        token_count=p["token_count"],
+        position=p["position"],
+        section_text=p["section_text"],
+        embedding_model_id=s["embedding_model_id"],
     )
-

@@ -23,8 +23,11 @@ def _observed(service: str, method: str, carrier: dict, context: grpc.ServicerCo
     """The server span (continuing the caller's trace) and the metrics of one call."""
     token = otel_context.attach(propagate.extract(carrier))
     started = time.perf_counter()
-    span = tracer().start_span(f"{service}/{method}", kind=SpanKind.SERVER, attributes={
-        "rpc.system": "grpc", "rpc.service": service, "rpc.method": method})
+    span = tracer().start_span(
+        f"{service}/{method}",
+        kind=SpanKind.SERVER,
+        attributes={"rpc.system": "grpc", "rpc.service": service, "rpc.method": method},
+    )
     failed = False
     try:
         with trace.use_span(span, end_on_exit=False):

@@ -55,8 +55,10 @@ def annotate_query(span, tenant_id: str, query: str) -> None:
 
 def annotate_documents(span, candidates, score: str) -> None:
     """GenAI convention: gen_ai.retrieval.documents as a JSON list of {id, score}."""
-    span.set_attribute("gen_ai.retrieval.documents", json.dumps(
-        [{"id": c.chunk.chunk_id, "score": round(float(getattr(c.scores, score)), 6)} for c in candidates]))
+    span.set_attribute(
+        "gen_ai.retrieval.documents",
+        json.dumps([{"id": c.chunk.chunk_id, "score": round(float(getattr(c.scores, score)), 6)} for c in candidates]),
+    )
 
 
 def annotate_candidates(span, prefix: str, candidates) -> None:

@@ -31,7 +31,17 @@ except ImportError as exc:  # pragma: no cover - only without `make stubs`
     raise ImportError("gRPC stubs are missing: run `make stubs` (they are generated from protos/)") from exc
 
 __all__ = [
-    "chunker_pb2", "chunker_pb2_grpc", "common_pb2", "gateway_pb2", "gateway_pb2_grpc",
-    "generator_pb2", "generator_pb2_grpc", "indexer_pb2", "indexer_pb2_grpc", "reranker_pb2",
-    "reranker_pb2_grpc", "retriever_pb2", "retriever_pb2_grpc",
+    "chunker_pb2",
+    "chunker_pb2_grpc",
+    "common_pb2",
+    "gateway_pb2",
+    "gateway_pb2_grpc",
+    "generator_pb2",
+    "generator_pb2_grpc",
+    "indexer_pb2",
+    "indexer_pb2_grpc",
+    "reranker_pb2",
+    "reranker_pb2_grpc",
+    "retriever_pb2",
+    "retriever_pb2_grpc",
 ]

@@ -21,23 +21,41 @@ def unit(*values) -> np.ndarray:
 
 
 def meta(tenant="acme", doc="doc-1", version="1", scopes=("public",), eff_from="2020-01-01", eff_to="") -> DocumentMeta:
-    return DocumentMeta(tenant_id=tenant, document_id=doc, version=version, access_scopes=list(scopes),
-                        effective_from=eff_from, effective_to=eff_to, source_uri=f"{doc}.md",
-                        content_type="text/markdown", title=doc)
+    return DocumentMeta(
+        tenant_id=tenant,
+        document_id=doc,
+        version=version,
+        access_scopes=list(scopes),
+        effective_from=eff_from,
+        effective_to=eff_to,
+        source_uri=f"{doc}.md",
+        content_type="text/markdown",
+        title=doc,
+    )
 
 
 def chunk(m: DocumentMeta, position: int, body: str) -> Chunk:
-    return Chunk(chunk_id=f"{m.tenant_id}-{m.document_id}-{m.version}-{position}-{abs(hash(body)) % 10**8}",
-                 meta=m, heading_path=["Section"], body=body, embed_text=f"Section\n{body}", char_start=0,
-                 char_end=len(body), parent_section_id="sec", token_count=10, position=position,
-                 section_text=body)
+    return Chunk(
+        chunk_id=f"{m.tenant_id}-{m.document_id}-{m.version}-{position}-{abs(hash(body)) % 10**8}",
+        meta=m,
+        heading_path=["Section"],
+        body=body,
+        embed_text=f"Section\n{body}",
+        char_start=0,
+        char_end=len(body),
+        parent_section_id="sec",
+        token_count=10,
+        position=position,
+        section_text=body,
+    )
 
 
 def write(index, m: DocumentMeta, bodies_and_vectors: list[tuple[str, np.ndarray]]):
     chunks = [chunk(m, i, body) for i, (body, _) in enumerate(bodies_and_vectors)]
     existing = index.existing_chunk_ids(m, MODEL_ID)
-    vectors = {c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors, strict=True)
-               if c.chunk_id not in existing}
+    vectors = {
+        c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors, strict=True) if c.chunk_id not in existing
+    }
     return index.replace_document_version(m, chunks, vectors, MODEL_ID)
 
 
@@ -106,8 +124,11 @@ class IndexConformance:
         assert index.get_chunk("acme", index.bm25("acme", "bands", hr, 1)[0].chunk.chunk_id, []) is None
 
     def test_current_only_by_default_and_as_of(self, index):
-        write(index, meta(doc="refund", version="2025", eff_from="2025-01-01", eff_to="2026-01-01"),
-              [("refund window 30 days", unit(1))])
+        write(
+            index,
+            meta(doc="refund", version="2025", eff_from="2025-01-01", eff_to="2026-01-01"),
+            [("refund window 30 days", unit(1))],
+        )
         write(index, meta(doc="refund", version="2026", eff_from="2026-01-01"), [("refund window 14 days", unit(1))])
         current = index.bm25("acme", "refund window", self.ANY, 10)
         assert [h.chunk.meta.version for h in current] == ["2026"]
@@ -143,10 +164,21 @@ class IndexConformance:
         with pytest.raises(FailedPrecondition, match="embedding model mismatch"):
             index.knn("acme", unit(1), "other/model", self.ANY, 10)
 
-    @pytest.mark.parametrize("query", [
-        '"unbalanced quote', "AND OR NOT", "NEAR(a b)", "col:refund", "refund*", "😀 emoji 🚀", "(((", "-", "^x",
-        "refund " * 2000,
-    ])
+    @pytest.mark.parametrize(
+        "query",
+        [
+            '"unbalanced quote',
+            "AND OR NOT",
+            "NEAR(a b)",
+            "col:refund",
+            "refund*",
+            "😀 emoji 🚀",
+            "(((",
+            "-",
+            "^x",
+            "refund " * 2000,
+        ],
+    )
     def test_special_characters_never_break_the_query(self, index, query):
         write(index, meta(), [("refund emoji policy", unit(1))])
         hits = index.bm25("acme", query, self.ANY, 10)

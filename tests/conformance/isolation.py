@@ -49,8 +49,9 @@ def check_isolation(index, world, held_scopes: list[str]) -> tuple[int, int]:
         for doc_id, scopes, bodies in docs:
             m = meta(tenant=tenant, doc=doc_id, scopes=scopes)
             chunks = [chunk(m, i, body) for i, (body, _) in enumerate(bodies)]
-            index.replace_document_version(m, chunks, {c.chunk_id: v for c, (_, v) in zip(chunks, bodies, strict=True)},
-                                           MODEL_ID)
+            index.replace_document_version(
+                m, chunks, {c.chunk_id: v for c, (_, v) in zip(chunks, bodies, strict=True)}, MODEL_ID
+            )
             written.update({c.chunk_id: (tenant, scopes, v) for c, (_, v) in zip(chunks, bodies, strict=True)})
     visible = set(visible_scopes(held_scopes))
     filters = SearchFilters(access_scopes=held_scopes)
@@ -63,8 +64,9 @@ def check_isolation(index, world, held_scopes: list[str]) -> tuple[int, int]:
             hits += index.knn(tenant, vector, MODEL_ID, filters, 50)
         queries += 1 + len(foreign)
         for hit in hits:
-            owner, scopes, _ = written.get(hit.chunk.chunk_id, (hit.chunk.meta.tenant_id, hit.chunk.meta.access_scopes,
-                                                                None))
+            owner, scopes, _ = written.get(
+                hit.chunk.chunk_id, (hit.chunk.meta.tenant_id, hit.chunk.meta.access_scopes, None)
+            )
             if owner != tenant or hit.chunk.meta.tenant_id != tenant or not visible & set(scopes):
                 leaks += 1
         for chunk_id, _ in foreign:
@@ -77,14 +79,23 @@ def check_isolation(index, world, held_scopes: list[str]) -> tuple[int, int]:
 class IsolationConformance:
     # differing_executors: every backend's class runs this one property with its own `index` fixture, and
     # each example builds its world in that index, so no example depends on which class ran it.
-    @settings(max_examples=25, deadline=None, suppress_health_check=[
-        HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.differing_executors])
+    @settings(
+        max_examples=25,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.differing_executors,
+        ],
+    )
     @given(world=worlds(), held=st.lists(st.sampled_from(SCOPES[1:]), max_size=2, unique=True))
     def test_no_query_reaches_another_tenant_or_an_unheld_scope(self, index, world, held):
         queries, leaks = check_isolation(index, world, held)
         TALLY["cases"] += 1
         TALLY["queries"] += queries
         TALLY["leaks"] += leaks
-        print(f"isolation ({type(index).__name__}): {TALLY['cases']} generated cases, {TALLY['queries']} queries, "
-              f"{TALLY['leaks']} leaks")
+        print(
+            f"isolation ({type(index).__name__}): {TALLY['cases']} generated cases, {TALLY['queries']} queries, "
+            f"{TALLY['leaks']} leaks"
+        )
         assert queries > 0 and leaks == 0

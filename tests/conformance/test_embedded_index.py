@@ -67,8 +67,11 @@ def test_vector_view_follows_writes_and_deletes_of_another_process(index):
     assert ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10)) == ["a"]
     view = reader._vector_cache["acme"]
 
-    _in_another_process(index.path, "write(index, meta(doc='b'), [('beta', unit(1, 0.1))])\n"
-                                    "write(index, meta(tenant='other', doc='x'), [('x', unit(1))])")
+    _in_another_process(
+        index.path,
+        "write(index, meta(doc='b'), [('beta', unit(1, 0.1))])\n"
+        "write(index, meta(tenant='other', doc='x'), [('x', unit(1))])",
+    )
     assert ids(reader.knn("acme", unit(1), MODEL_ID, ANY, 10)) == ["a", "b"]
     # Re-filed under a scope the caller lacks (same content: only the metadata changes), then deleted.
     _in_another_process(index.path, "write(index, meta(doc='a', scopes=('hr',)), [('alpha', unit(1))])")
@@ -92,18 +95,32 @@ def test_vector_view_equals_a_fresh_load_through_random_writes(index, monkeypatc
     reader = EmbeddedIndex(index.path)
     reader.warm_up()
     scopes = [("public",), ("hr",), ("hr", "finance")]
-    filters = [ANY, SearchFilters(access_scopes=["hr"]), SearchFilters(as_of="2021-06-01"),
-               SearchFilters(include_superseded=True, document_ids=["d1", "d3"]),
-               SearchFilters(access_scopes=["finance"], content_types=["text/markdown"])]
+    filters = [
+        ANY,
+        SearchFilters(access_scopes=["hr"]),
+        SearchFilters(as_of="2021-06-01"),
+        SearchFilters(include_superseded=True, document_ids=["d1", "d3"]),
+        SearchFilters(access_scopes=["finance"], content_types=["text/markdown"]),
+    ]
     for step in range(60):
         doc = f"d{rng.integers(0, 6)}"
         if rng.random() < 0.2:
             index.delete_document("acme", doc)
         else:
-            m = meta(doc=doc, version=str(rng.integers(1, 3)), scopes=scopes[rng.integers(0, 3)],
-                     eff_from=["2020-01-01", "2021-01-01", "2022-01-01"][rng.integers(0, 3)])
-            write(index, m, [(f"{doc} body {rng.integers(0, 3)} {i}", unit(*rng.normal(size=4)))
-                             for i in range(rng.integers(1, 5))])
+            m = meta(
+                doc=doc,
+                version=str(rng.integers(1, 3)),
+                scopes=scopes[rng.integers(0, 3)],
+                eff_from=["2020-01-01", "2021-01-01", "2022-01-01"][rng.integers(0, 3)],
+            )
+            write(
+                index,
+                m,
+                [
+                    (f"{doc} body {rng.integers(0, 3)} {i}", unit(*rng.normal(size=4)))
+                    for i in range(rng.integers(1, 5))
+                ],
+            )
         fresh = EmbeddedIndex(index.path)
         query = unit(*rng.normal(size=4))
         for f in filters:
@@ -160,8 +177,9 @@ def test_knn_matches_exact_search_over_the_visible_rows(tmp_path, monkeypatch, s
         vectors = rng.normal(size=(10, dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         chunks = [chunk(m, i, f"d{d} c{i}") for i in range(10)]
-        index.replace_document_version(m, chunks, {c.chunk_id: v for c, v in zip(chunks, vectors, strict=True)},
-                                       MODEL_ID)
+        index.replace_document_version(
+            m, chunks, {c.chunk_id: v for c, v in zip(chunks, vectors, strict=True)}, MODEL_ID
+        )
         rows += [(c.chunk_id, d % 3 != 0, v) for c, v in zip(chunks, vectors, strict=True)]
 
     def recall(rows) -> float:
@@ -199,8 +217,9 @@ def test_reader_threads_query_while_the_writer_writes(index):
         m = meta(doc=doc, scopes=scopes)
         vectors = rng.normal(size=(40, 8)).astype(np.float32)
         chunks = [chunk(m, i, f"{doc} {i} {rng.integers(1 << 30)}") for i in range(40)]
-        index.replace_document_version(m, chunks, dict(zip([c.chunk_id for c in chunks], vectors, strict=True)),
-                                       MODEL_ID)
+        index.replace_document_version(
+            m, chunks, dict(zip([c.chunk_id for c in chunks], vectors, strict=True)), MODEL_ID
+        )
 
     for d in range(10):  # 400 rows: the 8-bit scan really runs
         file(f"d{d}", ("public",))

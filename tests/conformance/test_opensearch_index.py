@@ -27,8 +27,11 @@ def client():
     try:
         health = client.cluster.health(wait_for_status="yellow")
     except EngineConnectionError as exc:
-        pytest.fail(f"OpenSearch is not reachable at {URL} ({exc.info or exc}); start it with "
-                    "`make opensearch-up` or point OPENSEARCH_URL at a node", pytrace=False)
+        pytest.fail(
+            f"OpenSearch is not reachable at {URL} ({exc.info or exc}); start it with "
+            "`make opensearch-up` or point OPENSEARCH_URL at a node",
+            pytrace=False,
+        )
     assert health["status"] in ("yellow", "green"), health
     return client
 
@@ -91,8 +94,9 @@ def test_an_unreachable_node_is_unavailable():
 
 
 def test_factory_reads_url_and_prefix(tmp_path):
-    backend = open_index("opensearch", str(tmp_path),
-                         {"OPENSEARCH_URL": "http://127.0.0.1:9201", "RAGMESH_OPENSEARCH_PREFIX": "team-a"})
+    backend = open_index(
+        "opensearch", str(tmp_path), {"OPENSEARCH_URL": "http://127.0.0.1:9201", "RAGMESH_OPENSEARCH_PREFIX": "team-a"}
+    )
     assert (backend.name, backend.url, backend.index) == ("opensearch", "http://127.0.0.1:9201", "team-a-chunks")
     with pytest.raises(ValueError, match="embedded, opensearch"):
         open_index("elastic", str(tmp_path))

@@ -30,8 +30,9 @@ def otlp():
 
 @pytest.fixture(scope="session")
 def mesh(tmp_path_factory, otlp):
-    m = Mesh.on_free_ports(str(tmp_path_factory.mktemp("mesh")),
-                           extra_env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint})
+    m = Mesh.on_free_ports(
+        str(tmp_path_factory.mktemp("mesh")), extra_env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint}
+    )
     m.start(timeout=240)
     yield m
     m.stop()
@@ -65,8 +66,16 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
     data_dir = env.get("RAGMESH_DATA_DIR", "")
     if "gateway" in stages and data_dir:
         local_key(data_dir, TENANT)
-    procs = [subprocess.Popen([sys.executable, "-m", f"services.{stage}.server"], env=env, cwd=ROOT_DIR,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for stage in stages]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", f"services.{stage}.server"],
+            env=env,
+            cwd=ROOT_DIR,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for stage in stages
+    ]
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     if stub is gateway_pb2_grpc.GatewayStub and data_dir:
         channel = gateway_channel(f"127.0.0.1:{port}", lambda tenant: local_key(data_dir, tenant or TENANT))

@@ -28,12 +28,17 @@ class OtlpReceiver(trace_service_pb2_grpc.TraceServiceServicer):
                 resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
                 for scope in resource_spans.scope_spans:
                     for span in scope.spans:
-                        self.spans.append({
-                            "service": resource.get("service.name"), "name": span.name,
-                            "trace_id": span.trace_id.hex(), "span_id": span.span_id.hex(),
-                            "parent_id": span.parent_span_id.hex(), "kind": span.kind,
-                            "attributes": {a.key: _value(a.value) for a in span.attributes},
-                        })
+                        self.spans.append(
+                            {
+                                "service": resource.get("service.name"),
+                                "name": span.name,
+                                "trace_id": span.trace_id.hex(),
+                                "span_id": span.span_id.hex(),
+                                "parent_id": span.parent_span_id.hex(),
+                                "kind": span.kind,
+                                "attributes": {a.key: _value(a.value) for a in span.attributes},
+                            }
+                        )
         return trace_service_pb2.ExportTraceServiceResponse()
 
     def trace(self, trace_id: str) -> list[dict]:

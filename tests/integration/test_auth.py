@@ -30,8 +30,7 @@ def bearer(token: str):
 
 
 def search(raw, token=None, tenant=TENANT, scopes=(), query="refund policy"):
-    request = gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=5,
-                                        filters={"access_scopes": list(scopes)})
+    request = gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=5, filters={"access_scopes": list(scopes)})
     return raw.Search(request, metadata=bearer(token) if token else None, timeout=60)
 
 
@@ -53,7 +52,7 @@ def test_unknown_key_is_unauthenticated(raw, token):
 
 def test_a_known_id_with_the_wrong_secret_is_unauthenticated(raw, keys):
     key, token = keys.create(TENANT, [], "reader")
-    forged = token[: -4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    forged = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
     err = refused(lambda: search(raw, forged))
     assert err.code() == grpc.StatusCode.UNAUTHENTICATED and "unknown API key" in err.details()
 
@@ -79,8 +78,13 @@ def test_reader_calling_ingest_or_delete_is_permission_denied(raw, keys):
     doc = gateway_pb2.IngestRequest(tenant_id=TENANT, documents=[{"meta": {"source_uri": "x.md"}, "content": b"# X"}])
     err = refused(lambda: list(raw.Ingest(doc, metadata=bearer(token), timeout=60)))
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "reader" in err.details() and "Ingest" in err.details()
-    err = refused(lambda: raw.DeleteDocument(indexer_pb2.DeleteDocumentRequest(
-        tenant_id=TENANT, document_id="pricing/price-list"), metadata=bearer(token), timeout=30))
+    err = refused(
+        lambda: raw.DeleteDocument(
+            indexer_pb2.DeleteDocumentRequest(tenant_id=TENANT, document_id="pricing/price-list"),
+            metadata=bearer(token),
+            timeout=30,
+        )
+    )
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
@@ -89,8 +93,11 @@ def test_key_for_tenant_a_naming_tenant_b_is_permission_denied(raw, keys, ingest
     err = refused(lambda: search(raw, token, tenant=TENANT))
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED
     assert "'tenant-a'" in err.details() and f"'{TENANT}'" in err.details()
-    err = refused(lambda: raw.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question="whats E-4412"),
-                                  metadata=bearer(token), timeout=60))
+    err = refused(
+        lambda: raw.Ask(
+            gateway_pb2.AskRequest(tenant_id=TENANT, question="whats E-4412"), metadata=bearer(token), timeout=60
+        )
+    )
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
@@ -98,8 +105,13 @@ def test_scope_escalation_in_the_request_is_permission_denied(raw, keys, ingeste
     _, token = keys.create(TENANT, ["support"], "reader")
     err = refused(lambda: search(raw, token, scopes=["support", "hr-confidential"], query="salary bands"))
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "'hr-confidential'" in err.details()
-    err = refused(lambda: raw.GetChunk(retriever_pb2.GetChunkRequest(
-        tenant_id=TENANT, chunk_id="any", access_scopes=["hr-confidential"]), metadata=bearer(token), timeout=30))
+    err = refused(
+        lambda: raw.GetChunk(
+            retriever_pb2.GetChunkRequest(tenant_id=TENANT, chunk_id="any", access_scopes=["hr-confidential"]),
+            metadata=bearer(token),
+            timeout=30,
+        )
+    )
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED
     held = search(raw, token, scopes=["support"], query="salary bands")  # what it holds is fine
     assert all("hr-confidential" not in r.chunk.meta.access_scopes for r in held.results)
@@ -117,8 +129,11 @@ def test_failures_are_counted_by_reason(mesh, raw):
     refused(lambda: search(raw))
     with urllib.request.urlopen(mesh.metrics_url("gateway"), timeout=5) as reply:
         text = reply.read().decode()
-    counted = {line.split('reason="')[1].split('"')[0]: float(line.rsplit(" ", 1)[1])
-               for line in text.splitlines() if line.startswith("ragmesh_auth_failures_total{")}
+    counted = {
+        line.split('reason="')[1].split('"')[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("ragmesh_auth_failures_total{")
+    }
     assert counted.get("missing", 0) >= 1
 
 
@@ -133,8 +148,10 @@ def test_a_writer_files_documents_only_under_scopes_it_holds(mesh, raw, keys, tm
     for name, scopes in (("hr.md", "[hr-confidential]"), ("support.md", "[support]"), ("open.md", "public")):
         (tmp_path / name).write_text(f"---\naccess_scopes: {scopes}\n---\n# {name}\n\nThe walrus rota for {name}.\n")
     docs = [to_source_document(p, uri) for p, uri in collect_files([str(tmp_path)])]
-    results = {r.source_uri: r for r in raw.Ingest(gateway_pb2.IngestRequest(documents=docs), metadata=bearer(token),
-                                                   timeout=120)}
+    results = {
+        r.source_uri: r
+        for r in raw.Ingest(gateway_pb2.IngestRequest(documents=docs), metadata=bearer(token), timeout=120)
+    }
     assert results["support.md"].ok and results["open.md"].ok
     assert results["hr.md"].error_code == "PERMISSION_DENIED" and "'hr-confidential'" in results["hr.md"].error
 
@@ -149,9 +166,13 @@ def test_a_writer_cannot_overwrite_or_delete_a_document_it_may_not_read(raw, key
         return list(raw.Ingest(request, metadata=bearer(token), timeout=120))[0]
 
     def delete(token):
-        return raw.DeleteDocument(indexer_pb2.DeleteDocumentRequest(
-            document_id="guarded/salaries", guard={"enabled": True, "held_scopes": ["*"]}),  # a forged guard
-            metadata=bearer(token), timeout=30)
+        return raw.DeleteDocument(
+            indexer_pb2.DeleteDocumentRequest(
+                document_id="guarded/salaries", guard={"enabled": True, "held_scopes": ["*"]}
+            ),  # a forged guard
+            metadata=bearer(token),
+            timeout=30,
+        )
 
     _, owner = keys.create("guarded", ["hr"], "writer")
     _, other = keys.create("guarded", ["support"], "writer")

@@ -20,9 +20,14 @@ pytestmark = pytest.mark.integration
 class FabricatingGenerator(generator_pb2_grpc.GeneratorServicer):
     def Generate(self, request, context):
         real = request.passages[0].chunk.chunk_id
-        return generator_pb2.GenerateResponse(answer=common_pb2.Answer(
-            text="The Team plan costs $12 [1][2].", generator_id="rogue", reason="answered",
-            citations=[common_pb2.Citation(chunk_id=real), common_pb2.Citation(chunk_id="ch_fabricated0000")]))
+        return generator_pb2.GenerateResponse(
+            answer=common_pb2.Answer(
+                text="The Team plan costs $12 [1][2].",
+                generator_id="rogue",
+                reason="answered",
+                citations=[common_pb2.Citation(chunk_id=real), common_pb2.Citation(chunk_id="ch_fabricated0000")],
+            )
+        )
 
 
 class MisquotingGenerator(generator_pb2_grpc.GeneratorServicer):
@@ -31,11 +36,23 @@ class MisquotingGenerator(generator_pb2_grpc.GeneratorServicer):
     def Generate(self, request, context):
         chunk = request.passages[0].chunk
         end = chunk.char_start + min(len(chunk.body), 20)
-        return generator_pb2.GenerateResponse(answer=common_pb2.Answer(
-            text="The Team plan is free [1].", generator_id="rogue", reason="answered",
-            citations=[common_pb2.Citation(chunk_id=chunk.chunk_id, char_start=chunk.char_start, char_end=end,
-                                           quote="The Team plan is free"[: end - chunk.char_start],
-                                           document_id=chunk.meta.document_id, version=chunk.meta.version)]))
+        return generator_pb2.GenerateResponse(
+            answer=common_pb2.Answer(
+                text="The Team plan is free [1].",
+                generator_id="rogue",
+                reason="answered",
+                citations=[
+                    common_pb2.Citation(
+                        chunk_id=chunk.chunk_id,
+                        char_start=chunk.char_start,
+                        char_end=end,
+                        quote="The Team plan is free"[: end - chunk.char_start],
+                        document_id=chunk.meta.document_id,
+                        version=chunk.meta.version,
+                    )
+                ],
+            )
+        )
 
 
 def rogue_gateway(mesh, tmp_path, servicer):
@@ -45,8 +62,14 @@ def rogue_gateway(mesh, tmp_path, servicer):
     rogue.start()
     port = free_port()
     env = mesh.env()
-    env.update({"RAGMESH_GATEWAY_PORT": str(port), "RAGMESH_GATEWAY_METRICS_PORT": "0",
-                "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{rogue_port}", "RAGMESH_DATA_DIR": str(tmp_path)})
+    env.update(
+        {
+            "RAGMESH_GATEWAY_PORT": str(port),
+            "RAGMESH_GATEWAY_METRICS_PORT": "0",
+            "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{rogue_port}",
+            "RAGMESH_DATA_DIR": str(tmp_path),
+        }
+    )
     try:
         with extra_stages(["gateway"], env, port) as gateway:
             yield gateway
@@ -65,8 +88,9 @@ def misquoted_gateway(mesh, ingested, tmp_path):
 
 
 def test_a_fabricated_citation_never_reaches_the_caller_as_an_answer(guarded_gateway):
-    response = guarded_gateway.Ask(gateway_pb2.AskRequest(
-        tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60)
+    response = guarded_gateway.Ask(
+        gateway_pb2.AskRequest(tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60
+    )
     assert response.answer.abstained
     assert response.answer.reason.startswith("citation_validation_failed")
     assert "ch_fabricated0000" in response.answer.reason
@@ -75,7 +99,8 @@ def test_a_fabricated_citation_never_reaches_the_caller_as_an_answer(guarded_gat
 
 
 def test_a_misquoted_span_never_reaches_the_caller_as_an_answer(misquoted_gateway):
-    response = misquoted_gateway.Ask(gateway_pb2.AskRequest(
-        tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60)
+    response = misquoted_gateway.Ask(
+        gateway_pb2.AskRequest(tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60
+    )
     assert response.answer.abstained and not response.answer.citations
     assert response.answer.reason.startswith("citation_validation_failed: quote differs from the source")

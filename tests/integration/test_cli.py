@@ -28,9 +28,22 @@ def cli(mesh, ingested):
 
     def run(*args, stdout=subprocess.PIPE):
         # Global options after the subcommand, and a wrong gateway before it that they override.
-        argv = [sys.executable, "-m", "services.cli.main", "--gateway", "127.0.0.1:1", *args,
-                "--tenant", TENANT, "--gateway", gateway, "--timeout", "60"]
+        argv = [
+            sys.executable,
+            "-m",
+            "services.cli.main",
+            "--gateway",
+            "127.0.0.1:1",
+            *args,
+            "--tenant",
+            TENANT,
+            "--gateway",
+            gateway,
+            "--timeout",
+            "60",
+        ]
         return subprocess.run(argv, cwd=ROOT_DIR, env=env, stdout=stdout, stderr=subprocess.PIPE, timeout=180)
+
     return run
 
 
@@ -68,8 +81,13 @@ def test_search_piped_into_head(cli, mesh):
     env["RAGMESH_DATA_DIR"] = mesh.data_dir
     done = subprocess.run(
         f"{sys.executable} -m services.cli.main search 'refund policy' --top-k 50 --json --tenant {TENANT} "
-        f"--gateway {mesh.address('gateway')} | head -c 100", shell=True, cwd=ROOT_DIR, env=env,
-        capture_output=True, timeout=180)
+        f"--gateway {mesh.address('gateway')} | head -c 100",
+        shell=True,
+        cwd=ROOT_DIR,
+        env=env,
+        capture_output=True,
+        timeout=180,
+    )
     assert done.returncode == 0
     assert done.stdout.startswith(b"{") and len(done.stdout) == 100
     assert done.stderr == b"", done.stderr.decode()

@@ -20,16 +20,30 @@ def ask(gateway, question):
 def test_feedback_triage_and_export(mesh, gateway, ingested, capsys, tmp_path):
     answered = ask(gateway, "how much is the Team plan per month")
     assert answered.answer_id and len(answered.trace_id) == 32
-    reply = gateway.Feedback(gateway_pb2.FeedbackRequest(
-        tenant_id=TENANT, answer_id=answered.answer_id, rating=gateway_pb2.RATING_THUMBS_DOWN,
-        comment="wanted the annual price", expected_document_id="pricing/price-list", expected_version="2025-Q3",
-        expected_evidence="| Team | $79 | $790 | 10 | 1 TB | Email, 1 business day |"), timeout=10)
+    reply = gateway.Feedback(
+        gateway_pb2.FeedbackRequest(
+            tenant_id=TENANT,
+            answer_id=answered.answer_id,
+            rating=gateway_pb2.RATING_THUMBS_DOWN,
+            comment="wanted the annual price",
+            expected_document_id="pricing/price-list",
+            expected_version="2025-Q3",
+            expected_evidence="| Team | $79 | $790 | 10 | 1 TB | Email, 1 business day |",
+        ),
+        timeout=10,
+    )
     assert reply.trace_id == answered.trace_id
 
     missed = ask(gateway, "whats E-4412")
-    gateway.Feedback(gateway_pb2.FeedbackRequest(
-        tenant_id=TENANT, answer_id=missed.answer_id, rating=gateway_pb2.RATING_THUMBS_DOWN,
-        expected_document_id="contracts/not-ingested"), timeout=10)
+    gateway.Feedback(
+        gateway_pb2.FeedbackRequest(
+            tenant_id=TENANT,
+            answer_id=missed.answer_id,
+            rating=gateway_pb2.RATING_THUMBS_DOWN,
+            expected_document_id="contracts/not-ingested",
+        ),
+        timeout=10,
+    )
 
     assert ragmesh(["triage", "--data-dir", mesh.data_dir]) == 0
     out = capsys.readouterr().out
@@ -47,6 +61,8 @@ def test_feedback_triage_and_export(mesh, gateway, ingested, capsys, tmp_path):
 
 def test_feedback_on_an_unknown_answer_is_not_found(gateway):
     with pytest.raises(grpc.RpcError) as err:
-        gateway.Feedback(gateway_pb2.FeedbackRequest(tenant_id=TENANT, answer_id="nope",
-                                                     rating=gateway_pb2.RATING_THUMBS_UP), timeout=10)
+        gateway.Feedback(
+            gateway_pb2.FeedbackRequest(tenant_id=TENANT, answer_id="nope", rating=gateway_pb2.RATING_THUMBS_UP),
+            timeout=10,
+        )
     assert err.value.code() == grpc.StatusCode.NOT_FOUND

@@ -24,14 +24,21 @@ def test_unusable_front_matter_fails_its_document_alone(gateway, tmp_path):
         (tmp_path / name).write_text(front + BODY)
     results = {r.source_uri: r for r in ingest_paths(gateway, TENANT, [str(tmp_path)])}
     assert {n for n, r in results.items() if r.ok} == {"block.md", "flow.md", "public.md"}
-    for name, key in (("misspelled.md", "acess_scopes"), ("empty.md", "access_scopes"),
-                      ("backwards.md", "effective_to")):
+    for name, key in (
+        ("misspelled.md", "acess_scopes"),
+        ("empty.md", "access_scopes"),
+        ("backwards.md", "effective_to"),
+    ):
         assert results[name].error_code == "INVALID_ARGUMENT"
         assert name in results[name].error and key in results[name].error
 
     def visible(scopes):
-        found = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="quokka bonus", top_k=10,
-                                                         filters={"access_scopes": scopes}), timeout=60)
+        found = gateway.Search(
+            gateway_pb2.SearchRequest(
+                tenant_id=TENANT, query="quokka bonus", top_k=10, filters={"access_scopes": scopes}
+            ),
+            timeout=60,
+        )
         return {r.chunk.meta.document_id for r in found.results}
 
     assert visible([]) == {"public.md"}

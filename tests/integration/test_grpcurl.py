@@ -32,8 +32,16 @@ def test_reflection_describes_the_gateway_without_the_proto_files(mesh):
 def test_ask_through_the_descriptor_set_with_a_key_and_refused_without_one(mesh, ingested):
     request = json.dumps({"tenant_id": TENANT, "question": "whats E-4412"})
     key = mesh.key_for(TENANT)
-    answered = grpcurl("-protoset", PROTOSET, "-H", f"authorization: Bearer {key}", "-d", request,
-                       mesh.address("gateway"), "ragmesh.v1.Gateway/Ask")
+    answered = grpcurl(
+        "-protoset",
+        PROTOSET,
+        "-H",
+        f"authorization: Bearer {key}",
+        "-d",
+        request,
+        mesh.address("gateway"),
+        "ragmesh.v1.Gateway/Ask",
+    )
     assert answered.returncode == 0, answered.stderr
     reply = json.loads(answered.stdout)
     assert reply["answer"]["citations"][0]["documentId"] == "manuals/error-codes"

@@ -49,8 +49,9 @@ def keys(mesh):
     return KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(case=worlds())
 def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory, case):
     world, held = case
@@ -58,7 +59,8 @@ def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory,
         folder = tmp_path_factory.mktemp(tenant)
         for doc_id, _, scopes, body in docs:
             (folder / f"{doc_id.split('/')[-1]}.md").write_text(
-                f"---\ndoc_id: {doc_id}\naccess_scopes: [{', '.join(scopes)}]\n---\n{body}")
+                f"---\ndoc_id: {doc_id}\naccess_scopes: [{', '.join(scopes)}]\n---\n{body}"
+            )
         assert all(r.ok for r in ingest_paths(gateway, tenant, [str(folder)]))
 
     answers, chunk_ids = {}, {}
@@ -70,18 +72,26 @@ def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory,
             foreign = [t for other, docs in world.items() if other != tenant for _, t, _, _ in docs]
             query = " ".join(foreign) + " " + SHARED
             filters = {"access_scopes": held}
-            found = stub.Search(gateway_pb2.SearchRequest(query=query, top_k=20, filters=filters), metadata=auth,
-                                timeout=60)
-            asked = stub.Ask(gateway_pb2.AskRequest(question=f"what is the {foreign[0]} value", filters=filters,
-                                                    include_candidates=True), metadata=auth, timeout=120)
+            found = stub.Search(
+                gateway_pb2.SearchRequest(query=query, top_k=20, filters=filters), metadata=auth, timeout=60
+            )
+            asked = stub.Ask(
+                gateway_pb2.AskRequest(
+                    question=f"what is the {foreign[0]} value", filters=filters, include_candidates=True
+                ),
+                metadata=auth,
+                timeout=120,
+            )
             answers[tenant] = asked.answer_id
             seen = [*found.results, *asked.context, *asked.suggested_reading, *asked.candidates]
             chunk_ids[tenant] = {s.chunk.chunk_id for s in seen}
             texts = [s.chunk.body for s in seen] + [s.chunk.section_text for s in seen] + [asked.answer.text]
             texts += [c.quote for c in asked.answer.citations]
             TALLY["calls"] += 2
-            TALLY["leaks"] += sum(s.chunk.meta.tenant_id != tenant or not set(s.chunk.meta.access_scopes) &
-                                  {"public", *held} for s in seen)
+            TALLY["leaks"] += sum(
+                s.chunk.meta.tenant_id != tenant or not set(s.chunk.meta.access_scopes) & {"public", *held}
+                for s in seen
+            )
             TALLY["leaks"] += sum(not c.document_id.startswith(tenant + "/") for c in asked.answer.citations)
             TALLY["leaks"] += sum(tok in text for tok in foreign for text in texts)
 
@@ -92,8 +102,11 @@ def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory,
                 for chunk_id in ids if other != tenant else ():
                     TALLY["calls"] += 1
                     try:
-                        stub.GetChunk(retriever_pb2.GetChunkRequest(chunk_id=chunk_id, access_scopes=list(SCOPES[1:])),
-                                      metadata=auth, timeout=30)
+                        stub.GetChunk(
+                            retriever_pb2.GetChunkRequest(chunk_id=chunk_id, access_scopes=list(SCOPES[1:])),
+                            metadata=auth,
+                            timeout=30,
+                        )
                         TALLY["leaks"] += 1
                     except grpc.RpcError as err:
                         assert err.code() == grpc.StatusCode.NOT_FOUND
@@ -101,14 +114,21 @@ def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory,
                 if other != tenant:
                     TALLY["calls"] += 1
                     try:
-                        stub.Feedback(gateway_pb2.FeedbackRequest(answer_id=other_answer,
-                                                                  rating=gateway_pb2.RATING_THUMBS_DOWN),
-                                      metadata=auth, timeout=30)
+                        stub.Feedback(
+                            gateway_pb2.FeedbackRequest(answer_id=other_answer, rating=gateway_pb2.RATING_THUMBS_DOWN),
+                            metadata=auth,
+                            timeout=30,
+                        )
                         TALLY["leaks"] += 1
                     except grpc.RpcError as err:
                         assert err.code() == grpc.StatusCode.NOT_FOUND
-            stub.Feedback(gateway_pb2.FeedbackRequest(answer_id=answer_id, rating=gateway_pb2.RATING_THUMBS_DOWN,
-                                                      should_abstain=True), metadata=auth, timeout=30)
+            stub.Feedback(
+                gateway_pb2.FeedbackRequest(
+                    answer_id=answer_id, rating=gateway_pb2.RATING_THUMBS_DOWN, should_abstain=True
+                ),
+                metadata=auth,
+                timeout=30,
+            )
 
     # What triage and export read: each tenant's answers hold only its own candidates and context.
     log = AnswerLog(os.path.join(mesh.data_dir, "answers.sqlite"))
@@ -122,6 +142,8 @@ def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory,
         case = feedback_to_case(row)
         TALLY["leaks"] += case is not None and case["tenant"] != tenant
     TALLY["cases"] += 1
-    print(f"isolation through the gateway: {TALLY['cases']} generated cases, {TALLY['calls']} calls, "
-          f"{TALLY['leaks']} leaks")
+    print(
+        f"isolation through the gateway: {TALLY['cases']} generated cases, {TALLY['calls']} calls, "
+        f"{TALLY['leaks']} leaks"
+    )
     assert TALLY["leaks"] == 0

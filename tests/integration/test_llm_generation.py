@@ -36,9 +36,26 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:
 def llama_server():
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", packaged_gguf(), "--host", "127.0.0.1",
-         "--port", str(port), "--n_threads", "2", "--n_ctx", "4096", "--seed", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            packaged_gguf(),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_threads",
+            "2",
+            "--n_ctx",
+            "4096",
+            "--seed",
+            "0",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_http(f"http://127.0.0.1:{port}/v1/models", proc)
         yield f"http://127.0.0.1:{port}"
@@ -51,15 +68,21 @@ def llama_server():
 def llm_gateway(mesh, ingested, llama_server, tmp_path_factory):
     generator_port, gateway_port = free_port(), free_port()
     env = mesh.env()
-    env.update({
-        "RAGMESH_GENERATOR_PORT": str(generator_port), "RAGMESH_GENERATOR_METRICS_PORT": "0",
-        "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{generator_port}", "RAGMESH_GENERATOR_BACKEND": "openai",
-        "RAGMESH_GENERATOR_OPENAI_URL": llama_server,
-        "RAGMESH_GATEWAY_PORT": str(gateway_port), "RAGMESH_GATEWAY_METRICS_PORT": "0",
-        # The gate is off so that every question reaches the model: this tests the citation checks.
-        "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
-        "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llm-gateway")),
-    })
+    env.update(
+        {
+            "RAGMESH_GENERATOR_PORT": str(generator_port),
+            "RAGMESH_GENERATOR_METRICS_PORT": "0",
+            "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{generator_port}",
+            "RAGMESH_GENERATOR_BACKEND": "openai",
+            "RAGMESH_GENERATOR_OPENAI_URL": llama_server,
+            "RAGMESH_GATEWAY_PORT": str(gateway_port),
+            "RAGMESH_GATEWAY_METRICS_PORT": "0",
+            # The gate is off so that every question reaches the model: this tests the citation checks.
+            "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000",
+            "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
+            "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llm-gateway")),
+        }
+    )
     with extra_stages(["generator", "gateway"], env, gateway_port) as gateway:
         yield gateway
 
@@ -69,13 +92,19 @@ def llamacpp_gateway(mesh, ingested, tmp_path_factory):
     """The generator stage running the GGUF model in-process (the llamacpp backend, self-test included)."""
     generator_port, gateway_port = free_port(), free_port()
     env = mesh.env()
-    env.update({
-        "RAGMESH_GENERATOR_PORT": str(generator_port), "RAGMESH_GENERATOR_METRICS_PORT": "0",
-        "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{generator_port}", "RAGMESH_GENERATOR_BACKEND": "llamacpp",
-        "RAGMESH_GATEWAY_PORT": str(gateway_port), "RAGMESH_GATEWAY_METRICS_PORT": "0",
-        "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
-        "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llamacpp-gateway")),
-    })
+    env.update(
+        {
+            "RAGMESH_GENERATOR_PORT": str(generator_port),
+            "RAGMESH_GENERATOR_METRICS_PORT": "0",
+            "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{generator_port}",
+            "RAGMESH_GENERATOR_BACKEND": "llamacpp",
+            "RAGMESH_GATEWAY_PORT": str(gateway_port),
+            "RAGMESH_GATEWAY_METRICS_PORT": "0",
+            "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000",
+            "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
+            "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llamacpp-gateway")),
+        }
+    )
     with extra_stages(["generator", "gateway"], env, gateway_port) as gateway:
         # The generator listens only after its llama.cpp self-test and model load.
         with grpc.insecure_channel(f"127.0.0.1:{generator_port}") as channel:
@@ -94,10 +123,16 @@ def test_selftest_evaluates_a_long_prompt_on_a_portable_build():
 
 def test_llama_server_answers_a_prompt_of_several_hundred_tokens(llama_server):
     passage = " ".join(f"Clause {n}: the customer may cancel the plan {n} days before renewal." for n in range(40))
-    body = {"messages": [{"role": "user", "content": passage + "\nHow many days before renewal for clause 7?"}],
-            "max_tokens": 8, "temperature": 0}
-    request = urllib.request.Request(f"{llama_server}/v1/chat/completions", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    body = {
+        "messages": [{"role": "user", "content": passage + "\nHow many days before renewal for clause 7?"}],
+        "max_tokens": 8,
+        "temperature": 0,
+    }
+    request = urllib.request.Request(
+        f"{llama_server}/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=120) as reply:
         completion = json.loads(reply.read())
     assert completion["usage"]["prompt_tokens"] >= 300
@@ -105,8 +140,9 @@ def test_llama_server_answers_a_prompt_of_several_hundred_tokens(llama_server):
 
 
 def test_llamacpp_backend_answers_from_a_long_context(llamacpp_gateway):
-    response = llamacpp_gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question="what is the refund policy"),
-                                    timeout=300)
+    response = llamacpp_gateway.Ask(
+        gateway_pb2.AskRequest(tenant_id=TENANT, question="what is the refund policy"), timeout=300
+    )
     answer = response.answer
     assert answer.generator_id.startswith("gguf:SmolLM2"), answer.generator_id
     assert not answer.reason.startswith("unparseable_output"), answer.reason
@@ -117,11 +153,14 @@ def test_llamacpp_backend_answers_from_a_long_context(llamacpp_gateway):
         assert answer.citations and all(c.chunk_id in context for c in answer.citations)
 
 
-@pytest.mark.parametrize("question", [
-    "how much is the Team plan per month",
-    "whats E-4412",
-    "what is the parental leave policy",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much is the Team plan per month",
+        "whats E-4412",
+        "what is the parental leave policy",
+    ],
+)
 def test_llm_answers_are_json_and_only_cite_the_context(llm_gateway, question):
     response = llm_gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question=question), timeout=300)
     answer = response.answer

@@ -16,8 +16,10 @@ pytestmark = pytest.mark.integration
 
 
 def ask(gateway, question, tenant=TENANT, timeout=60, **filters):
-    return gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question=question,
-                                              filters=common_pb2.SearchFilters(**filters)), timeout=timeout)
+    return gateway.Ask(
+        gateway_pb2.AskRequest(tenant_id=tenant, question=question, filters=common_pb2.SearchFilters(**filters)),
+        timeout=timeout,
+    )
 
 
 def restart(mesh, gateway, stage):
@@ -42,7 +44,7 @@ def assert_citations_verifiable(response):
         assert cite.chunk_id in context_ids
         chunk = next(p.chunk for p in response.context if p.chunk.chunk_id == cite.chunk_id)
         offset = cite.char_start - chunk.char_start
-        assert chunk.body[offset:offset + len(cite.quote)] == cite.quote
+        assert chunk.body[offset : offset + len(cite.quote)] == cite.quote
 
 
 def test_every_stage_serves_health_and_reflection(mesh):
@@ -83,17 +85,24 @@ def test_superseded_version_is_hidden_unless_asked_for_by_date(gateway, ingested
     now = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="refund window days", top_k=20), timeout=60)
     versions = {r.chunk.meta.version for r in now.results if r.chunk.meta.document_id == "handbook/refund-policy"}
     assert versions == {"2026"}
-    then = gateway.Search(gateway_pb2.SearchRequest(
-        tenant_id=TENANT, query="refund window days", top_k=20,
-        filters=common_pb2.SearchFilters(as_of="2025-06-01")), timeout=60)
+    then = gateway.Search(
+        gateway_pb2.SearchRequest(
+            tenant_id=TENANT, query="refund window days", top_k=20, filters=common_pb2.SearchFilters(as_of="2025-06-01")
+        ),
+        timeout=60,
+    )
     versions = {r.chunk.meta.version for r in then.results if r.chunk.meta.document_id == "handbook/refund-policy"}
     assert versions == {"2025"}
 
 
 def test_access_scopes_are_enforced_in_the_query(gateway, ingested):
     def docs(**filters):
-        response = gateway.Search(gateway_pb2.SearchRequest(
-            tenant_id=TENANT, query="salary bands", top_k=50, filters=common_pb2.SearchFilters(**filters)), timeout=60)
+        response = gateway.Search(
+            gateway_pb2.SearchRequest(
+                tenant_id=TENANT, query="salary bands", top_k=50, filters=common_pb2.SearchFilters(**filters)
+            ),
+            timeout=60,
+        )
         return {r.chunk.meta.document_id for r in response.results}
 
     assert "handbook/salary-bands" not in docs()
@@ -101,8 +110,9 @@ def test_access_scopes_are_enforced_in_the_query(gateway, ingested):
 
 
 def test_search_reports_every_stage_score(gateway, ingested):
-    response = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="E-4412 sync conflict", top_k=5,
-                                                        rerank=True), timeout=60)
+    response = gateway.Search(
+        gateway_pb2.SearchRequest(tenant_id=TENANT, query="E-4412 sync conflict", top_k=5, rerank=True), timeout=60
+    )
     assert response.reranker_model_id and not response.degraded
     top = response.results[0]
     assert top.scores.bm25_rank >= 1 and top.scores.dense_rank >= 1
@@ -114,7 +124,7 @@ def test_get_chunk_resolves_a_citation_to_its_highlight(gateway, ingested):
     cite = response.answer.citations[0]
     view = gateway.GetChunk(retriever_pb2.GetChunkRequest(tenant_id=TENANT, chunk_id=cite.chunk_id), timeout=30)
     section = view.chunk.section_text
-    assert section[view.highlight_start:view.highlight_end] == view.chunk.body
+    assert section[view.highlight_start : view.highlight_end] == view.chunk.body
     assert cite.quote in view.chunk.body
 
 
@@ -155,15 +165,19 @@ def test_delete_propagates(gateway, tmp_path):
     assert all(r.ok for r in ingest_paths(gateway, "deleting", [str(tmp_path)]))
     query = gateway_pb2.SearchRequest(tenant_id="deleting", query="launch codename", top_k=5)
     assert len(gateway.Search(query, timeout=60).results) == 1
-    removed = gateway.DeleteDocument(indexer_pb2.DeleteDocumentRequest(tenant_id="deleting", document_id="note.md"),
-                                     timeout=30)
+    removed = gateway.DeleteDocument(
+        indexer_pb2.DeleteDocumentRequest(tenant_id="deleting", document_id="note.md"), timeout=30
+    )
     assert removed.chunks_removed == 1
     assert list(gateway.Search(query, timeout=60).results) == []
 
 
-@pytest.mark.parametrize("request_, field", [
-    (gateway_pb2.AskRequest(tenant_id="t", question="  "), "question"),
-])
+@pytest.mark.parametrize(
+    "request_, field",
+    [
+        (gateway_pb2.AskRequest(tenant_id="t", question="  "), "question"),
+    ],
+)
 def test_bad_requests_get_invalid_argument_naming_the_field(gateway, request_, field):
     with pytest.raises(grpc.RpcError) as err:
         gateway.Ask(request_, timeout=30)

@@ -50,9 +50,14 @@ def test_a_stage_refuses_a_client_without_the_mesh_certificate(tls_mesh, tmp_pat
         with pytest.raises(grpc.RpcError):  # TLS, but no client certificate
             health(no_cert)
     stranger = make_certs(tmp_path / "other-ca")  # a certificate from another CA
-    with grpc.secure_channel(address, grpc.ssl_channel_credentials(
-            root_certificates=ca, private_key=(stranger / "gateway-key.pem").read_bytes(),
-            certificate_chain=(stranger / "gateway.pem").read_bytes())) as foreign:
+    with grpc.secure_channel(
+        address,
+        grpc.ssl_channel_credentials(
+            root_certificates=ca,
+            private_key=(stranger / "gateway-key.pem").read_bytes(),
+            certificate_chain=(stranger / "gateway.pem").read_bytes(),
+        ),
+    ) as foreign:
         with pytest.raises(grpc.RpcError):
             health(foreign)
     with stage_channel(address, stage, "launcher", folder=certs) as member:

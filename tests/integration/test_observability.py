@@ -18,8 +18,7 @@ pytestmark = pytest.mark.integration
 def traced_ask(gateway, question):
     trace_id = os.urandom(16).hex()
     metadata = (("traceparent", f"00-{trace_id}-{os.urandom(8).hex()}-01"),)
-    response = gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question=question), timeout=60,
-                           metadata=metadata)
+    response = gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question=question), timeout=60, metadata=metadata)
     return trace_id, response
 
 
@@ -101,13 +100,17 @@ def test_every_stage_exports_metrics_that_move_with_traffic(mesh, gateway, inges
     traced_ask(gateway, "whats E-4412")
     after = {stage: scrape(mesh, stage) for stage in STAGES}
     ask = dict(service="ragmesh.v1.Gateway", method="Ask")
-    assert value(after["gateway"], "ragmesh_rpc_duration_seconds_count", **ask) == \
-        value(before["gateway"], "ragmesh_rpc_duration_seconds_count", **ask) + 1
+    assert (
+        value(after["gateway"], "ragmesh_rpc_duration_seconds_count", **ask)
+        == value(before["gateway"], "ragmesh_rpc_duration_seconds_count", **ask) + 1
+    )
     for stage in ("retrieve", "rerank", "generate"):
-        assert value(after["gateway"], "ragmesh_stage_duration_seconds_count", stage=stage) > \
-            value(before["gateway"], "ragmesh_stage_duration_seconds_count", stage=stage)
-    assert value(after["retriever"], "ragmesh_retrieval_candidates_count", mode="hybrid") > \
-        value(before["retriever"], "ragmesh_retrieval_candidates_count", mode="hybrid")
+        assert value(after["gateway"], "ragmesh_stage_duration_seconds_count", stage=stage) > value(
+            before["gateway"], "ragmesh_stage_duration_seconds_count", stage=stage
+        )
+    assert value(after["retriever"], "ragmesh_retrieval_candidates_count", mode="hybrid") > value(
+        before["retriever"], "ragmesh_retrieval_candidates_count", mode="hybrid"
+    )
     assert value(after["reranker"], "ragmesh_rerank_batch_size_count") > 0
     assert value(after["indexer"], "ragmesh_index_chunks", backend="embedded") > 0
 
@@ -115,12 +118,22 @@ def test_every_stage_exports_metrics_that_move_with_traffic(mesh, gateway, inges
 def test_errors_are_counted_by_code(mesh, gateway):
     import grpc
 
-    before = value(scrape(mesh, "gateway"), "ragmesh_rpc_errors_total",
-                   service="ragmesh.v1.Gateway", method="Ask", code="INVALID_ARGUMENT")
+    before = value(
+        scrape(mesh, "gateway"),
+        "ragmesh_rpc_errors_total",
+        service="ragmesh.v1.Gateway",
+        method="Ask",
+        code="INVALID_ARGUMENT",
+    )
     with pytest.raises(grpc.RpcError):
         gateway.Ask(gateway_pb2.AskRequest(tenant_id="demo", question="  "), timeout=10)  # empty question
-    after = value(scrape(mesh, "gateway"), "ragmesh_rpc_errors_total",
-                  service="ragmesh.v1.Gateway", method="Ask", code="INVALID_ARGUMENT")
+    after = value(
+        scrape(mesh, "gateway"),
+        "ragmesh_rpc_errors_total",
+        service="ragmesh.v1.Gateway",
+        method="Ask",
+        code="INVALID_ARGUMENT",
+    )
     assert after == before + 1
 
 
@@ -131,8 +144,9 @@ def test_ingestion_freshness_gauge_rises_while_documents_wait_and_returns_to_zer
     lag_before = value(scrape(mesh, "gateway"), "ragmesh_ingest_lag_seconds_count")
     worker = threading.Thread(target=ingest_paths, args=(gateway, "freshness", [str(tmp_path)]))
     worker.start()
-    seen = wait_for(lambda: value(scrape(mesh, "gateway"), "ragmesh_ingest_oldest_pending_age_seconds") > 0.2,
-                    timeout=30)
+    seen = wait_for(
+        lambda: value(scrape(mesh, "gateway"), "ragmesh_ingest_oldest_pending_age_seconds") > 0.2, timeout=30
+    )
     worker.join(120)
     assert seen, "the oldest-pending age never rose during ingestion"
     after = scrape(mesh, "gateway")

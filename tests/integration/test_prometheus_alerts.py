@@ -23,10 +23,13 @@ from tests.integration.conftest import TENANT
 pytestmark = pytest.mark.integration
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "observability"
-BUDGET_ALERTS = {"RagmeshRetrieveLatencyBudget": "retrieve", "RagmeshRerankLatencyBudget": "rerank",
-                 "RagmeshGenerateLatencyBudget": "generate"}
+BUDGET_ALERTS = {
+    "RagmeshRetrieveLatencyBudget": "retrieve",
+    "RagmeshRerankLatencyBudget": "rerank",
+    "RagmeshGenerateLatencyBudget": "generate",
+}
 TINY_BUDGET = "0.0001"  # 0.1 ms: every real call is over it
-FOR = "3s"              # long enough to be seen pending, short enough for the test
+FOR = "3s"  # long enough to be seen pending, short enough for the test
 
 
 def scrape_config(mesh, rules: Path) -> dict:
@@ -90,9 +93,17 @@ def prometheus(mesh, tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
     port = free_port()
     log = open(tmp_path / "prometheus.log", "wb")
-    proc = subprocess.Popen([binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
-                             f"--web.listen-address=127.0.0.1:{port}"],
-                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            binary,
+            f"--config.file={config}",
+            f"--storage.tsdb.path={tmp_path / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -136,8 +147,9 @@ def test_per_stage_latency_alerts_fire_in_a_real_prometheus(prometheus, gateway,
     while len(firing) < len(BUDGET_ALERTS):
         assert time.monotonic() < deadline, f"alert states seen: {seen}"
         if time.monotonic() - last_ask > 1.0:
-            response = gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT,
-                                                          question="how much is the Team plan per month"), timeout=60)
+            response = gateway.Ask(
+                gateway_pb2.AskRequest(tenant_id=TENANT, question="how much is the Team plan per month"), timeout=60
+            )
             assert not response.answer.abstained  # so generate runs too
             last_ask = time.monotonic()
         for alert in api(prometheus, "/api/v1/alerts")["alerts"]:

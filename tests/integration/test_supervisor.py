@@ -53,8 +53,13 @@ def wait_for(predicate, timeout, what):
 def restarts(metrics_address: str) -> dict[str, float]:
     with urllib.request.urlopen(f"http://{metrics_address}/metrics", timeout=5) as reply:
         text = reply.read().decode()
-    return {s.labels["stage"]: s.value for f in text_string_to_metric_families(text)
-            if f.name == "ragmesh_stage_restarts" for s in f.samples if s.name.endswith("_total")}
+    return {
+        s.labels["stage"]: s.value
+        for f in text_string_to_metric_families(text)
+        if f.name == "ragmesh_stage_restarts"
+        for s in f.samples
+        if s.name.endswith("_total")
+    }
 
 
 def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_path):
@@ -62,15 +67,33 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
     out = tmp_path / "up.log"
     (tmp_path / "doc.md").write_text("# Plans\n\nThe Team plan costs 49 euros per month per seat.\n")
     with open(out, "wb") as log:
-        up = subprocess.Popen([sys.executable, "-m", "services.cli.main", "up", "--free-ports", "--data-dir",
-                               str(data_dir), "--max-restarts", "2", "--restart-window", "600"],
-                              cwd=ROOT_DIR, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        up = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "services.cli.main",
+                "up",
+                "--free-ports",
+                "--data-dir",
+                str(data_dir),
+                "--max-restarts",
+                "2",
+                "--restart-window",
+                "600",
+            ],
+            cwd=ROOT_DIR,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     pids: dict[str, int] = {}
     try:
+
         def listed():
             assert up.poll() is None, out.read_text()
             text = out.read_text()
             return "export RAGMESH_GATEWAY_ADDR=" in text and text
+
         table = {m[1]: m for m in (LINE.match(line) for line in wait_for(listed, 300, "up").splitlines()) if m}
         assert set(STAGES) | {"launcher"} <= set(table), table
         pids = {stage: int(table[stage][3]) for stage in STAGES}
@@ -78,15 +101,18 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
         channel = gateway_channel(table["gateway"][2], (data_dir / "api-keys" / TENANT).read_text().strip())
         gateway = gateway_pb2_grpc.GatewayStub(channel)
         docs = [to_source_document(p, uri) for p, uri in collect_files([str(tmp_path / "doc.md")])]
-        assert all(r.ok for r in gateway.Ingest(gateway_pb2.IngestRequest(tenant_id=TENANT, documents=docs),
-                                                timeout=120))
+        assert all(
+            r.ok for r in gateway.Ingest(gateway_pb2.IngestRequest(tenant_id=TENANT, documents=docs), timeout=120)
+        )
 
         def ask():
             try:
-                return gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question="how much is the Team plan"),
-                                   timeout=30)
+                return gateway.Ask(
+                    gateway_pb2.AskRequest(tenant_id=TENANT, question="how much is the Team plan"), timeout=30
+                )
             except grpc.RpcError as err:
                 return err
+
         first = ask()
         assert isinstance(first, gateway_pb2.AskResponse), first
         assert first.context or first.suggested_reading  # the retriever found the document
@@ -94,14 +120,15 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
         # Kill the retriever: Ask fails while it is down, then it is restarted on its port and answers again.
         os.kill(pids["retriever"], signal.SIGKILL)
         wait_for(lambda: not alive(pids["retriever"]), 10, "the retriever to die")
-        text = wait_for(lambda: re.search(r"retriever restarted \(pid (\d+)\)", out.read_text()), 60,
-                        "the restart to be logged")
+        text = wait_for(
+            lambda: re.search(r"retriever restarted \(pid (\d+)\)", out.read_text()), 60, "the restart to be logged"
+        )
         new_pid = int(text[1])
         assert new_pid != pids["retriever"] and alive(new_pid)
-        assert re.search(rf"retriever \(pid {pids['retriever']}\) exited with code -9 \(failure 1 of at most 2",
-                         out.read_text())
-        answered = wait_for(lambda: isinstance(r := ask(), gateway_pb2.AskResponse) and r, 120,
-                            "Ask to succeed again")
+        assert re.search(
+            rf"retriever \(pid {pids['retriever']}\) exited with code -9 \(failure 1 of at most 2", out.read_text()
+        )
+        answered = wait_for(lambda: isinstance(r := ask(), gateway_pb2.AskResponse) and r, 120, "Ask to succeed again")
         assert answered.context or answered.suggested_reading
         assert [r.chunk.chunk_id for r in answered.context] == [r.chunk.chunk_id for r in first.context]
         assert restarts(launcher_metrics) == {stage: float(stage == "retriever") for stage in STAGES}
@@ -112,11 +139,17 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
 
         # Two more deaths within the window: the second restart is the last allowed, the third death ends `up`.
         os.kill(pids["retriever"], signal.SIGKILL)
-        text = wait_for(lambda: re.search(rf"retriever restarted \(pid (?!{new_pid}\))(\d+)\)", out.read_text()),
-                        60, "the second restart")
+        text = wait_for(
+            lambda: re.search(rf"retriever restarted \(pid (?!{new_pid}\))(\d+)\)", out.read_text()),
+            60,
+            "the second restart",
+        )
         pids["retriever"] = int(text[1])
-        wait_for(lambda: f"retriever (pid {pids['retriever']}) SERVING again" in out.read_text(), 120,
-                 "the second restart to serve")
+        wait_for(
+            lambda: f"retriever (pid {pids['retriever']}) SERVING again" in out.read_text(),
+            120,
+            "the second restart to serve",
+        )
         os.kill(pids["retriever"], signal.SIGKILL)
         assert up.wait(60) == 1, out.read_text()
         assert "giving up" in out.read_text() and "retriever cannot be kept running" in out.read_text()

@@ -21,23 +21,31 @@ pytestmark = pytest.mark.integration
 MODEL_DIR = rerankers_root() / "sample"
 # Sections of the same documents: the relevant one must beat its siblings, whose words overlap.
 NEAR_MISSES = [
-    ("what happens when two devices edit the same file offline",
-     "E-4412 Sync conflict. Meaning: two clients changed the same file version at the same time. Cause: offline "
-     "edits on two devices. Resolution: open the file history, keep the correct version, and run "
-     "`nwctl sync resolve --keep local` or `--keep remote`.",
-     ["E-4413 Sync paused by admin. Meaning: an administrator paused sync for the workspace, typically during a "
-      "migration. Resolution: wait for the admin to resume sync; no data is lost.",
-      "E-4421 Sync token invalid. Meaning: the sync client's cursor token is no longer accepted by the server. "
-      "Cause: the client was offline for more than 30 days, or the workspace was restored from backup.",
-      "E-4422 Sync quota throttled. Meaning: the sync service is throttling the client because it exceeded "
-      "10,000 file changes per hour. Resolution: reduce the change rate or split the workload across folders."]),
-    ("how many days does a consumer have to cancel for a full refund",
-     "Consumer returns. Timing. Consumers may cancel and receive a full refund within 14 days of the initial "
-     "purchase or renewal date. After 14 days, no refund is given for the current billing period.",
-     ["Consumer returns. Fees. Consumer refunds are issued without a processing fee when paid back to a card. "
-      "Refunds to PayPal carry a flat $2 handling charge.",
-      "Refunds. Eligibility. A customer may request a refund for any paid subscription or add-on. Usage-based "
-      "charges are not refundable. Refund requests must be submitted through the billing portal."]),
+    (
+        "what happens when two devices edit the same file offline",
+        "E-4412 Sync conflict. Meaning: two clients changed the same file version at the same time. Cause: offline "
+        "edits on two devices. Resolution: open the file history, keep the correct version, and run "
+        "`nwctl sync resolve --keep local` or `--keep remote`.",
+        [
+            "E-4413 Sync paused by admin. Meaning: an administrator paused sync for the workspace, typically during a "
+            "migration. Resolution: wait for the admin to resume sync; no data is lost.",
+            "E-4421 Sync token invalid. Meaning: the sync client's cursor token is no longer accepted by the server. "
+            "Cause: the client was offline for more than 30 days, or the workspace was restored from backup.",
+            "E-4422 Sync quota throttled. Meaning: the sync service is throttling the client because it exceeded "
+            "10,000 file changes per hour. Resolution: reduce the change rate or split the workload across folders.",
+        ],
+    ),
+    (
+        "how many days does a consumer have to cancel for a full refund",
+        "Consumer returns. Timing. Consumers may cancel and receive a full refund within 14 days of the initial "
+        "purchase or renewal date. After 14 days, no refund is given for the current billing period.",
+        [
+            "Consumer returns. Fees. Consumer refunds are issued without a processing fee when paid back to a card. "
+            "Refunds to PayPal carry a flat $2 handling charge.",
+            "Refunds. Eligibility. A customer may request a refund for any paid subscription or add-on. Usage-based "
+            "charges are not refundable. Refund requests must be submitted through the billing portal.",
+        ],
+    ),
 ]
 
 
@@ -50,8 +58,13 @@ def model_dir():
 
 @pytest.fixture(scope="module")
 def triton(model_dir, tmp_path_factory):
-    server = TritonServer(model_dir / "triton", free_port(), free_port(), free_port(),
-                          log_path=tmp_path_factory.mktemp("triton") / "tritonserver.log")
+    server = TritonServer(
+        model_dir / "triton",
+        free_port(),
+        free_port(),
+        free_port(),
+        log_path=tmp_path_factory.mktemp("triton") / "tritonserver.log",
+    )
     server.start(timeout=180)
     yield server
     server.stop()
@@ -59,10 +72,24 @@ def triton(model_dir, tmp_path_factory):
 
 def _candidates(texts: list[str]) -> list[ScoredChunk]:
     meta = DocumentMeta(document_id="doc", version="1", tenant_id=TENANT)
-    return [ScoredChunk(Chunk(chunk_id=f"c{i}", meta=meta, heading_path=[], body=t, embed_text=t, char_start=0,
-                              char_end=len(t), parent_section_id="", token_count=0, position=i),
-                        StageScores(fused_rank=i + 1, fused_score=1.0 / (61 + i)))
-            for i, t in enumerate(texts)]
+    return [
+        ScoredChunk(
+            Chunk(
+                chunk_id=f"c{i}",
+                meta=meta,
+                heading_path=[],
+                body=t,
+                embed_text=t,
+                char_start=0,
+                char_end=len(t),
+                parent_section_id="",
+                token_count=0,
+                position=i,
+            ),
+            StageScores(fused_rank=i + 1, fused_score=1.0 / (61 + i)),
+        )
+        for i, t in enumerate(texts)
+    ]
 
 
 def test_triton_serves_the_same_scores_as_the_model_in_process(model_dir, triton):
@@ -98,8 +125,13 @@ def test_a_query_longer_than_the_window_is_cut_not_rejected(model_dir, triton):
 @pytest.fixture(scope="module")
 def reranker_service(triton, tmp_path_factory):
     port = free_port()
-    env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
-           "RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": triton.grpc_address}
+    env = {
+        **os.environ,
+        "RAGMESH_RERANKER_PORT": str(port),
+        "RAGMESH_RERANKER_METRICS_PORT": "0",
+        "RAGMESH_RERANKER_MODEL": "triton",
+        "RAGMESH_RERANKER_TRITON_ADDRESS": triton.grpc_address,
+    }
     with extra_stages(["reranker"], env, port, reranker_pb2_grpc.RerankerStub) as stub:
         yield stub
 
@@ -108,8 +140,12 @@ def reranker_service(triton, tmp_path_factory):
 def test_the_relevant_passage_is_ranked_above_near_misses(reranker_service, query, relevant, near_misses):
     # The relevant passage comes last from the first stage; only the cross-encoder can lift it.
     candidates = _candidates([*near_misses, relevant])
-    response = reranker_service.Rerank(reranker_pb2.RerankRequest(
-        query=query, candidates=[convert.scored_to_pb(c) for c in candidates], top_n=len(candidates)), timeout=60)
+    response = reranker_service.Rerank(
+        reranker_pb2.RerankRequest(
+            query=query, candidates=[convert.scored_to_pb(c) for c in candidates], top_n=len(candidates)
+        ),
+        timeout=60,
+    )
     assert response.model_id.startswith("ragmesh-ce/") and response.model_version
     scores = {c.chunk.body: c.scores.rerank_score for c in response.candidates}
     assert all(scores[relevant] > scores[n] for n in near_misses), scores
@@ -117,23 +153,40 @@ def test_the_relevant_passage_is_ranked_above_near_misses(reranker_service, quer
 
 def test_an_unreachable_triton_is_unavailable_with_its_address(tmp_path):
     port, dead = free_port(), f"127.0.0.1:{free_port()}"
-    env = {**os.environ, "RAGMESH_RERANKER_PORT": str(port), "RAGMESH_RERANKER_METRICS_PORT": "0",
-           "RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": dead,
-           "RAGMESH_RERANKER_TRITON_TIMEOUT_S": "2"}
+    env = {
+        **os.environ,
+        "RAGMESH_RERANKER_PORT": str(port),
+        "RAGMESH_RERANKER_METRICS_PORT": "0",
+        "RAGMESH_RERANKER_MODEL": "triton",
+        "RAGMESH_RERANKER_TRITON_ADDRESS": dead,
+        "RAGMESH_RERANKER_TRITON_TIMEOUT_S": "2",
+    }
     with extra_stages(["reranker"], env, port, reranker_pb2_grpc.RerankerStub) as stub:
         with pytest.raises(grpc.RpcError) as err:
-            stub.Rerank(reranker_pb2.RerankRequest(query="q", candidates=[
-                convert.scored_to_pb(c) for c in _candidates(["a passage"])]), timeout=30)
+            stub.Rerank(
+                reranker_pb2.RerankRequest(
+                    query="q", candidates=[convert.scored_to_pb(c) for c in _candidates(["a passage"])]
+                ),
+                timeout=30,
+            )
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE
         assert dead in err.value.details()
 
 
 def test_ask_is_reranked_by_triton_and_degrades_when_triton_stops(model_dir, tmp_path_factory):
-    server = TritonServer(model_dir / "triton", free_port(), free_port(), free_port(),
-                          log_path=tmp_path_factory.mktemp("triton-mesh") / "tritonserver.log").start(180)
+    server = TritonServer(
+        model_dir / "triton",
+        free_port(),
+        free_port(),
+        free_port(),
+        log_path=tmp_path_factory.mktemp("triton-mesh") / "tritonserver.log",
+    ).start(180)
     # The service's default Triton deadline: a first, cold inference on two busy cores can take seconds.
-    env = {"RAGMESH_RERANKER_MODEL": "triton", "RAGMESH_RERANKER_TRITON_ADDRESS": server.grpc_address,
-           "RAGMESH_GATEWAY_CALIBRATION_FILE": "none"}
+    env = {
+        "RAGMESH_RERANKER_MODEL": "triton",
+        "RAGMESH_RERANKER_TRITON_ADDRESS": server.grpc_address,
+        "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
+    }
     try:
         with Mesh.on_free_ports(str(tmp_path_factory.mktemp("mesh-triton")), extra_env=env) as mesh:
             with mesh.gateway_channel() as channel:

@@ -14,8 +14,12 @@ class Sample(config.ServerConfig):
 
 
 def test_stage_prefix_beats_mesh_wide_value_beats_default():
-    env = {"RAGMESH_SAMPLE_THRESHOLD": "0.25", "RAGMESH_THRESHOLD": "0.9", "RAGMESH_MODEL": "x",
-           "RAGMESH_SAMPLE_ENABLED": "true"}
+    env = {
+        "RAGMESH_SAMPLE_THRESHOLD": "0.25",
+        "RAGMESH_THRESHOLD": "0.9",
+        "RAGMESH_MODEL": "x",
+        "RAGMESH_SAMPLE_ENABLED": "true",
+    }
     cfg = config.load(Sample, "sample", env)
     assert (cfg.threshold, cfg.model, cfg.enabled, cfg.port) == (0.25, "x", True, 1234)
 

@@ -17,8 +17,13 @@ def exported_names() -> set[str]:
     for value in vars(metrics).values():
         if isinstance(value, MetricWrapperBase):
             for family in value.describe():
-                names |= {family.name, f"{family.name}_total", f"{family.name}_bucket", f"{family.name}_count",
-                          f"{family.name}_sum"}
+                names |= {
+                    family.name,
+                    f"{family.name}_total",
+                    f"{family.name}_bucket",
+                    f"{family.name}_count",
+                    f"{family.name}_sum",
+                }
     return names
 
 
@@ -80,6 +85,13 @@ def test_scrape_config_sets_no_label_a_ragmesh_metric_uses():
 
 
 def test_collision_check_sees_a_stage_target_label():
-    config = {"scrape_configs": [{"job_name": "x", "static_configs": [{"targets": ["a:1"], "labels": {"stage": "g"}}],
-                                  "relabel_configs": [{"target_label": "service", "replacement": "x"}]}]}
+    config = {
+        "scrape_configs": [
+            {
+                "job_name": "x",
+                "static_configs": [{"targets": ["a:1"], "labels": {"stage": "g"}}],
+                "relabel_configs": [{"target_label": "service", "replacement": "x"}],
+            }
+        ]
+    }
     assert scrape_label_names(config) & metric_label_names() == {"stage", "service"}

@@ -10,8 +10,9 @@ from shared.server import DomainErrorInterceptor
 
 
 def _serve(behavior, streaming=False):
-    handler = (grpc.unary_stream_rpc_method_handler(behavior) if streaming
-               else grpc.unary_unary_rpc_method_handler(behavior))
+    handler = (
+        grpc.unary_stream_rpc_method_handler(behavior) if streaming else grpc.unary_unary_rpc_method_handler(behavior)
+    )
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), interceptors=[DomainErrorInterceptor("test")])
     server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("t.T", {"M": handler})])
     port = server.add_insecure_port("127.0.0.1:0")
@@ -43,12 +44,15 @@ def crashes(request, context):
     raise KeyError("boom")
 
 
-@pytest.mark.parametrize("behavior, streaming, code, detail", [
-    (aborts, False, grpc.StatusCode.NOT_FOUND, "no such answer"),
-    (aborts_streaming, True, grpc.StatusCode.PERMISSION_DENIED, "not yours"),
-    (raises_domain_error, False, grpc.StatusCode.NOT_FOUND, "gone"),
-    (crashes, False, grpc.StatusCode.INTERNAL, "test: internal error: KeyError"),
-])
+@pytest.mark.parametrize(
+    "behavior, streaming, code, detail",
+    [
+        (aborts, False, grpc.StatusCode.NOT_FOUND, "no such answer"),
+        (aborts_streaming, True, grpc.StatusCode.PERMISSION_DENIED, "not yours"),
+        (raises_domain_error, False, grpc.StatusCode.NOT_FOUND, "gone"),
+        (crashes, False, grpc.StatusCode.INTERNAL, "test: internal error: KeyError"),
+    ],
+)
 def test_statuses_reach_the_caller(caplog, behavior, streaming, code, detail):
     server, port = _serve(behavior, streaming)
     try:

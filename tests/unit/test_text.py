@@ -11,8 +11,10 @@ def sentences(text):
 
 
 def test_versions_decimals_and_abbreviations_do_not_split():
-    text = ("Upgrade to v2.1.0 before Friday. Pi is 3.14 here. Dr. Smith approved it, e.g. for the U.S. team. "
-            "Run `nwctl sync. --force` now. Done!")
+    text = (
+        "Upgrade to v2.1.0 before Friday. Pi is 3.14 here. Dr. Smith approved it, e.g. for the U.S. team. "
+        "Run `nwctl sync. --force` now. Done!"
+    )
     assert sentences(text) == [
         "Upgrade to v2.1.0 before Friday.",
         "Pi is 3.14 here.",
@@ -52,15 +54,39 @@ def test_a_wrapped_list_item_and_fenced_code_keep_their_structure():
     assert units == ["- first item\n  wraps here", "- second", "ragmesh up", "ragmesh ask", "Done."]
 
 
-_WORDS = ["refund", "customer", "plan", "annual", "seats", "invoice", "renewal", "notice", "party", "days",
-          "written", "before", "term", "price", "support", "hours", "region", "storage", "quota", "month"]
+_WORDS = [
+    "refund",
+    "customer",
+    "plan",
+    "annual",
+    "seats",
+    "invoice",
+    "renewal",
+    "notice",
+    "party",
+    "days",
+    "written",
+    "before",
+    "term",
+    "price",
+    "support",
+    "hours",
+    "region",
+    "storage",
+    "quota",
+    "month",
+]
 _sentence = st.lists(st.sampled_from(_WORDS), min_size=2, max_size=14).map(
-    lambda words: " ".join([words[0].capitalize(), *words[1:]]) + ".")
+    lambda words: " ".join([words[0].capitalize(), *words[1:]]) + "."
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(sentences=st.lists(_sentence, min_size=1, max_size=6), width=st.integers(min_value=16, max_value=90),
-       paragraphs=st.integers(min_value=1, max_value=3))
+@given(
+    sentences=st.lists(_sentence, min_size=1, max_size=6),
+    width=st.integers(min_value=16, max_value=90),
+    paragraphs=st.integers(min_value=1, max_value=3),
+)
 def test_no_unit_of_a_hard_wrapped_paragraph_ends_inside_a_sentence(sentences, width, paragraphs):
     # The same sentences, hard-wrapped at `width` (as plain-text and Markdown sources are), in one or more
     # paragraphs: each unit is exactly one whole sentence, whatever the line breaks.

@@ -31,11 +31,13 @@ def _open(content: bytes, name: str):
     try:
         return docx.Document(io.BytesIO(content))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise InvalidArgument("document.content", f"{name} is not a readable DOCX ({exc or type(exc).__name__})") \
-            from None
+        raise InvalidArgument(
+            "document.content", f"{name} is not a readable DOCX ({exc or type(exc).__name__})"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - lxml and friends: a broken part fails this document only
-        raise InvalidArgument("document.content", f"{name} is not a readable DOCX ({type(exc).__name__}: {exc})") \
-            from None
+        raise InvalidArgument(
+            "document.content", f"{name} is not a readable DOCX ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 class _Numbering:
@@ -93,8 +95,13 @@ def _heading_level(paragraph: Paragraph, text: str, offset: int) -> int:
     if match:
         return int(match.group(1)) + offset
     runs = [r for r in paragraph.runs if r.text.strip()]
-    if runs and all(r.bold for r in runs) and _CLAUSE_HEADING.match(text) and len(text) <= 90 \
-            and not text.endswith((".", ";", ",")):
+    if (
+        runs
+        and all(r.bold for r in runs)
+        and _CLAUSE_HEADING.match(text)
+        and len(text) <= 90
+        and not text.endswith((".", ";", ","))
+    ):
         return min(text.split(None, 1)[0].rstrip(".").count(".") + 1 + offset, 6)
     return 0
 

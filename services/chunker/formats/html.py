@@ -17,8 +17,29 @@ _SKIP = {"script", "style", "nav", "noscript", "template", "svg", "iframe", "obj
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # Elements whose start and end separate blocks of text.
-_BREAKING = {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "figure",
-             "figcaption", "dl", "dt", "dd", "address", "details", "summary", "form", "fieldset", "hr", "body"}
+_BREAKING = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "address",
+    "details",
+    "summary",
+    "form",
+    "fieldset",
+    "hr",
+    "body",
+}
 _CELL_BREAKS = {"br", "p", "div", "li", "tr", "td", "th"}
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_-]+)""", re.IGNORECASE)
 

@@ -116,8 +116,9 @@ def _open(content: bytes, name: str) -> PdfReader:
     except InvalidArgument:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
-        raise InvalidArgument("document.content", f"{name} is not a readable PDF ({exc or type(exc).__name__})") \
-            from None
+        raise InvalidArgument(
+            "document.content", f"{name} is not a readable PDF ({exc or type(exc).__name__})"
+        ) from None
     return reader
 
 
@@ -154,17 +155,24 @@ def _running_key(line: _Line) -> str:
 
 def _drop_running_lines(pages: list[list[_Line]], boxes: list[tuple[float, float]]) -> None:
     """Page numbers, and lines repeated in the top or bottom margin of several pages, are not content."""
+
     def in_margin(line: _Line, box: tuple[float, float]) -> bool:
         if line.y == 0 and line.x == 0:
             return False  # pypdf reports some fragments at the origin; such text is kept, not guessed away
         bottom, top = box
         return line.y > top - (top - bottom) * _MARGIN or line.y < bottom + (top - bottom) * _MARGIN
 
-    seen = Counter(key for lines, box in zip(pages, boxes, strict=True)
-                   for key in {_running_key(line) for line in lines if in_margin(line, box)})
+    seen = Counter(
+        key
+        for lines, box in zip(pages, boxes, strict=True)
+        for key in {_running_key(line) for line in lines if in_margin(line, box)}
+    )
     for i, (lines, box) in enumerate(zip(pages, boxes, strict=True)):
-        pages[i] = [line for line in lines if not (in_margin(line, box) and (
-            _PAGE_NUMBER.match(line.text) or seen[_running_key(line)] > 1))]
+        pages[i] = [
+            line
+            for line in lines
+            if not (in_margin(line, box) and (_PAGE_NUMBER.match(line.text) or seen[_running_key(line)] > 1))
+        ]
 
 
 def _near(x: float, anchors: list[float]) -> bool:
@@ -187,8 +195,9 @@ def _row(line: _Line, anchors: list[float]) -> list[str] | None:
     return [_join(c) for c in cells]
 
 
-def _page_elements(lines: list[_Line], heading_sizes: list[float], body_size: float,
-                   open_table: _Element | None) -> list[_Element]:
+def _page_elements(
+    lines: list[_Line], heading_sizes: list[float], body_size: float, open_table: _Element | None
+) -> list[_Element]:
     elements: list[_Element] = []
     i = 0
     while i < len(lines):
@@ -222,8 +231,12 @@ def _page_elements(lines: list[_Line], heading_sizes: list[float], body_size: fl
         elif _NUMBERED.match(text):
             marker, rest = text.split(None, 1)
             elements.append(_Element("list_item", rest, marker=marker))
-        elif prev and prev.kind in ("paragraph", "list_item") and gap < 1.45 * line.size \
-                and abs(prev.size - line.size) < 0.5:
+        elif (
+            prev
+            and prev.kind in ("paragraph", "list_item")
+            and gap < 1.45 * line.size
+            and abs(prev.size - line.size) < 0.5
+        ):
             prev.text += " " + text
         else:
             elements.append(_Element("paragraph", text))
@@ -258,13 +271,21 @@ def parse_pdf(content: bytes, name: str) -> ParsedDocument:
             for frag in line.frags:
                 chars[round(frag.size, 1)] += len(frag.text.strip())
     if not chars:
-        raise InvalidArgument("document.content",
-                              f"{name} has no text layer (a scanned or image-only PDF?); run OCR on it first")
+        raise InvalidArgument(
+            "document.content", f"{name} has no text layer (a scanned or image-only PDF?); run OCR on it first"
+        )
     _drop_running_lines(pages, [(float(p.mediabox.bottom), float(p.mediabox.top)) for p in reader.pages])
     body_size = chars.most_common(1)[0][0]
     # Sizes clearly above the body text that start a short line are heading levels, largest first.
-    heading_sizes = sorted({round(line.size, 1) for lines in pages for line in lines
-                            if line.size >= body_size + 1.0 and len(line.text) <= 150}, reverse=True)[:6]
+    heading_sizes = sorted(
+        {
+            round(line.size, 1)
+            for lines in pages
+            for line in lines
+            if line.size >= body_size + 1.0 and len(line.text) <= 150
+        },
+        reverse=True,
+    )[:6]
 
     elements: list[_Element] = []
     for lines in pages:
@@ -273,9 +294,15 @@ def parse_pdf(content: bytes, name: str) -> ParsedDocument:
         if page and open_table is not None and page[0].kind == "table" and page[0].anchors is open_table.anchors:
             # The first rows of this page fall into the previous table's columns: the same table.
             first, *rest = page.pop(0).rows
-            open_table.rows += (rest if first == open_table.rows[0] else [first, *rest])
-        elif (page and elements and page[0].kind == "paragraph" and elements[-1].kind in ("paragraph", "list_item")
-              and not elements[-1].text.endswith((".", "!", "?", ":")) and page[0].text[:1].islower()):
+            open_table.rows += rest if first == open_table.rows[0] else [first, *rest]
+        elif (
+            page
+            and elements
+            and page[0].kind == "paragraph"
+            and elements[-1].kind in ("paragraph", "list_item")
+            and not elements[-1].text.endswith((".", "!", "?", ":"))
+            and page[0].text[:1].islower()
+        ):
             elements[-1].text += " " + page.pop(0).text  # a sentence cut by the page break
         elements += page
 

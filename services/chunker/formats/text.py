@@ -22,8 +22,13 @@ def _parse(content: bytes, name: str, kind: str, parser) -> ParsedDocument:
     fields, body_start = split_front_matter(text, name)
     if not text[body_start:].strip():
         raise InvalidArgument("document.content", f"{name} has no text after its front matter")
-    return ParsedDocument(text=text, sections=parser(text, body_start), body_start=body_start, fields=fields,
-                          title=_first_heading(text[body_start:]))
+    return ParsedDocument(
+        text=text,
+        sections=parser(text, body_start),
+        body_start=body_start,
+        fields=fields,
+        title=_first_heading(text[body_start:]),
+    )
 
 
 def parse_markdown_file(content: bytes, name: str) -> ParsedDocument:

@@ -20,8 +20,9 @@ def _messages(data, name: str) -> tuple[str, list[dict]]:
         title = str(data.get("title") or data.get("subject") or "")
         data = data.get("messages")
     if not isinstance(data, list) or not data:
-        raise InvalidArgument("document.content",
-                              f"{name} is not a ticket thread (expected a non-empty list of messages)")
+        raise InvalidArgument(
+            "document.content", f"{name} is not a ticket thread (expected a non-empty list of messages)"
+        )
     for i, message in enumerate(data, start=1):
         if not isinstance(message, dict):
             raise InvalidArgument("document.content", f"{name}: message {i} is not an object")
@@ -35,8 +36,9 @@ def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
     try:
         data = json.loads(decode(content, name, "application/json"))
     except json.JSONDecodeError as exc:
-        raise InvalidArgument("document.content",
-                              f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise InvalidArgument(
+            "document.content", f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     title, messages = _messages(data, name)
     writer = CanonicalWriter()
     if title:
@@ -45,8 +47,11 @@ def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
         sender = " ".join(message["from"].split())
         writer.section(message_heading(number, sender), level=2 if title else 1)
         header = [f"From: {sender}"]
-        header += [f"{label}: {message[key]}" for key, label in (("date", "Date"), ("subject", "Subject"))
-                   if isinstance(message.get(key), str) and message[key].strip()]
+        header += [
+            f"{label}: {message[key]}"
+            for key, label in (("date", "Date"), ("subject", "Subject"))
+            if isinstance(message.get(key), str) and message[key].strip()
+        ]
         writer.header("\n".join(header))
         for paragraph in message["body"].replace("\r\n", "\n").split("\n\n"):
             writer.paragraph(paragraph)

@@ -47,11 +47,16 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
     from shared.stubs import chunker_pb2_grpc, gateway_pb2_grpc
     from shared.tls import stage_channel
 
-    env = {"RAGMESH_RERANKER_MODEL": "passthrough", "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
-           "RAGMESH_EMBED_MODEL": args.embed_model}
+    env = {
+        "RAGMESH_RERANKER_MODEL": "passthrough",
+        "RAGMESH_GATEWAY_CALIBRATION_FILE": "none",
+        "RAGMESH_EMBED_MODEL": args.embed_model,
+    }
     with Mesh.on_free_ports(args.data_dir, extra_env=env) as mesh:
-        with mesh.gateway_channel() as channel, \
-                stage_channel(mesh.address("chunker"), "chunker", "launcher") as chunker_channel:
+        with (
+            mesh.gateway_channel() as channel,
+            stage_channel(mesh.address("chunker"), "chunker", "launcher") as chunker_channel,
+        ):
             stub = gateway_pb2_grpc.GatewayStub(channel)
             if args.beir:
                 train, tune, self_supervised = _mine_beir(args, stub)
@@ -74,10 +79,18 @@ def _mine_beir(args, stub):
     _ingest_beir(stub, args.beir, beir_tenant(args.beir), 600.0)
     train = data.mine_queries(stub, [c for c in cases if c.case_id not in tune_set], args.depth, _say)
     tune = data.mine_queries(stub, [c for c in cases if c.case_id in tune_set], args.depth, _say)
-    titles = data.mine_titles(stub, args.beir, beir_tenant(args.beir), args.self_supervised, args.depth,
-                              args.seed, _say) if args.self_supervised else []
-    clozes = data.mine_sentences(stub, args.beir, beir_tenant(args.beir), args.self_supervised_sentences,
-                                 args.depth, args.seed, _say) if args.self_supervised_sentences else []
+    titles = (
+        data.mine_titles(stub, args.beir, beir_tenant(args.beir), args.self_supervised, args.depth, args.seed, _say)
+        if args.self_supervised
+        else []
+    )
+    clozes = (
+        data.mine_sentences(
+            stub, args.beir, beir_tenant(args.beir), args.self_supervised_sentences, args.depth, args.seed, _say
+        )
+        if args.self_supervised_sentences
+        else []
+    )
     return train, tune, titles + clozes
 
 
@@ -113,9 +126,18 @@ def maxsim_scores(embed_model: str, tune: list[data.Query]) -> list[np.ndarray]:
         candidates = []
         for c in q.candidates:
             title, _, body = c.text.partition("\n")
-            chunk = Chunk(chunk_id=c.doc_id, meta=DocumentMeta(tenant_id="tune", document_id=c.doc_id, title=title),
-                          heading_path=[], body=body or title, embed_text=c.text, char_start=0, char_end=len(body),
-                          parent_section_id="", token_count=0, position=0)
+            chunk = Chunk(
+                chunk_id=c.doc_id,
+                meta=DocumentMeta(tenant_id="tune", document_id=c.doc_id, title=title),
+                heading_path=[],
+                body=body or title,
+                embed_text=c.text,
+                char_start=0,
+                char_end=len(body),
+                parent_section_id="",
+                token_count=0,
+                position=0,
+            )
             candidates.append(ScoredChunk(chunk, StageScores(fused_rank=c.first_rank)))
         out.append(ranker.head_scores(q.text, candidates))
     return out
@@ -138,15 +160,21 @@ def choose_weight(model, tune: list[data.Query], maxsim: list[np.ndarray] | None
             ndcg[(m, w)].append(ndcg_at(ranks, q.gains, 10))
             recall5[(m, w)].append(recall_at(ranks, list(q.gains), 5))
     mean = {cell: float(np.mean(v)) for cell, v in ndcg.items()}
-    table = {str(w): {"ndcg@10": mean[(0.0, w)], "recall@5": float(np.mean(recall5[(0.0, w)]))}
-             for w in fusion.WEIGHT_GRID}
+    table = {
+        str(w): {"ndcg@10": mean[(0.0, w)], "recall@5": float(np.mean(recall5[(0.0, w)]))} for w in fusion.WEIGHT_GRID
+    }
     best_m, best_w = max(cells, key=lambda c: (round(mean[c], 6), -c[0], -c[1]))
-    chosen = {"weight": best_w, "tune_gain_ndcg@10": mean[(best_m, best_w)] - mean[(0.0, 0.0)],
-              "tune_queries": len(tune), "grid": table}
+    chosen = {
+        "weight": best_w,
+        "tune_gain_ndcg@10": mean[(best_m, best_w)] - mean[(0.0, 0.0)],
+        "tune_queries": len(tune),
+        "grid": table,
+    }
     if maxsim is not None:
         chosen["maxsim_weight"] = best_m
-        chosen["maxsim_grid"] = {str(m): {str(w): round(mean[(m, w)], 4) for w in fusion.WEIGHT_GRID}
-                                 for m in maxsim_grid}
+        chosen["maxsim_grid"] = {
+            str(m): {str(w): round(mean[(m, w)], 4) for w in fusion.WEIGHT_GRID} for m in maxsim_grid
+        }
         chosen["best_ndcg@10"] = mean[(best_m, best_w)]
     return chosen
 
@@ -169,10 +197,13 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
     card = json.loads((model_dir / CARD_FILE).read_text())
     weights = served_weights(card)
-    served = {"ragmesh_model_id": card["model_id"], "ragmesh_model_version": card["model_version"],
-              "ragmesh_fusion_weight": str(weights["weight"]),
-              "ragmesh_fusion_k": str(card["fusion"]["k"]),
-              "ragmesh_maxsim_weight": str(weights["maxsim_weight"])}
+    served = {
+        "ragmesh_model_id": card["model_id"],
+        "ragmesh_model_version": card["model_version"],
+        "ragmesh_fusion_weight": str(weights["weight"]),
+        "ragmesh_fusion_k": str(card["fusion"]["k"]),
+        "ragmesh_maxsim_weight": str(weights["maxsim_weight"]),
+    }
     with open(target / "config.pbtxt", "a", encoding="utf-8") as fh:
         for key, value in served.items():
             fh.write(f'parameters {{ key: "{key}" value {{ string_value: "{value}" }} }}\n')
@@ -182,23 +213,40 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
 def _write_card(out: Path, card: dict) -> None:
     (out / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
     tune = card["fusion"]
-    lines = [f"# {card['model_id']} (version {card['model_version']})", "",
-             f"Cross-encoder initialised from `{card['init']}`, max_length {card['max_length']}, seed {card['seed']}.",
-             "", "## Data", ""]
+    lines = [
+        f"# {card['model_id']} (version {card['model_version']})",
+        "",
+        f"Cross-encoder initialised from `{card['init']}`, max_length {card['max_length']}, seed {card['seed']}.",
+        "",
+        "## Data",
+        "",
+    ]
     lines += [f"- {k}: {v}" for k, v in card["data"].items()]
     lines += ["", "## Training", ""] + [f"- {k}: {v}" for k, v in card["training"].items()]
-    lines += ["", "## Fusion with the first stage (tuning split)", "",
-              f"Chosen weight {tune['weight']} (gain {tune['tune_gain_ndcg@10']:+.4f} nDCG@10 over the fused order "
-              f"on {tune['tune_queries']} tuning queries); enabled by default: {card['enabled']}.", "",
-              "| weight | nDCG@10 | recall@5 |", "|---|---|---|"]
+    lines += [
+        "",
+        "## Fusion with the first stage (tuning split)",
+        "",
+        f"Chosen weight {tune['weight']} (gain {tune['tune_gain_ndcg@10']:+.4f} nDCG@10 over the fused order "
+        f"on {tune['tune_queries']} tuning queries); enabled by default: {card['enabled']}.",
+        "",
+        "| weight | nDCG@10 | recall@5 |",
+        "|---|---|---|",
+    ]
     lines += [f"| {w} | {v['ndcg@10']:.4f} | {v['recall@5']:.4f} |" for w, v in tune["grid"].items()]
     if "maxsim_grid" in tune:
         weights = list(next(iter(tune["maxsim_grid"].values())))
-        lines += ["", f"With the maxsim rank as a third signal: chosen maxsim weight {tune['maxsim_weight']} "
-                  f"(nDCG@10 {tune['best_ndcg@10']:.4f}). Rows: maxsim weight; columns: cross-encoder weight.", "",
-                  "| maxsim \\ ce | " + " | ".join(weights) + " |", "|---" * (len(weights) + 1) + "|"]
-        lines += [f"| {m} | " + " | ".join(f"{v:.4f}" for v in row.values()) + " |"
-                  for m, row in tune["maxsim_grid"].items()]
+        lines += [
+            "",
+            f"With the maxsim rank as a third signal: chosen maxsim weight {tune['maxsim_weight']} "
+            f"(nDCG@10 {tune['best_ndcg@10']:.4f}). Rows: maxsim weight; columns: cross-encoder weight.",
+            "",
+            "| maxsim \\ ce | " + " | ".join(weights) + " |",
+            "|---" * (len(weights) + 1) + "|",
+        ]
+        lines += [
+            f"| {m} | " + " | ".join(f"{v:.4f}" for v in row.values()) + " |" for m, row in tune["maxsim_grid"].items()
+        ]
     (out / "MODEL_CARD.md").write_text("\n".join(lines) + "\n")
 
 
@@ -207,12 +255,14 @@ def _train(args, model, title_groups, labelled_groups) -> dict:
     started = time.monotonic()
     if title_groups and args.self_supervised_epochs:
         _say(f"self-supervised phase: {len(title_groups)} groups x {len(title_groups[0].passages)} passages")
-        history["self_supervised_loss"] = loop.train_groups(model, title_groups, args.self_supervised_epochs,
-                                                            args.lr, args.groups_per_step, args.seed, _say)
+        history["self_supervised_loss"] = loop.train_groups(
+            model, title_groups, args.self_supervised_epochs, args.lr, args.groups_per_step, args.seed, _say
+        )
     if labelled_groups:
         _say(f"labelled phase: {len(labelled_groups)} groups x {len(labelled_groups[0].passages)} passages")
-        history["labelled_loss"] = loop.train_groups(model, labelled_groups, args.epochs, args.lr,
-                                                     args.groups_per_step, args.seed + 1, _say)
+        history["labelled_loss"] = loop.train_groups(
+            model, labelled_groups, args.epochs, args.lr, args.groups_per_step, args.seed + 1, _say
+        )
     history["seconds"] = time.monotonic() - started
     history["device"] = str(model.device)
     return history
@@ -244,31 +294,61 @@ def run(args) -> int:
     _say("choosing the fusion weight on the tuning split")
     similarity = maxsim_scores(args.embed_model, tune) if args.with_maxsim else None
     chosen = choose_weight(model, tune, similarity)
-    _say(f"weight {chosen['weight']} (maxsim {chosen.get('maxsim_weight', 0.0)}): tune nDCG@10 gain "
-         f"{chosen['tune_gain_ndcg@10']:+.4f}")
+    _say(
+        f"weight {chosen['weight']} (maxsim {chosen.get('maxsim_weight', 0.0)}): tune nDCG@10 gain "
+        f"{chosen['tune_gain_ndcg@10']:+.4f}"
+    )
     onnx_path = loop.export_onnx(model, work)
     model_id, version = _model_id(args.name, onnx_path)
     card = {
-        "model_id": model_id, "model_version": version, "init": str(init), "max_length": args.max_length,
-        "seed": args.seed, "enabled": chosen["weight"] > 0 and chosen["tune_gain_ndcg@10"] > 0,
+        "model_id": model_id,
+        "model_version": version,
+        "init": str(init),
+        "max_length": args.max_length,
+        "seed": args.seed,
+        "enabled": chosen["weight"] > 0 and chosen["tune_gain_ndcg@10"] > 0,
         "fusion": {"k": fusion.RRF_K, **chosen},
-        "data": {"labelled": (f"{args.beir} split {args.split}, excluding {args.exclude_queries or 'nothing'}"
-                              if args.beir else "none (self-supervised on " + ", ".join(args.corpus) + ")"),
-                 "train_queries": len(train), "tune_queries": len(tune), "self_supervised_queries": len(titles),
-                 "negatives": f"{args.negatives} hard (hybrid top {args.depth}) + 1 random per positive",
-                 "embed_model_for_mining": args.embed_model},
-        "training": {"self_supervised_groups": len(title_groups), "self_supervised_epochs": args.self_supervised_epochs,
-                     "labelled_groups": len(labelled_groups), "epochs": args.epochs, "lr": args.lr,
-                     "groups_per_step": args.groups_per_step, "loss": "listwise softmax cross-entropy",
-                     "seconds": round(history["seconds"]), "device": history.get("device", "cpu"),
-                     **{k: [round(x, 4) for x in v] for k, v in history.items() if isinstance(v, list)}},
+        "data": {
+            "labelled": (
+                f"{args.beir} split {args.split}, excluding {args.exclude_queries or 'nothing'}"
+                if args.beir
+                else "none (self-supervised on " + ", ".join(args.corpus) + ")"
+            ),
+            "train_queries": len(train),
+            "tune_queries": len(tune),
+            "self_supervised_queries": len(titles),
+            "negatives": f"{args.negatives} hard (hybrid top {args.depth}) + 1 random per positive",
+            "embed_model_for_mining": args.embed_model,
+        },
+        "training": {
+            "self_supervised_groups": len(title_groups),
+            "self_supervised_epochs": args.self_supervised_epochs,
+            "labelled_groups": len(labelled_groups),
+            "epochs": args.epochs,
+            "lr": args.lr,
+            "groups_per_step": args.groups_per_step,
+            "loss": "listwise softmax cross-entropy",
+            "seconds": round(history["seconds"]),
+            "device": history.get("device", "cpu"),
+            **{k: [round(x, 4) for x in v] for k, v in history.items() if isinstance(v, list)},
+        },
     }
     _write_card(work, card)
     installed = install_into_triton(work, work / "triton", args.triton_torch)
     _say(f"{model_id} version {version} written to {work}; Triton model at {installed}")
-    print(json.dumps({"model_id": model_id, "version": version, "enabled": card["enabled"], **chosen["grid"][
-        str(chosen["weight"])], "weight": chosen["weight"], "maxsim_weight": chosen.get("maxsim_weight", 0.0),
-        "tune_gain_ndcg@10": chosen["tune_gain_ndcg@10"]}))
+    print(
+        json.dumps(
+            {
+                "model_id": model_id,
+                "version": version,
+                "enabled": card["enabled"],
+                **chosen["grid"][str(chosen["weight"])],
+                "weight": chosen["weight"],
+                "maxsim_weight": chosen.get("maxsim_weight", 0.0),
+                "tune_gain_ndcg@10": chosen["tune_gain_ndcg@10"],
+            }
+        )
+    )
     return 0
 
 
@@ -276,17 +356,24 @@ def add_parser(sub) -> None:
     p = sub.add_parser("train-reranker", help="train the cross-encoder reranker; writes its Triton repository")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--beir", help="BEIR folder with labelled queries (corpus.jsonl, queries, qrels)")
-    source.add_argument("--corpus", action="append", help="documents in any format the chunker reads: "
-                        "self-supervised only (heading -> section)")
+    source.add_argument(
+        "--corpus",
+        action="append",
+        help="documents in any format the chunker reads: self-supervised only (heading -> section)",
+    )
     p.add_argument("--split", default="train")
     p.add_argument("--exclude-queries", help="query ids never trained or tuned on (the dev portion)")
     p.add_argument("--tune-fraction", type=float, default=0.2, help="training queries held out to choose the weight")
     p.add_argument("--data-dir", required=True, help="index folder for the mining mesh (reused when ingested)")
     p.add_argument("--embed-model", default="BAAI/bge-small-en-v1.5")
-    p.add_argument("--self-supervised", type=int, default=1500, metavar="N",
-                   help="BEIR: title->body queries (0: none)")
-    p.add_argument("--self-supervised-sentences", type=int, default=0, metavar="N",
-                   help="BEIR: sentence->rest-of-document (inverse cloze) queries from N documents (0: none)")
+    p.add_argument("--self-supervised", type=int, default=1500, metavar="N", help="BEIR: title->body queries (0: none)")
+    p.add_argument(
+        "--self-supervised-sentences",
+        type=int,
+        default=0,
+        metavar="N",
+        help="BEIR: sentence->rest-of-document (inverse cloze) queries from N documents (0: none)",
+    )
     p.add_argument("--self-supervised-epochs", type=int, default=1)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--negatives", type=int, default=6)
@@ -298,14 +385,26 @@ def add_parser(sub) -> None:
     p.add_argument("--name", default="scifact")
     p.add_argument("--work-dir", help="default ~/.cache/ragmesh/rerankers/NAME (its Triton repository: triton/)")
     p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--with-maxsim", action="store_true", help="also choose a weight for the maxsim reranker's "
-                   "rank as a third signal (the service then computes it next to the cross-encoder)")
-    p.add_argument("--mine-only", action="store_true", help="mine the candidates into the work folder and stop "
-                   "(to train elsewhere, e.g. on a GPU machine, from that folder)")
+    p.add_argument(
+        "--with-maxsim",
+        action="store_true",
+        help="also choose a weight for the maxsim reranker's "
+        "rank as a third signal (the service then computes it next to the cross-encoder)",
+    )
+    p.add_argument(
+        "--mine-only",
+        action="store_true",
+        help="mine the candidates into the work folder and stop "
+        "(to train elsewhere, e.g. on a GPU machine, from that folder)",
+    )
     p.add_argument("--resume", action="store_true", help="reuse the trained checkpoint in the work folder")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--triton-torch", action="store_true", help="also install the torch checkpoint into the "
-                   "Triton model (a GPU instance runs it when ONNX Runtime has no CUDA provider)")
+    p.add_argument(
+        "--triton-torch",
+        action="store_true",
+        help="also install the torch checkpoint into the "
+        "Triton model (a GPU instance runs it when ONNX Runtime has no CUDA provider)",
+    )
     p.add_argument("--device", default="auto", help="auto (a GPU when one is visible), cpu or cuda[:N]")
     p.set_defaults(func=run)
 

@@ -24,33 +24,36 @@ HYBRID = 1
 @dataclasses.dataclass
 class Candidate:
     doc_id: str
-    text: str          # what the cross-encoder reads for this passage
-    first_rank: int    # 1-based rank in the first-stage (fused) order
+    text: str  # what the cross-encoder reads for this passage
+    first_rank: int  # 1-based rank in the first-stage (fused) order
 
 
 @dataclasses.dataclass
 class Query:
     query_id: str
     text: str
-    gains: dict[str, float]            # doc id -> graded relevance
-    candidates: list[Candidate]        # first-stage order, one per document
+    gains: dict[str, float]  # doc id -> graded relevance
+    candidates: list[Candidate]  # first-stage order, one per document
 
 
 @dataclasses.dataclass
 class Group:
     query: str
-    passages: list[str]   # passages[0] is the positive
+    passages: list[str]  # passages[0] is the positive
 
 
 # Mining imports the mesh's modules where it runs, so training from mined files needs none of them.
+
 
 def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -> list[Candidate]:
     """The hybrid first stage, best chunk per document, as the gateway returns it (no reranking)."""
     from services.reranker.cross_encoder import passage_text
     from shared.stubs import gateway_pb2
 
-    response = stub.Search(gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth * 2, mode=HYBRID,
-                                                     rerank=False), timeout=timeout)
+    response = stub.Search(
+        gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth * 2, mode=HYBRID, rerank=False),
+        timeout=timeout,
+    )
     seen: dict[str, Candidate] = {}
     for result in response.results:
         doc = result.chunk.meta.document_id
@@ -62,8 +65,14 @@ def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -
 def mine_queries(stub, cases: list, depth: int, progress=None) -> list[Query]:
     out = []
     for n, case in enumerate(cases, start=1):
-        out.append(Query(case.case_id, case.question, {g.doc_id: g.gain for g in case.gold},
-                         retrieve(stub, case.tenant, case.question, depth)))
+        out.append(
+            Query(
+                case.case_id,
+                case.question,
+                {g.doc_id: g.gain for g in case.gold},
+                retrieve(stub, case.tenant, case.question, depth),
+            )
+        )
         if progress and (n % 100 == 0 or n == len(cases)):
             progress(f"mined {n}/{len(cases)} queries")
     return out
@@ -80,8 +89,9 @@ def mine_titles(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: 
         found = [c for c in retrieve(stub, tenant, title, depth) if c.doc_id != doc_id]
         # The positive is the body without its title; so is every negative, or the model would learn
         # "has a title" instead of relevance.
-        candidates = [Candidate(doc_id, body, 0)] + [Candidate(c.doc_id, _strip_title(c.text), c.first_rank)
-                                                     for c in found]
+        candidates = [Candidate(doc_id, body, 0)] + [
+            Candidate(c.doc_id, _strip_title(c.text), c.first_rank) for c in found
+        ]
         out.append(Query(f"title:{doc_id}", title, {doc_id: 1.0}, candidates))
         if progress and (n % 250 == 0 or n == count):
             progress(f"mined {n}/{count} title queries")
@@ -103,12 +113,11 @@ def cloze(title: str, body: str, rng: random.Random, min_words: int = 6, max_wor
     if len(parts) < 3 or not picks:
         return None
     i = rng.choice(picks)
-    rest = " ".join(parts[:i] + parts[i + 1:])
+    rest = " ".join(parts[:i] + parts[i + 1 :])
     return parts[i], f"{title}\n{rest}" if title.strip() else rest
 
 
-def mine_sentences(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: int,
-                   progress=None) -> list[Query]:
+def mine_sentences(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: int, progress=None) -> list[Query]:
     """Self-supervised inverse-cloze queries: a sentence drawn from each of `count` seeded documents; the
     positive is the rest of its document (title kept, as the reranker reads passages), the negatives
     what the hybrid retriever finds for the sentence in other documents."""
@@ -145,8 +154,9 @@ def groups(queries: list[Query], negatives: int, rng: random.Random, random_nega
         hard = [c for c in q.candidates if q.gains.get(c.doc_id, 0) <= 0]
         for pos in positives:
             chosen = rng.sample(hard, min(negatives, len(hard)))
-            extra = [c for c in rng.sample(pool, min(len(pool), random_negatives * 4))
-                     if c.doc_id not in q.gains][:random_negatives]
+            extra = [c for c in rng.sample(pool, min(len(pool), random_negatives * 4)) if c.doc_id not in q.gains][
+                :random_negatives
+            ]
             out.append(Group(q.text, [pos.text] + [c.text for c in chosen + extra]))
     # Groups must all be the same size to batch them as one tensor.
     size = 1 + negatives + random_negatives
@@ -184,8 +194,10 @@ def load_queries(path: Path) -> list[Query]:
         if "query_id" not in row:
             texts[row["text_id"]] = row["text"]
             continue
-        candidates = [Candidate(c["doc_id"], c["text"] if "text" in c else texts[c["text_id"]], c["first_rank"])
-                      for c in row["candidates"]]
+        candidates = [
+            Candidate(c["doc_id"], c["text"] if "text" in c else texts[c["text_id"]], c["first_rank"])
+            for c in row["candidates"]
+        ]
         out.append(Query(row["query_id"], row["text"], row["gains"], candidates))
     return out
 
@@ -204,10 +216,14 @@ def mine_headings(gateway, chunker, documents, tenant: str, depth: int, progress
             if not chunk.heading_path or not chunk.body.strip():
                 continue
             query = chunk.heading_path[-1]
-            response = gateway.Search(gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth,
-                                                                mode=HYBRID, rerank=False), timeout=60)
-            found = [Candidate(r.chunk.chunk_id, _without_headings(r.chunk), rank)
-                     for rank, r in enumerate(response.results, start=1)]
+            response = gateway.Search(
+                gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth, mode=HYBRID, rerank=False),
+                timeout=60,
+            )
+            found = [
+                Candidate(r.chunk.chunk_id, _without_headings(r.chunk), rank)
+                for rank, r in enumerate(response.results, start=1)
+            ]
             if not any(c.doc_id == chunk.chunk_id for c in found):
                 found.append(Candidate(chunk.chunk_id, _without_headings(chunk), len(found) + 1))
             out.append(Query(f"heading:{chunk.chunk_id}", query, {chunk.chunk_id: 1.0}, found))

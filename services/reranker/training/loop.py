@@ -28,7 +28,7 @@ def seed_everything(seed: int, threads: int) -> None:
 
 
 def pick_device(requested: str = "auto") -> str:
-    """"cuda" when asked for or (auto) when a GPU is visible, else "cpu"."""
+    """ "cuda" when asked for or (auto) when a GPU is visible, else "cpu"."""
     import torch
 
     if requested == "auto":
@@ -52,8 +52,9 @@ def _autocast(device: str):
     return torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else contextlib.nullcontext()
 
 
-def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_step: int, seed: int,
-                 progress=None) -> list[float]:
+def train_groups(
+    model, groups: list[Group], epochs: int, lr: float, groups_per_step: int, seed: int, progress=None
+) -> list[float]:
     """Fine-tune in place; returns the mean loss of each epoch."""
     import torch
     from transformers import get_linear_schedule_with_warmup
@@ -73,11 +74,17 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
         rng.shuffle(order)
         total = 0.0
         for start in range(0, len(order), groups_per_step):
-            batch = [groups[i] for i in order[start:start + groups_per_step]]
+            batch = [groups[i] for i in order[start : start + groups_per_step]]
             queries = [g.query for g in batch for _ in range(size)]
             passages = [p for g in batch for p in g.passages]
-            features = tok(queries, passages, padding=True, truncation="longest_first",
-                           max_length=model.max_seq_length, return_tensors="pt").to(device)
+            features = tok(
+                queries,
+                passages,
+                padding=True,
+                truncation="longest_first",
+                max_length=model.max_seq_length,
+                return_tensors="pt",
+            ).to(device)
             with _autocast(device):
                 logits = hf(**features).logits.view(len(batch), size)
             loss = torch.nn.functional.cross_entropy(logits.float(), target[: len(batch)])
@@ -89,8 +96,10 @@ def train_groups(model, groups: list[Group], epochs: int, lr: float, groups_per_
             total += loss.item() * len(batch)
             done += len(passages)
             if progress and (start // groups_per_step) % 50 == 0:
-                progress(f"epoch {epoch + 1}/{epochs} group {start}/{len(groups)} loss {loss.item():.3f} "
-                         f"({done / (time.monotonic() - started):.1f} pairs/s)")
+                progress(
+                    f"epoch {epoch + 1}/{epochs} group {start}/{len(groups)} loss {loss.item():.3f} "
+                    f"({done / (time.monotonic() - started):.1f} pairs/s)"
+                )
         losses.append(total / len(groups))
     hf.eval()
     return losses
@@ -104,9 +113,15 @@ def score_pairs(model, query: str, passages: list[str], batch_size: int = 64) ->
     out = []
     with torch.inference_mode():
         for i in range(0, len(passages), batch_size):
-            chunk = passages[i:i + batch_size]
-            features = tok([query] * len(chunk), chunk, padding=True, truncation="longest_first",
-                           max_length=model.max_seq_length, return_tensors="pt").to(device)
+            chunk = passages[i : i + batch_size]
+            features = tok(
+                [query] * len(chunk),
+                chunk,
+                padding=True,
+                truncation="longest_first",
+                max_length=model.max_seq_length,
+                return_tensors="pt",
+            ).to(device)
             out.append(hf(**features).logits[:, 0].float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
@@ -120,8 +135,15 @@ def export_onnx(model, folder: Path) -> Path:
     sample = tok(["query"], ["passage"], return_tensors="pt")
     names = ["input_ids", "attention_mask", "token_type_ids"]
     path = folder / "model.onnx"
-    torch.onnx.export(hf, tuple(sample[n] for n in names), str(path), input_names=names, output_names=["logits"],
-                      dynamic_axes={**{n: {0: "batch", 1: "sequence"} for n in names}, "logits": {0: "batch"}},
-                      opset_version=17, dynamo=False)
+    torch.onnx.export(
+        hf,
+        tuple(sample[n] for n in names),
+        str(path),
+        input_names=names,
+        output_names=["logits"],
+        dynamic_axes={**{n: {0: "batch", 1: "sequence"} for n in names}, "logits": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
     tok.backend_tokenizer.save(str(folder / "tokenizer.json"))
     return path

@@ -28,12 +28,12 @@ def check_invariants(chunker, content: bytes, uri: str, chunks) -> str:
     text = parsed.text
     covered = bytearray(len(text))
     for chunk in chunks:
-        assert text[chunk.char_start:chunk.char_end] == chunk.body
+        assert text[chunk.char_start : chunk.char_end] == chunk.body
         assert chunk.token_count <= chunker.max_tokens
         assert chunker.counter.count(chunk.embed_text) == chunk.token_count
-        covered[chunk.char_start:chunk.char_end] = b"\x01" * (chunk.char_end - chunk.char_start)
+        covered[chunk.char_start : chunk.char_end] = b"\x01" * (chunk.char_end - chunk.char_start)
     missing = [i for i in range(parsed.body_start, len(text)) if not text[i].isspace() and not covered[i]]
-    assert missing == [], f"dropped text: {text[missing[0]:missing[0] + 40]!r}"
+    assert missing == [], f"dropped text: {text[missing[0] : missing[0] + 40]!r}"
     return text
 
 

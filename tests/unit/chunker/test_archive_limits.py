@@ -15,15 +15,18 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "contracts" / "prof
 
 
 def run(chunker, content: bytes, uri="big.docx"):
-    return chunker.run(content, DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[],
-                                             source_uri=uri))
+    return chunker.run(
+        content, DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri)
+    )
 
 
 def _bomb(member_bytes: int) -> bytes:
     """A real DOCX with one extra member of zeros: kilobytes on the wire, megabytes unpacked."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(EXAMPLE.read_bytes())) as src, \
-            zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+    with (
+        zipfile.ZipFile(io.BytesIO(EXAMPLE.read_bytes())) as src,
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out,
+    ):
         for item in src.infolist():
             out.writestr(item, src.read(item.filename))
         out.writestr("word/media/padding.bin", b"\0" * member_bytes)

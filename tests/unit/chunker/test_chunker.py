@@ -39,9 +39,10 @@ def chunker():
 
 
 def run(chunker, content, uri="doc.md", **meta):
-    return chunker.run(content if isinstance(content, bytes) else content.encode(),
-                       DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri,
-                                    **meta))
+    return chunker.run(
+        content if isinstance(content, bytes) else content.encode(),
+        DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri=uri, **meta),
+    )
 
 
 def test_front_matter_resolves_governance_metadata(chunker):
@@ -56,7 +57,7 @@ def test_bodies_are_exact_source_slices_and_cover_all_text(chunker):
     content_start = DOC.index("# Refund Policy")
     covered = set()
     for chunk in chunks:
-        assert DOC[chunk.char_start:chunk.char_end] == chunk.body
+        assert DOC[chunk.char_start : chunk.char_end] == chunk.body
         covered |= set(range(chunk.char_start, chunk.char_end))
     missing = [i for i in range(content_start, len(DOC)) if not DOC[i].isspace() and i not in covered]
     assert missing == []
@@ -119,22 +120,27 @@ def test_chunk_ids_are_stable_and_change_with_content(chunker):
 
 
 def test_ticket_threads_get_one_section_per_message(chunker):
-    thread = ("Ticket #1\n\nFrom: Ann <a@x.example>\nDate: 2025-01-01\n\nSync fails with E-4412.\n\n"
-              "From: Support <s@y.example>\nDate: 2025-01-02\n\nResolve with nwctl sync resolve.\n")
+    thread = (
+        "Ticket #1\n\nFrom: Ann <a@x.example>\nDate: 2025-01-01\n\nSync fails with E-4412.\n\n"
+        "From: Support <s@y.example>\nDate: 2025-01-02\n\nResolve with nwctl sync resolve.\n"
+    )
     _, chunks = run(chunker, thread, uri="ticket.txt")
     paths = [c.heading_path for c in chunks]
     assert ["Message 1 from Ann <a@x.example>"] in paths and ["Message 2 from Support <s@y.example>"] in paths
 
 
-@pytest.mark.parametrize("content, uri, needle", [
-    (b"", "empty.md", "empty"),
-    (b"   \n\t\n", "blank.txt", "empty"),
-    (b"\xff\xfe\xfa not utf8", "bad.txt", "UTF-8"),
-    (b"\x00\x01\x02\x03binary", "garbage.txt", "binary"),
-    (b"%PDF-1.7 ...", "scan.pdf", "not a readable PDF"),
-    (b"PK\x03\x04 not a zip", "doc.xyz", "unsupported content type"),
-    (b"---\ntitle: only\n---\n", "front.md", "no text"),
-])
+@pytest.mark.parametrize(
+    "content, uri, needle",
+    [
+        (b"", "empty.md", "empty"),
+        (b"   \n\t\n", "blank.txt", "empty"),
+        (b"\xff\xfe\xfa not utf8", "bad.txt", "UTF-8"),
+        (b"\x00\x01\x02\x03binary", "garbage.txt", "binary"),
+        (b"%PDF-1.7 ...", "scan.pdf", "not a readable PDF"),
+        (b"PK\x03\x04 not a zip", "doc.xyz", "unsupported content type"),
+        (b"---\ntitle: only\n---\n", "front.md", "no text"),
+    ],
+)
 def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, needle):
     with pytest.raises(InvalidArgument) as err:
         run(chunker, content, uri=uri)

@@ -44,8 +44,9 @@ def test_html_canonical_text_and_structure(chunker):
     assert "do not index" not in text and "color: red" not in text and "Home" not in text
     assert "# Expense FAQ\n\nClaims are filed in Expensify. Receipts over $25 are required.\n\n## Limits" in text
     # The caption comes before the table, which is a pipe table with its header and rule.
-    assert ("Meal limits\n\n| Category | Limit |\n| --- | --- |\n| Client meals | $100 & up |\n"
-            "| Team \\| meals | $40 |") in text
+    assert (
+        "Meal limits\n\n| Category | Limit |\n| --- | --- |\n| Client meals | $100 & up |\n| Team \\| meals | $40 |"
+    ) in text
     assert "- Alcohol.\n- Parking fines\n  - including towing" in text
     assert "3. Third step.\n4. Fourth step." in text
     assert "```\nENG-100  Engineering\nSAL-200  Sales\n```" in text
@@ -57,15 +58,20 @@ def test_html_canonical_text_and_structure(chunker):
 
 
 def test_html_table_without_header_cells_uses_its_first_row_and_flattens_nested_tables():
-    html = (b"<table><tr><td>Plan</td><td>Price</td></tr><tr><td>Team</td>"
-            b"<td><table><tr><td>$79</td><td>monthly</td></tr></table></td></tr></table>")
+    html = (
+        b"<table><tr><td>Plan</td><td>Price</td></tr><tr><td>Team</td>"
+        b"<td><table><tr><td>$79</td><td>monthly</td></tr></table></td></tr></table>"
+    )
     assert canonical_text(html, "t.html") == "| Plan | Price |\n| --- | --- |\n| Team | $79 monthly |"
 
 
-@pytest.mark.parametrize("content, needle", [
-    (b"<html><head><title>x</title></head><body><script>1</script></body></html>", "no readable text"),
-    (b"<p>caf\xe9</p>", "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"<html><head><title>x</title></head><body><script>1</script></body></html>", "no readable text"),
+        (b"<p>caf\xe9</p>", "not valid UTF-8"),
+    ],
+)
 def test_bad_html(chunker, content, needle):
     with pytest.raises(InvalidArgument, match=needle) as err:
         run(chunker, content, uri="bad.html")
@@ -76,22 +82,30 @@ def test_html_declared_charset_is_honoured():
     assert canonical_text('<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1"), "x.html").endswith("café")
 
 
-ROWS = [["Code", "City", "Region"]] + [[f"e{i:02d}", f"City {i}", "eu-central" if i % 2 else "us-east"]
-                                       for i in range(90)]
+ROWS = [["Code", "City", "Region"]] + [
+    [f"e{i:02d}", f"City {i}", "eu-central" if i % 2 else "us-east"] for i in range(90)
+]
 
 
 @pytest.mark.parametrize("repeat_header", [True, False])
 def test_pdf_table_across_pages_is_one_table_with_one_header(chunker, repeat_header):
-    content = pdf([("title", "Edge Catalog"), ("h2", "1. Edge locations"),
-                   ("p", "Every edge location serves one origin region."),
-                   ("table", ROWS, repeat_header), ("h2", "2. Routing"),
-                   ("p", "2.1 Requests go to the nearest location.")],
-                  footer="Northwind Cloud - Edge Catalog - Page {page}")
+    content = pdf(
+        [
+            ("title", "Edge Catalog"),
+            ("h2", "1. Edge locations"),
+            ("p", "Every edge location serves one origin region."),
+            ("table", ROWS, repeat_header),
+            ("h2", "2. Routing"),
+            ("p", "2.1 Requests go to the nearest location."),
+        ],
+        footer="Northwind Cloud - Edge Catalog - Page {page}",
+    )
     parsed = read_document(content, "edge.pdf")
     text = parsed.text
     assert text.count("| Code | City | Region |") == 1 and "Page 1" not in text and "Page 2" not in text
-    expected = "\n".join(["| Code | City | Region |", "| --- | --- | --- |",
-                          *(f"| {c} | {city} | {r} |" for c, city, r in ROWS[1:])])
+    expected = "\n".join(
+        ["| Code | City | Region |", "| --- | --- | --- |", *(f"| {c} | {city} | {r} |" for c, city, r in ROWS[1:])]
+    )
     assert expected in text
     tables = [b for s in parsed.sections for b in s.blocks if b.kind == "table"]
     assert len(tables) == 1
@@ -193,10 +207,17 @@ def test_docx_bad_inputs(chunker):
 
 
 THREAD = [
-    {"from": "Priya <priya@ledgerly.example>", "date": "Tue, 3 Feb 2026 08:15:00 +0000",
-     "subject": "Webhooks stopped", "body": "Hi,\nNo webhooks since Monday.\n\nThanks, Priya"},
-    {"from": "Diego <support@northwindcloud.example>", "date": "Tue, 3 Feb 2026 09:40:00 +0000",
-     "body": "Please allow 198.51.100.0/24.\r\n\r\nFailed deliveries are retried for up to 24 hours."},
+    {
+        "from": "Priya <priya@ledgerly.example>",
+        "date": "Tue, 3 Feb 2026 08:15:00 +0000",
+        "subject": "Webhooks stopped",
+        "body": "Hi,\nNo webhooks since Monday.\n\nThanks, Priya",
+    },
+    {
+        "from": "Diego <support@northwindcloud.example>",
+        "date": "Tue, 3 Feb 2026 09:40:00 +0000",
+        "body": "Please allow 198.51.100.0/24.\r\n\r\nFailed deliveries are retried for up to 24 hours.",
+    },
 ]
 
 
@@ -206,8 +227,10 @@ def test_json_ticket_thread_has_one_section_per_message(chunker, payload):
     meta, chunks = run(chunker, content, uri="ticket.json")
     text = check_invariants(chunker, content, "ticket.json", chunks)
     assert meta.content_type == "application/json"
-    assert "From: Priya <priya@ledgerly.example>\nDate: Tue, 3 Feb 2026 08:15:00 +0000\nSubject: Webhooks stopped" \
+    assert (
+        "From: Priya <priya@ledgerly.example>\nDate: Tue, 3 Feb 2026 08:15:00 +0000\nSubject: Webhooks stopped"
         "\n\nHi,\nNo webhooks since Monday.\n\nThanks, Priya\n\nFrom: Diego" in text
+    )
     first = [c for c in chunks if "No webhooks" in c.body][0]
     second = [c for c in chunks if "198.51.100.0/24" in c.body][0]
     title = ["Ticket 10893"] if isinstance(payload, dict) else []
@@ -219,13 +242,16 @@ def test_json_ticket_thread_has_one_section_per_message(chunker, payload):
     assert meta.title == ("Ticket 10893" if title else "Webhooks stopped")
 
 
-@pytest.mark.parametrize("content, needle", [
-    (b'[{"from": "a", "body": "x"', "not valid JSON (line 1"),
-    (b'{"hello": "world"}', "not a ticket thread"),
-    (b"[]", "not a ticket thread"),
-    (b'[{"from": "a"}]', "message 1 has no 'body'"),
-    (b'["just text"]', "message 1 is not an object"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b'[{"from": "a", "body": "x"', "not valid JSON (line 1"),
+        (b'{"hello": "world"}', "not a ticket thread"),
+        (b"[]", "not a ticket thread"),
+        (b'[{"from": "a"}]', "message 1 has no 'body'"),
+        (b'["just text"]', "message 1 is not an object"),
+    ],
+)
 def test_bad_json_threads(chunker, content, needle):
     with pytest.raises(InvalidArgument, match=needle.replace("(", r"\(")) as err:
         run(chunker, content, uri="t.json")
@@ -243,8 +269,12 @@ def test_canonical_text_matches_chunk_offsets_for_every_example_format(chunker):
     from pathlib import Path
 
     examples = Path(__file__).resolve().parents[3] / "examples"
-    files = ["handbook/expense-faq.html", "manuals/regions-and-edge-locations.pdf",
-             "contracts/professional-services-addendum.docx", "tickets/ticket-10893-webhook-retries.json"]
+    files = [
+        "handbook/expense-faq.html",
+        "manuals/regions-and-edge-locations.pdf",
+        "contracts/professional-services-addendum.docx",
+        "tickets/ticket-10893-webhook-retries.json",
+    ]
     for name in files:
         content = (examples / name).read_bytes()
         meta, chunks = run(chunker, content, uri=name)

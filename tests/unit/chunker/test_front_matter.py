@@ -26,23 +26,31 @@ def run(chunker, content: bytes, uri="hr/salaries.md", **meta):
     return chunker.run(content, DocumentMeta(tenant_id="t", source_uri=uri, **fields))
 
 
-@pytest.mark.parametrize("front, scopes", [
-    ("access_scopes:\n  - hr-confidential\n  - finance", ["hr-confidential", "finance"]),  # block list
-    ("access_scopes: [hr, finance]", ["hr", "finance"]),  # flow list
-    ("access_scopes: ['hr', \"finance\"]", ["hr", "finance"]),  # quoted items
-    ('access_scopes: "hr-confidential"', ["hr-confidential"]),  # a quoted single scope
-    ("access_scopes: public, finance", ["public", "finance"]),  # the comma form examples/ always used
-    ("access_scopes: [hr, hr]", ["hr"]),
-])
+@pytest.mark.parametrize(
+    "front, scopes",
+    [
+        ("access_scopes:\n  - hr-confidential\n  - finance", ["hr-confidential", "finance"]),  # block list
+        ("access_scopes: [hr, finance]", ["hr", "finance"]),  # flow list
+        ("access_scopes: ['hr', \"finance\"]", ["hr", "finance"]),  # quoted items
+        ('access_scopes: "hr-confidential"', ["hr-confidential"]),  # a quoted single scope
+        ("access_scopes: public, finance", ["public", "finance"]),  # the comma form examples/ always used
+        ("access_scopes: [hr, hr]", ["hr"]),
+    ],
+)
 def test_scope_lists_in_every_yaml_style(chunker, front, scopes):
     meta, _ = run(chunker, doc(f"doc_id: hr/salaries\n{front}"))
     assert meta.access_scopes == scopes
 
 
 def test_quoted_strings_and_dates(chunker):
-    meta, _ = run(chunker, doc('doc_id: "hr/salaries"\ntitle: \'Salary: bands\'\nversion: "1.10"\n'
-                               "effective_from: 2025-04-01\neffective_to: '2026-04-01T00:00:00Z'\n"
-                               "access_scopes: [hr]"))
+    meta, _ = run(
+        chunker,
+        doc(
+            'doc_id: "hr/salaries"\ntitle: \'Salary: bands\'\nversion: "1.10"\n'
+            "effective_from: 2025-04-01\neffective_to: '2026-04-01T00:00:00Z'\n"
+            "access_scopes: [hr]"
+        ),
+    )
     assert (meta.document_id, meta.title, meta.version) == ("hr/salaries", "Salary: bands", "1.10")
     assert (meta.effective_from, meta.effective_to) == ("2025-04-01", "2026-04-01T00:00:00Z")
 
@@ -101,8 +109,11 @@ def test_no_document_is_public_by_accident(chunker):
     """Every attempt to state a non-public scope, well or badly written, either files the document
     under exactly the scopes meant or refuses it; none ends up readable as public."""
     attempts = [front for front, _ in UNUSABLE] + [
-        "access_scopes:\n  - hr-confidential", "access_scopes: [hr-confidential]", "access_scopes: 'hr-confidential'",
-        "access_scopes:\n- hr-confidential\neffective_from: '2025-01-01'", "ACCESS_SCOPES: hr-confidential",
+        "access_scopes:\n  - hr-confidential",
+        "access_scopes: [hr-confidential]",
+        "access_scopes: 'hr-confidential'",
+        "access_scopes:\n- hr-confidential\neffective_from: '2025-01-01'",
+        "ACCESS_SCOPES: hr-confidential",
         "access_scopes: !!str hr-confidential",
     ]
     for front in attempts:
@@ -136,10 +147,17 @@ def _legacy_fields(text: str) -> dict[str, str]:
     """The line-based reader front matter had before YAML, kept here to prove examples/ reads the same."""
     match = re.match(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", text, re.DOTALL)
     fields = {}
-    for line in (match.group(1).splitlines() if match else []):
+    for line in match.group(1).splitlines() if match else []:
         key, sep, value = line.partition(":")
-        if sep and key.strip().lower() in ("doc_id", "title", "version", "effective_from", "effective_to",
-                                           "access_scopes", "content_type"):
+        if sep and key.strip().lower() in (
+            "doc_id",
+            "title",
+            "version",
+            "effective_from",
+            "effective_to",
+            "access_scopes",
+            "content_type",
+        ):
             fields[key.strip().lower()] = value.strip()
     return fields
 
@@ -173,13 +191,13 @@ def _scope_key(draw):
         i = draw(st.integers(0, len(key) - 1))
         edit = draw(st.sampled_from(["delete", "double", "swap", "replace"]))
         if edit == "delete":
-            key = key[:i] + key[i + 1:]
+            key = key[:i] + key[i + 1 :]
         elif edit == "double":
             key = key[:i] + key[i] + key[i:]
         elif edit == "swap" and i + 1 < len(key):
-            key = key[:i] + key[i + 1] + key[i] + key[i + 2:]
+            key = key[:i] + key[i + 1] + key[i] + key[i + 2 :]
         else:
-            key = key[:i] + draw(st.sampled_from(_letters)) + key[i + 1:]
+            key = key[:i] + draw(st.sampled_from(_letters)) + key[i + 1 :]
     return key
 
 
@@ -203,8 +221,11 @@ def _scope_value(draw):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(key=_scope_key(), value=_scope_value(), extra=st.sampled_from(["", "effective_from: 2025-01-01\n",
-                                                                     "effective_from: 2025-99-01\n", "title: x\n"]))
+@given(
+    key=_scope_key(),
+    value=_scope_value(),
+    extra=st.sampled_from(["", "effective_from: 2025-01-01\n", "effective_from: 2025-99-01\n", "title: x\n"]),
+)
 def test_generated_attempts_to_scope_a_document_never_make_it_public(chunker, key, value, extra):
     try:
         meta, _ = run(chunker, doc(f"{extra}{key}:{value}"))

@@ -14,8 +14,10 @@ from tests.unit.chunker.documents import check_invariants, run
 
 def test_a_table_is_never_split_from_its_header(small_chunker):
     rows = "\n".join(f"| R{i} | {i * 7} GB | region eu-central |" for i in range(30))
-    doc = ("# Quotas\n\nStorage quotas per region are listed below.\n\n"
-           f"| Plan | Quota | Where |\n| --- | --- | --- |\n{rows}\n")
+    doc = (
+        "# Quotas\n\nStorage quotas per region are listed below.\n\n"
+        f"| Plan | Quota | Where |\n| --- | --- | --- |\n{rows}\n"
+    )
     _, chunks = run(small_chunker, doc)
     check_invariants(small_chunker, doc.encode(), "doc.md", chunks)
     with_rows = [c for c in chunks if "| R" in c.body]
@@ -93,11 +95,14 @@ def test_overlap_never_stalls_or_skips_when_a_boundary_snaps_back(small_chunker,
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
 
 
-@pytest.mark.parametrize("text", [
-    "a" * 5000,  # one "word" far longer than a window: snapping back to its start would stall
-    "Tokenization " * 400,
-    "supercalifragilistic" * 200 + " tail",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 5000,  # one "word" far longer than a window: snapping back to its start would stall
+        "Tokenization " * 400,
+        "supercalifragilistic" * 200 + " tail",
+    ],
+)
 @pytest.mark.parametrize("overlap_ratio", [0.0, 0.12, 0.9])
 def test_fixed_windows_always_advance_and_cover_everything(fixed_chunker, text, overlap_ratio):
     windows = FixedWindows(fixed_chunker.counter, 64, overlap_ratio)
@@ -115,7 +120,7 @@ def test_fixed_windows_do_not_cut_words_and_overlap(fixed_chunker):
     text = " ".join(f"Sentence {i} mentions tokenization and internationalization." for i in range(200))
     spans = FixedWindows(fixed_chunker.counter, 64, 0.12).spans(text)
     for s, e in spans:
-        assert text[s - 1:s] in ("", " ") and text[e:e + 1] in ("", " ", ".")
+        assert text[s - 1 : s] in ("", " ") and text[e : e + 1] in ("", " ", ".")
     assert all(s2 < e1 for (_, e1), (s2, _) in zip(spans, spans[1:], strict=False))
 
 

@@ -11,7 +11,8 @@ from tests.unit.chunker.documents import check_invariants, run
 
 WORDS = st.sampled_from(
     "refund policy storage plan seat invoice region the a of within days customer Northwind v2.1.0 3.14 "
-    "e.g. U.S. `nwctl sync` $2,990 E-4412 50% Dr. approval quarterly über naïve 東京".split())
+    "e.g. U.S. `nwctl sync` $2,990 E-4412 50% Dr. approval quarterly über naïve 東京".split()
+)
 
 
 @st.composite
@@ -58,15 +59,18 @@ def code(draw):
 
 @st.composite
 def markdown(draw):
-    blocks = draw(st.lists(st.one_of(heading(), paragraph(), list_block(), table(), code()), min_size=1,
-                           max_size=12))
+    blocks = draw(st.lists(st.one_of(heading(), paragraph(), list_block(), table(), code()), min_size=1, max_size=12))
     front = draw(st.sampled_from(["", "---\ndoc_id: generated\nversion: 3\n---\n"]))
     return front + "\n\n".join(blocks) + draw(st.sampled_from(["", "\n", "\n\n"]))
 
 
 # No example database: the run leaves no .hypothesis/ folder in the work tree; a failure prints its example.
-PROPERTY = settings(max_examples=60, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _table_rows(text: str):
@@ -75,7 +79,7 @@ def _table_rows(text: str):
     for section in parsed.sections:
         for block in section.blocks:
             if block.kind == "table":
-                header = text[block.start:text.index("\n", block.start)]
+                header = text[block.start : text.index("\n", block.start)]
                 yield header, block
 
 
@@ -104,9 +108,9 @@ def test_structure_chunks_drop_nothing_are_exact_slices_and_fit(small_chunker, d
             continue  # parent headings ride along too; coverage above already holds them
         head, first = section.blocks[0], section.blocks[1]
         chunk = next(c for c in chunks if c.char_start <= first.start < c.char_end)
-        prefix = chunk.embed_text[:len(chunk.embed_text) - len(chunk.body)]
-        if small_chunker.counter.count(prefix + text[head.start:first.end]) + 8 <= small_chunker.max_tokens:
-            assert chunk.char_start <= head.start, (text[head.start:head.end], chunk.body)
+        prefix = chunk.embed_text[: len(chunk.embed_text) - len(chunk.body)]
+        if small_chunker.counter.count(prefix + text[head.start : first.end]) + 8 <= small_chunker.max_tokens:
+            assert chunk.char_start <= head.start, (text[head.start : head.end], chunk.body)
 
 
 @PROPERTY
@@ -126,5 +130,5 @@ def test_every_non_blank_markdown_line_belongs_to_a_block(doc):
     for section in parse_markdown(doc, body_start):
         for block in section.blocks:
             covered |= set(range(block.start, block.end))
-            assert doc[block.start:block.end].strip()
+            assert doc[block.start : block.end].strip()
     assert all(i in covered for i in range(body_start, len(doc)) if not doc[i].isspace())

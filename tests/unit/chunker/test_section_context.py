@@ -27,10 +27,12 @@ def heading_less(size: int) -> str:
 @pytest.mark.slow
 def test_a_5_mb_heading_less_document_fits_one_response(chunker):
     text = heading_less(5_000_000)
-    meta, chunks = chunker.run(text.encode(), DocumentMeta(tenant_id="t", document_id="", version="",
-                                                           access_scopes=[], source_uri="big.txt"))
-    response = chunker_pb2.ChunkDocumentResponse(meta=convert.meta_to_pb(meta),
-                                                 chunks=[convert.chunk_to_pb(c) for c in chunks])
+    meta, chunks = chunker.run(
+        text.encode(), DocumentMeta(tenant_id="t", document_id="", version="", access_scopes=[], source_uri="big.txt")
+    )
+    response = chunker_pb2.ChunkDocumentResponse(
+        meta=convert.meta_to_pb(meta), chunks=[convert.chunk_to_pb(c) for c in chunks]
+    )
     assert response.ByteSize() < GRPC_LIMIT // 2
     assert sum(len(c.section_text) for c in chunks) < 5 * len(text)
     for c in chunks[:: max(1, len(chunks) // 50)]:
@@ -46,6 +48,6 @@ def test_the_window_holds_the_chunk_and_stays_inside_its_section():
         assert text[start:end] in window and "x" not in window and "y" not in window
         assert len(window) == MIN_SECTION_CHARS
     small = section_window(text, 100, 100 + MIN_SECTION_CHARS, 200, 300)
-    assert small == text[100:100 + MIN_SECTION_CHARS]  # a section that fits rides whole
+    assert small == text[100 : 100 + MIN_SECTION_CHARS]  # a section that fits rides whole
     huge_chunk = section_window(text, *section, 1000, 1000 + MAX_SECTION_CHARS + 10)
-    assert huge_chunk == text[1000:1000 + MAX_SECTION_CHARS + 10]
+    assert huge_chunk == text[1000 : 1000 + MAX_SECTION_CHARS + 10]

@@ -17,8 +17,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 
 def ragmesh(*args, stdout=subprocess.PIPE, env=None):
-    return subprocess.run([sys.executable, "-m", "services.cli.main", *args], cwd=ROOT, stdout=stdout,
-                          stderr=subprocess.PIPE, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "services.cli.main", *args],
+        cwd=ROOT,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_version():
@@ -27,15 +33,18 @@ def test_version():
     assert done.stdout.decode().strip() == f"ragmesh {importlib.metadata.version('ragmesh')}"
 
 
-@pytest.mark.parametrize("argv", [
-    ["ask", "q", "--timeout", "5", "--gateway", "h:1"],
-    ["--timeout", "5", "--gateway", "h:1", "ask", "q"],
-    ["--timeout", "9", "ask", "q", "--timeout", "5", "--gateway", "h:1"],  # the later one wins
-    ["search", "q", "--gateway", "h:1", "--timeout", "5", "--json"],
-    ["ingest", "x.md", "--timeout", "5", "--gateway", "h:1"],
-    ["delete", "doc", "--timeout", "5", "--gateway", "h:1"],
-    ["feedback", "send", "a1", "up", "--timeout", "5", "--gateway", "h:1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask", "q", "--timeout", "5", "--gateway", "h:1"],
+        ["--timeout", "5", "--gateway", "h:1", "ask", "q"],
+        ["--timeout", "9", "ask", "q", "--timeout", "5", "--gateway", "h:1"],  # the later one wins
+        ["search", "q", "--gateway", "h:1", "--timeout", "5", "--json"],
+        ["ingest", "x.md", "--timeout", "5", "--gateway", "h:1"],
+        ["delete", "doc", "--timeout", "5", "--gateway", "h:1"],
+        ["feedback", "send", "a1", "up", "--timeout", "5", "--gateway", "h:1"],
+    ],
+)
 def test_global_options_work_before_and_after_the_subcommand(argv):
     args = build_parser().parse_args(argv)
     assert (args.timeout, args.gateway) == (5.0, "h:1")
@@ -74,8 +83,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, unbuffered):
 
 
 # Subcommands defined by the CLI package itself (the evaluation and training commands document their own).
-CLI_COMMANDS = {"up", "ingest", "ask", "search", "delete", "keys", "certs", "feedback", "triage", "copy-index",
-                "demo"}
+CLI_COMMANDS = {"up", "ingest", "ask", "search", "delete", "keys", "certs", "feedback", "triage", "copy-index", "demo"}
 
 
 def undocumented(parser, path):

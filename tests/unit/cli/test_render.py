@@ -11,28 +11,41 @@ DOC_OFFSET = 500  # where the section starts in its document
 
 def chunk(chunk_id="c1", body=BODY):
     start = DOC_OFFSET + SECTION.index(body)
-    return common_pb2.Chunk(chunk_id=chunk_id, body=body, section_text=SECTION, char_start=start,
-                            char_end=start + len(body), meta=common_pb2.DocumentMeta(document_id="handbook",
-                                                                                     version="2"))
+    return common_pb2.Chunk(
+        chunk_id=chunk_id,
+        body=body,
+        section_text=SECTION,
+        char_start=start,
+        char_end=start + len(body),
+        meta=common_pb2.DocumentMeta(document_id="handbook", version="2"),
+    )
 
 
 def scored(chunk_id, rerank_rank, rerank_score, fused_score=0.01):
-    return common_pb2.ScoredChunk(chunk=chunk(chunk_id), scores=common_pb2.StageScores(
-        fused_rank=1, fused_score=fused_score, rerank_rank=rerank_rank, rerank_score=rerank_score))
+    return common_pb2.ScoredChunk(
+        chunk=chunk(chunk_id),
+        scores=common_pb2.StageScores(
+            fused_rank=1, fused_score=fused_score, rerank_rank=rerank_rank, rerank_score=rerank_score
+        ),
+    )
 
 
 def test_suggested_reading_is_sorted_by_the_score_it_prints():
-    response = gateway_pb2.AskResponse(answer=common_pb2.Answer(abstained=True, reason="below_threshold"),
-                                       suggested_reading=[scored("a", 1, 0.51), scored("b", 2, 0.74),
-                                                          scored("c", 3, 0.62)])
+    response = gateway_pb2.AskResponse(
+        answer=common_pb2.Answer(abstained=True, reason="below_threshold"),
+        suggested_reading=[scored("a", 1, 0.51), scored("b", 2, 0.74), scored("c", 3, 0.62)],
+    )
     lines = [line for line in render_answer(response).splitlines() if line.startswith("  - ")]
     assert [line.split()[1] for line in lines] == ["b", "c", "a"]
     assert [line.rsplit("(", 1)[1] for line in lines] == ["rerank 0.740)", "rerank 0.620)", "rerank 0.510)"]
 
 
 def test_degraded_suggested_reading_prints_and_sorts_by_the_fused_score():
-    response = gateway_pb2.AskResponse(answer=common_pb2.Answer(abstained=True), degraded=True,
-                                       suggested_reading=[scored("a", 0, 0, 0.016), scored("b", 0, 0, 0.032)])
+    response = gateway_pb2.AskResponse(
+        answer=common_pb2.Answer(abstained=True),
+        degraded=True,
+        suggested_reading=[scored("a", 0, 0, 0.016), scored("b", 0, 0, 0.032)],
+    )
     lines = [line for line in render_answer(response).splitlines() if line.startswith("  - ")]
     assert [line.split()[1] for line in lines] == ["b", "a"]
     assert lines[0].endswith("(fused 0.0320)") and "rerank" not in "".join(lines)
@@ -47,8 +60,9 @@ def test_search_shows_no_rerank_column_for_passages_nobody_reranked():
 def test_open_marks_the_cited_span_not_the_whole_chunk():
     quote = "paid within 14 days"
     c = chunk()
-    view = gateway_pb2.ChunkView(chunk=c, highlight_start=SECTION.index(BODY),
-                                 highlight_end=SECTION.index(BODY) + len(BODY))
+    view = gateway_pb2.ChunkView(
+        chunk=c, highlight_start=SECTION.index(BODY), highlight_end=SECTION.index(BODY) + len(BODY)
+    )
     at = DOC_OFFSET + SECTION.index(quote)
     citation = common_pb2.Citation(chunk_id="c1", char_start=at, char_end=at + len(quote), quote=quote)
     out = render_chunk_view(view, citation)

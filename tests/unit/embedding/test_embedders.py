@@ -19,8 +19,10 @@ EXPECTED_PREFIXES = {
     "intfloat/e5-small-v2-q": ("query: ", "passage: "),
 }
 
-PARAPHRASE = ("How do plants turn sunlight into energy?",
-              "Photosynthesis lets plants convert light energy into chemical energy.")
+PARAPHRASE = (
+    "How do plants turn sunlight into energy?",
+    "Photosynthesis lets plants convert light energy into chemical energy.",
+)
 UNRELATED = "The central bank raised interest rates by half a point on Tuesday."
 PASSAGES = [
     "Aspirin irreversibly inhibits cyclooxygenase.",

@@ -10,14 +10,24 @@ def test_evidence_resolves_to_a_span_in_its_document_version(tmp_path):
     corpus.mkdir()
     (corpus / "p.md").write_text("---\ndoc_id: policy\nversion: 2026\n---\n# P\n\nRefunds within 14 days.\n")
     cases = tmp_path / "cases.jsonl"
-    cases.write_text(json.dumps({"id": "q1", "question": "refund window", "tenant": "t", "category": "general",
-                                 "gold": [{"doc_id": "policy", "version": "2026",
-                                           "evidence": "Refunds within 14 days."}]}) + "\r\n"
-                     + json.dumps({"id": "q2", "question": "ceo?", "tenant": "t", "gold": []}) + "\r\n")
+    cases.write_text(
+        json.dumps(
+            {
+                "id": "q1",
+                "question": "refund window",
+                "tenant": "t",
+                "category": "general",
+                "gold": [{"doc_id": "policy", "version": "2026", "evidence": "Refunds within 14 days."}],
+            }
+        )
+        + "\r\n"
+        + json.dumps({"id": "q2", "question": "ceo?", "tenant": "t", "gold": []})
+        + "\r\n"
+    )
     loaded = load_cases(str(cases), [str(corpus)])
     text = (corpus / "p.md").read_text()
     gold = loaded[0].gold[0]
-    assert text[gold.start:gold.end] == "Refunds within 14 days."
+    assert text[gold.start : gold.end] == "Refunds within 14 days."
     assert not loaded[1].answerable and loaded[1].category == "unanswerable"
 
 

@@ -33,10 +33,22 @@ def test_answer_outcomes_are_paired_per_case_and_restricted_to_a_split():
     def case(cid, category, answered, correct, split="test"):
         return {"id": cid, "category": category, "answered": answered, "answer_correct": correct, "split": split}
 
-    base = {"cases": [case("a", "general", False, None), case("b", "general", True, False),
-                      case("c", "unanswerable", True, None), case("d", "general", True, True, "train")]}
-    new = {"cases": [case("a", "general", True, True), case("b", "general", True, True),
-                     case("c", "unanswerable", False, None), case("d", "general", False, None, "train")]}
+    base = {
+        "cases": [
+            case("a", "general", False, None),
+            case("b", "general", True, False),
+            case("c", "unanswerable", True, None),
+            case("d", "general", True, True, "train"),
+        ]
+    }
+    new = {
+        "cases": [
+            case("a", "general", True, True),
+            case("b", "general", True, True),
+            case("c", "unanswerable", False, None),
+            case("d", "general", False, None, "train"),
+        ]
+    }
     result = compare(base, new, ("answer_accuracy", "wrong_answer", "over_abstention", "false_answer"), split="test")
     assert result["queries"] == 3
     assert result["answer_accuracy"]["base"] == 0.0 and result["answer_accuracy"]["new"] == 1.0

@@ -7,7 +7,7 @@ from services.evaluation import metrics as m
 
 
 def test_rank_metrics_on_a_hand_worked_example():
-    ranks = {"a": 2, "b": 7}          # gold c never retrieved
+    ranks = {"a": 2, "b": 7}  # gold c never retrieved
     gold = ["a", "b", "c"]
     assert m.recall_at(ranks, gold, 1) == 0
     assert m.recall_at(ranks, gold, 5) == pytest.approx(1 / 3)
@@ -31,10 +31,19 @@ def test_paired_bootstrap_interval_excludes_zero_only_for_a_real_gain():
 
 def test_gate_names_the_metric_and_the_size_of_the_regression():
     baseline = {"recall@5": 0.90, "false_answer_rate": 0.10, "ndcg@10": 0.80}
-    assert gate.compare({"recall@5": 0.885, "false_answer_rate": 0.115, "ndcg@10": 0.9}, baseline,
-                        ["recall@5", "false_answer_rate", "ndcg@10"]) == []
-    failures = gate.compare({"recall@5": 0.85, "false_answer_rate": 0.2, "ndcg@10": 0.8}, baseline,
-                            ["recall@5", "false_answer_rate", "ndcg@10"])
+    assert (
+        gate.compare(
+            {"recall@5": 0.885, "false_answer_rate": 0.115, "ndcg@10": 0.9},
+            baseline,
+            ["recall@5", "false_answer_rate", "ndcg@10"],
+        )
+        == []
+    )
+    failures = gate.compare(
+        {"recall@5": 0.85, "false_answer_rate": 0.2, "ndcg@10": 0.8},
+        baseline,
+        ["recall@5", "false_answer_rate", "ndcg@10"],
+    )
     assert failures == [
         "recall@5 regressed from 0.900 to 0.850 (5.0 points worse; allowed 2.0)",
         "false_answer_rate regressed from 0.100 to 0.200 (10.0 points worse; allowed 2.0)",

@@ -22,12 +22,15 @@ def test_only_a_salted_hash_is_stored_and_the_file_is_private(tmp_path):
     assert twin != token  # salted and random: no two keys alike
 
 
-@pytest.mark.parametrize("mangle, reason", [
-    (lambda t: t[:-1] + ("x" if t[-1] != "x" else "y"), "unknown"),
-    (lambda t: "rmk_ffffffffffffffff_" + t.split("_", 2)[2], "unknown"),
-    (lambda t: t.replace("rmk_", "xyz_"), "malformed"),
-    (lambda t: "", "malformed"),
-])
+@pytest.mark.parametrize(
+    "mangle, reason",
+    [
+        (lambda t: t[:-1] + ("x" if t[-1] != "x" else "y"), "unknown"),
+        (lambda t: "rmk_ffffffffffffffff_" + t.split("_", 2)[2], "unknown"),
+        (lambda t: t.replace("rmk_", "xyz_"), "malformed"),
+        (lambda t: "", "malformed"),
+    ],
+)
 def test_wrong_keys_are_rejected(tmp_path, mangle, reason):
     store = KeyStore(tmp_path / KEYS_FILE)
     _, token = store.create("acme", [], "reader")

@@ -14,13 +14,19 @@ BODY = "Refunds are paid within 14 days."
 
 
 def chunk(cid="c1", start=100):
-    return common_pb2.Chunk(chunk_id=cid, meta=common_pb2.DocumentMeta(document_id="d", version="2"), body=BODY,
-                            char_start=start, char_end=start + len(BODY))
+    return common_pb2.Chunk(
+        chunk_id=cid,
+        meta=common_pb2.DocumentMeta(document_id="d", version="2"),
+        body=BODY,
+        char_start=start,
+        char_end=start + len(BODY),
+    )
 
 
 def cite(cid="c1", start=100, end=107, quote="Refunds", doc="d", version="2"):
-    return common_pb2.Citation(chunk_id=cid, char_start=start, char_end=end, quote=quote, document_id=doc,
-                               version=version)
+    return common_pb2.Citation(
+        chunk_id=cid, char_start=start, char_end=end, quote=quote, document_id=doc, version=version
+    )
 
 
 def test_citations_are_checked_down_to_the_character():

@@ -42,7 +42,8 @@ def test_is_deterministic():
 
 def test_an_identifier_in_the_question_must_be_in_the_answering_passage():
     gen = ExtractiveGenerator()
-    errors = passage("Meaning: an invoice is more than 30 days past due.",
-                     path=("Billing errors", "E-5002 Invoice overdue"))
+    errors = passage(
+        "Meaning: an invoice is more than 30 days past due.", path=("Billing errors", "E-5002 Invoice overdue")
+    )
     assert gen.run("E-6001 meaning", [errors]).abstained
     assert not gen.run("E-5002 meaning", [errors]).abstained

@@ -62,10 +62,13 @@ def test_an_invented_id_is_passed_through_for_the_gateway_to_reject():
     assert [c.chunk_id for c in answer.citations] == ["P9"]
 
 
-@pytest.mark.parametrize("reply, reason", [
-    ("Sure! The answer is 14 days.", "unparseable_output"),
-    ('{"answer": "", "citations": [], "not_in_context": true, "missing": "parental leave"}', "not_in_context"),
-])
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ("Sure! The answer is 14 days.", "unparseable_output"),
+        ('{"answer": "", "citations": [], "not_in_context": true, "missing": "parental leave"}', "not_in_context"),
+    ],
+)
 def test_unparseable_or_not_in_context_become_abstentions(reply, reason):
     answer = LLMGenerator(ScriptedBackend(reply)).run("q", passages())
     assert answer.abstained and answer.reason.startswith(reason)

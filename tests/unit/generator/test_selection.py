@@ -22,7 +22,7 @@ def passage(body, path=("Section",), score=0.8, sims=()):
 
 
 def by_text(units, body):
-    return {body[u.start:u.end]: u.features for u in units}
+    return {body[u.start : u.end]: u.features for u in units}
 
 
 def test_a_table_row_is_read_with_its_header_and_the_header_is_not_a_unit():
@@ -98,7 +98,7 @@ def test_the_generator_quotes_the_unit_its_card_prefers_and_abstains_below_the_t
     assert not answer.abstained and answer.generator_id.startswith("extractive-v2/gbdt+logreg-")
     cite = answer.citations[0]
     assert cite.quote == "| Team | $79 |"
-    assert PRICES[cite.char_start - 100:cite.char_end - 100] == cite.quote
+    assert PRICES[cite.char_start - 100 : cite.char_end - 100] == cite.quote
     refused = gen.run("parental leave", [passage(PRICES, path=("Plans",))])
     assert refused.abstained and refused.reason.startswith("no_supporting_unit")
     assert "parental" in refused.missing

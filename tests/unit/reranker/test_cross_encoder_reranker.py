@@ -19,8 +19,12 @@ MAXSIM_SCORES = np.array([0.1, 0.2, 0.9, 0.8, -np.inf], dtype=np.float32)
 
 def _candidates(n=5):
     meta = DocumentMeta(tenant_id="t", document_id="d")
-    return [ScoredChunk(Chunk(f"c{i}", meta, [], f"passage {i}", f"passage {i}", 0, 9, "", 0, i),
-                        StageScores(fused_rank=i + 1)) for i in range(n)]
+    return [
+        ScoredChunk(
+            Chunk(f"c{i}", meta, [], f"passage {i}", f"passage {i}", 0, 9, "", 0, i), StageScores(fused_rank=i + 1)
+        )
+        for i in range(n)
+    ]
 
 
 class FixedScorer:
@@ -74,13 +78,17 @@ def test_without_a_maxsim_weight_only_the_cross_encoder_is_fused():
 
 def test_maxsim_runs_while_the_cross_encoder_scores():
     started = threading.Event()
-    reranker = CrossEncoderReranker(FixedScorer(maxsim_weight=0.5, maxsim_started=started), rescore_k=5,
-                                    maxsim_factory=lambda: FixedMaxSim(started))
+    reranker = CrossEncoderReranker(
+        FixedScorer(maxsim_weight=0.5, maxsim_started=started), rescore_k=5, maxsim_factory=lambda: FixedMaxSim(started)
+    )
     assert len(reranker.run("q", _candidates(), top_n=5)) == 5
 
 
 def test_a_maxsim_failure_fails_the_request_instead_of_dropping_the_signal():
-    reranker = CrossEncoderReranker(FixedScorer(maxsim_weight=0.5), rescore_k=5,
-                                    maxsim_factory=lambda: FixedMaxSim(error=RuntimeError("embedder died")))
+    reranker = CrossEncoderReranker(
+        FixedScorer(maxsim_weight=0.5),
+        rescore_k=5,
+        maxsim_factory=lambda: FixedMaxSim(error=RuntimeError("embedder died")),
+    )
     with pytest.raises(RuntimeError, match="embedder died"):
         reranker.run("q", _candidates(), top_n=5)

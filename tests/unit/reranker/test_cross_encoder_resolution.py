@@ -9,9 +9,17 @@ from services.reranker.cross_encoder import CARD_FILE, HubScorer, OnnxScorer, re
 
 def _card(folder, enabled=True, weight=1.5, **fusion):
     folder.mkdir(parents=True)
-    (folder / CARD_FILE).write_text(json.dumps({
-        "model_id": f"ragmesh-ce/{folder.name}", "model_version": "abc", "max_length": 128, "enabled": enabled,
-        "fusion": {"k": 60, "weight": weight, **fusion}}))
+    (folder / CARD_FILE).write_text(
+        json.dumps(
+            {
+                "model_id": f"ragmesh-ce/{folder.name}",
+                "model_version": "abc",
+                "max_length": 128,
+                "enabled": enabled,
+                "fusion": {"k": 60, "weight": weight, **fusion},
+            }
+        )
+    )
     return folder
 
 

@@ -32,8 +32,12 @@ def test_score_ties_fall_back_to_the_first_stage_rank():
 
 
 def _query(qid, gold, n=12):
-    return data.Query(qid, f"question {qid}", {gold: 1.0},
-                      [data.Candidate(f"{qid}-d{i}", f"passage {qid}-{i}", i + 1) for i in range(n)])
+    return data.Query(
+        qid,
+        f"question {qid}",
+        {gold: 1.0},
+        [data.Candidate(f"{qid}-d{i}", f"passage {qid}-{i}", i + 1) for i in range(n)],
+    )
 
 
 def test_groups_put_the_positive_first_and_never_a_relevant_document_among_the_negatives():
@@ -68,8 +72,9 @@ def test_the_tuning_split_is_stable_and_about_the_asked_fraction():
 
 
 def test_heading_lines_are_removed_from_self_supervised_passages():
-    chunk = SimpleNamespace(heading_path=["Handbook", "Refund policy"],
-                            body="## Refund policy\nRefunds are issued within 14 days.")
+    chunk = SimpleNamespace(
+        heading_path=["Handbook", "Refund policy"], body="## Refund policy\nRefunds are issued within 14 days."
+    )
     assert data._without_headings(chunk) == "Refunds are issued within 14 days."
 
 
@@ -81,8 +86,10 @@ def test_mined_queries_round_trip(tmp_path):
 
 def test_a_passage_retrieved_for_many_queries_is_stored_once(tmp_path):
     shared = data.Candidate("d9", "the same long abstract " * 50, 1)
-    queries = [data.Query(f"q{i}", f"question {i}", {"d9": 1.0}, [shared, data.Candidate(f"x{i}", f"other {i}", 2)])
-               for i in range(20)]
+    queries = [
+        data.Query(f"q{i}", f"question {i}", {"d9": 1.0}, [shared, data.Candidate(f"x{i}", f"other {i}", 2)])
+        for i in range(20)
+    ]
     data.save_queries(tmp_path / "m.jsonl", queries)
     lines = (tmp_path / "m.jsonl").read_text().splitlines()
     assert sum("the same long abstract" in line for line in lines) == 1
@@ -100,13 +107,18 @@ def test_files_with_inline_candidate_texts_still_load(tmp_path):
 
 def test_sentences_split_at_sentence_ends_only():
     text = "Mice lacking IL-6 were studied (n = 12). Results differed, e.g. at 3.5 mg. [Note] It held."
-    assert data.sentences(text) == ["Mice lacking IL-6 were studied (n = 12).", "Results differed, e.g. at 3.5 mg.",
-                                    "[Note] It held."]
+    assert data.sentences(text) == [
+        "Mice lacking IL-6 were studied (n = 12).",
+        "Results differed, e.g. at 3.5 mg.",
+        "[Note] It held.",
+    ]
 
 
 def test_cloze_cuts_the_query_sentence_out_of_the_positive_and_keeps_everything_else():
-    body = ("Background sentence one is here today. The drug reduced mortality in elderly patients markedly. "
-            "Methods were standard and well described. Conclusions follow from the data shown.")
+    body = (
+        "Background sentence one is here today. The drug reduced mortality in elderly patients markedly. "
+        "Methods were standard and well described. Conclusions follow from the data shown."
+    )
     query, positive = data.cloze("A title", body, random.Random(3))
     assert query in data.sentences(body)
     assert query not in positive and positive.startswith("A title\n")

@@ -32,6 +32,5 @@ def test_known_modes(number, mode):
 def test_an_unknown_mode_is_invalid_argument(number):
     recorder = _Recorder()
     with pytest.raises(InvalidArgument, match="mode: .*not a retrieval mode"):
-        RetrieverServicer(recorder).Retrieve(retriever_pb2.RetrieveRequest(tenant_id="t", query="q", mode=number),
-                                             None)
+        RetrieverServicer(recorder).Retrieve(retriever_pb2.RetrieveRequest(tenant_id="t", query="q", mode=number), None)
     assert recorder.modes == []

@@ -41,8 +41,10 @@ class TritonPythonModel:
             self.session = ort.InferenceSession(str(here / "model.onnx"), options, providers=providers)
             self.input_names = {i.name for i in self.session.get_inputs()}
         runtime = "torch fp16 on cuda" if self.torch_model is not None else self.session.get_providers()[0]
-        pb_utils.Logger.log_info(f"cross_encoder: {card.get('model_id')} {card.get('model_version')} on "
-                                 f"{runtime}, max_length {self.max_length}")
+        pb_utils.Logger.log_info(
+            f"cross_encoder: {card.get('model_id')} {card.get('model_version')} on "
+            f"{runtime}, max_length {self.max_length}"
+        )
 
     def execute(self, requests):
         # Every request in the dynamic batch goes through one ONNX Runtime call, then is split back.
@@ -56,7 +58,7 @@ class TritonPythonModel:
         scores = self._score(queries, passages)
         responses, start = [], 0
         for size in sizes:
-            out = pb_utils.Tensor("SCORE", scores[start:start + size].reshape(-1, 1))
+            out = pb_utils.Tensor("SCORE", scores[start : start + size].reshape(-1, 1))
             responses.append(pb_utils.InferenceResponse(output_tensors=[out]))
             start += size
         return responses
