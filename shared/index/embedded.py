@@ -119,7 +119,11 @@ class EmbeddedIndex:
         self.path = path
         # Reads map the file (no read() copy per page) and keep a larger page cache: k-NN fetches its
         # top k rows by id, scattered over the file.
-        self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA mmap_size=1073741824", "PRAGMA cache_size=-32768"))
+        # secure_delete: a deleted row's bytes are overwritten, not left in free pages (erasure relies on it;
+        # SQLite's compiled-in default varies between builds, so it is set explicitly).
+        self._db = ThreadLocalSQLite(
+            path, pragmas=("PRAGMA mmap_size=1073741824", "PRAGMA cache_size=-32768", "PRAGMA secure_delete=ON")
+        )
         self._cache_lock = threading.Lock()
         self._vector_cache: dict[str, _VectorView] = {}
         self._tenant_locks: dict[str, threading.Lock] = {}
@@ -254,6 +258,45 @@ class EmbeddedIndex:
             raise
         return len(rowids)
 
+    def erase(self, tenant_id: str, document_id: str | None) -> int:
+        """Removes every row of a document (all versions) or, with `document_id` None, of the whole tenant,
+        and tells every reader's vector view of the tenant to reload rather than keep the rows' vectors in
+        dead slots. Returns the rows removed."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            sql, params = "SELECT rowid FROM chunks WHERE tenant_id=?", [tenant_id]
+            if document_id is not None:
+                sql, params = sql + " AND document_id=?", [tenant_id, document_id]
+            rowids = [r[0] for r in conn.execute(sql, params)]
+            self._delete_rows(conn, rowids)
+            self._bump_generation(conn, tenant_id, rowids)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta SELECT 'purge:' || ?, value FROM meta WHERE key='generation'", (tenant_id,)
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return len(rowids)
+
+    def purge(self) -> None:
+        """Rewrites what still holds deleted rows: FTS5's segments (a delete only adds tombstones to
+        them; 'optimize' merges them into one without the deleted entries) and the write-ahead log
+        (checkpointed into the file and truncated). With secure_delete, freed pages are zeroed."""
+        conn = self._conn()
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+        for _ in range(50):  # a reader inside a transaction holds the log; it finishes within ms
+            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            if not busy:
+                return
+            threading.Event().wait(0.1)
+
+    def forget_tenant(self, tenant_id: str) -> bool:
+        """Drops this process's vector view of the tenant (the next query rebuilds it from the file)."""
+        with self._cache_lock:
+            return self._vector_cache.pop(tenant_id, None) is not None
+
     @staticmethod
     def _delete_rows(conn: sqlite3.Connection, rowids: list[int]) -> None:
         # Every derived artefact goes with the row: lexical, vector (same row) and scope entries.
@@ -318,10 +361,14 @@ class EmbeddedIndex:
 
     def _vector_view(self, conn: sqlite3.Connection, tenant_id: str) -> "_VectorView":
         """The tenant's view at the generation of `conn`'s open read transaction, or newer."""
-        generation, floor = (
-            int(v)
+        # purge: the generation of the tenant's last erasure; a view older than it reloads in full, so
+        # erased vectors do not linger in dead slots.
+        generation, floor, purge = (
+            int(v or 0)
             for v in conn.execute(
-                "SELECT (SELECT value FROM meta WHERE key='generation'), (SELECT value FROM meta WHERE key='log_floor')"
+                "SELECT (SELECT value FROM meta WHERE key='generation'), (SELECT value FROM meta WHERE key='log_floor'), "
+                "(SELECT value FROM meta WHERE key='purge:' || ?)",
+                (tenant_id,),
             ).fetchone()
         )
         with self._cache_lock:
@@ -331,7 +378,7 @@ class EmbeddedIndex:
             view = self._vector_cache.get(tenant_id)
             if view is not None and view.generation < generation:
                 changed = None
-                if view.generation >= floor:
+                if view.generation >= max(floor, purge):
                     changed = [
                         r[0]
                         for r in conn.execute(

@@ -1,0 +1,83 @@
+"""Erasure on both index backends (a real SQLite file, a real OpenSearch node): the erased document's
+text and chunk ids are gone from every query path and, for SQLite, from the raw bytes of the file and
+its write-ahead log; other documents and tenants are untouched; erasing again is a no-op."""
+
+import os
+import uuid
+
+import pytest
+
+from shared.erasure import scan_files, sqlite_files
+from shared.index.embedded import EmbeddedIndex
+from shared.index.erasure import erase
+from shared.model import SearchFilters
+from tests.conformance.index_suite import MODEL_ID, unit, write
+from tests.conformance.index_suite import meta as make_meta
+
+URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
+FIRST = "Mirela Vasquez-Oduya signed the Kestrelwood indemnity addendum 7741-QX on behalf of Brannock Holdings."
+SECRET = FIRST + " The escrow release requires countersignature by Ottoline Farraday within nineteen business days."
+SHARED = "Refunds are issued within fourteen days of a written request."
+ANY = SearchFilters(include_superseded=True)
+
+
+@pytest.fixture(params=["embedded", "opensearch"])
+def index(request, tmp_path):
+    if request.param == "embedded":
+        backend = EmbeddedIndex(str(tmp_path / "index-test-model.sqlite"))
+        backend.warm_up()
+        yield backend
+        return
+    from opensearchpy import OpenSearch
+
+    from shared.index.opensearch import OpenSearchIndex
+
+    client = OpenSearch(hosts=[URL], timeout=60)
+    name = f"ragmesh-erase-{uuid.uuid4().hex[:10]}-chunks-test-model"
+    backend = OpenSearchIndex(URL, name, client=client)
+    backend.warm_up()
+    yield backend
+    backend.drop()
+
+
+def _load(index):
+    write(index, make_meta(doc="secret", version="1"), [(SECRET, unit(1)), (SHARED, unit(0, 1))])
+    write(index, make_meta(doc="secret", version="2"), [(SECRET + " Amended.", unit(1, 1))])
+    write(index, make_meta(doc="other-doc"), [(SHARED, unit(0, 1)), ("Invoices are sent monthly.", unit(0, 0, 1))])
+    write(index, make_meta(tenant="globex", doc="secret"), [(FIRST, unit(1))])
+
+
+def test_erasing_a_document_leaves_nothing_of_it(index):
+    _load(index)
+    assert index.knn("acme", unit(1), MODEL_ID, ANY, 10)  # a reader's vector view now holds the rows
+    if isinstance(index, EmbeddedIndex):
+        # The raw scan can fail: before erasure the file holds the text.
+        assert scan_files(sqlite_files(index.path), ["Kestrelwood indemnity addendum"], []).probes_found == 1
+
+    result = erase(index, "acme", "secret")
+
+    assert result.document_ids == ["secret"] and len(result.chunk_ids) == 3
+    assert result.probes and all(p in SECRET + " Amended." for p in result.probes)
+    # Text another tenant's document also holds would be "found" after a correct erasure: not a probe.
+    assert not any(p in FIRST or p in SHARED for p in result.probes)
+    assert result.checks and all(c.clean for c in result.checks), result.checks
+    assert sum(c.removed for c in result.checks) == 3
+    assert all(c.probes_checked == len(result.probes) and c.ids_checked == 3 for c in result.checks)
+    assert [h.chunk.meta.document_id for h in index.bm25("acme", "Kestrelwood indemnity", ANY, 10)] == []
+    assert {h.chunk.meta.document_id for h in index.knn("acme", unit(1), MODEL_ID, ANY, 10)} == {"other-doc"}
+    assert [h.chunk.meta.document_id for h in index.bm25("globex", "Kestrelwood", ANY, 10)] == ["secret"]
+    assert {h.chunk.meta.document_id for h in index.bm25("acme", "refunds", ANY, 10)} == {"other-doc"}
+
+    again = erase(index, "acme", "secret")
+    assert again.chunk_ids == [] and all(c.clean and c.removed == 0 for c in again.checks)
+
+
+def test_erasing_a_tenant_leaves_other_tenants(index):
+    _load(index)
+    result = erase(index, "acme", None)
+    assert sorted(result.document_ids) == ["other-doc", "secret"] and len(result.chunk_ids) == 5
+    assert all(c.clean for c in result.checks), result.checks
+    assert index.stats("acme")["chunks"] == 0
+    assert index.stats("globex")["chunks"] == 1
+    if isinstance(index, EmbeddedIndex):
+        assert result.probes and scan_files(sqlite_files(index.path), result.probes, result.chunk_ids).ids_found == 0
