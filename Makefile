@@ -56,7 +56,7 @@ $(TOOLS)/buf:
 	npm install --silent --no-audit --no-fund --prefix $(TOOLS)/npm @bufbuild/buf@$(BUF_VERSION)
 	ln -sf npm/node_modules/.bin/buf $@
 
-tools: $(TOOLS)/grpcurl $(TOOLS)/buf
+tools: $(TOOLS)/grpcurl $(TOOLS)/buf $(TOOLS)/ghz
 
 # The API contract (buf.yaml): lint, and no breaking change against the published v1 image.
 buf: $(TOOLS)/buf
@@ -85,7 +85,8 @@ test: stubs tools buf llm check-alerts models triton-install reranker
 promtool:
 	@command -v promtool >/dev/null && command -v prometheus >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null; }
 
-check-alerts: promtool
+check-alerts: promtool $(STAMP)
+	$(PY) -m loadtest.budgets check
 	promtool check config deploy/observability/prometheus.yml
 	promtool check rules deploy/observability/alerts.yml
 	promtool test rules deploy/observability/alerts_test.yml
@@ -191,3 +192,27 @@ bench-answer: stubs models
 # Every benchmark, one after another (figures printed; ~35 min on 2 cores).
 .PHONY: bench
 bench: bench-embed bench-rerank bench-retrieval bench-answer
+
+# Load and fault tests (loadtest/, scenarios in loadtest/scenarios/): ghz, the gRPC load generator, from the Go
+# module proxy into .tools/ (~3 min the first time; make tools includes it, for the smoke test in make test); a
+# private mesh on free ports; reports in loadtest/out/<scenario>/ (report.md, report.json, plots). Exit 1 names
+# the broken budget (deploy/observability/budgets.yaml) or the failed fault expectation.
+# LOADTEST_ARGS: --backend opensearch (needs make opensearch-up), --reranker triton (make triton-install reranker).
+GHZ_VERSION := v0.121.0
+.PHONY: ghz alerts loadtest loadtest-faults
+$(TOOLS)/ghz:
+	GOBIN=$(TOOLS) go install github.com/bojand/ghz/cmd/ghz@$(GHZ_VERSION)
+
+ghz: $(TOOLS)/ghz
+
+# Regenerates the latency-budget rules of deploy/observability/alerts.yml from budgets.yaml (check-alerts checks).
+alerts: $(STAMP)
+	$(PY) -m loadtest.budgets write
+
+# Ask and Search at concurrency 1/4/16, Ask to its knee, mesh against in-process (~2.5 min on 2 cores).
+loadtest: stubs models $(TOOLS)/ghz
+	$(PY) -m loadtest.run ask-search $(LOADTEST_ARGS)
+
+# kill -9 / restart of reranker, generator, retriever and the indexer mid-ingest under Ask load (~3 min).
+loadtest-faults: stubs models $(TOOLS)/ghz
+	$(PY) -m loadtest.run faults $(LOADTEST_ARGS)

@@ -144,6 +144,21 @@ class Mesh:
             if pending:
                 time.sleep(0.3)
 
+    def signal_stage(self, stage: str, signum: int) -> None:
+        """Send one stage's process a signal (fault drills: SIGKILL, SIGSTOP/SIGCONT); a signal that ends it is
+        waited for, so the next start finds its port free."""
+        proc = self.processes[stage]
+        proc.send_signal(signum)
+        if signum == signal.SIGKILL:
+            proc.wait()
+
+    def restart_stage(self, stage: str, timeout: float = 180.0) -> None:
+        """Stop one stage (if it still runs), start it again on the same ports and wait until it is SERVING;
+        the other stages keep running and find it again through their reconnecting channels."""
+        self.stop_stage(stage)
+        self.start_stage(stage)
+        self.wait_serving(timeout, stages=(stage,))
+
     def stop_stage(self, stage: str, timeout: float = 15.0) -> None:
         proc = self.processes.get(stage)
         if proc is None or proc.poll() is not None:

@@ -1,0 +1,78 @@
+"""The Ask pipeline without the mesh: the retriever, reranker and generator classes the stages serve, built from
+the same configuration (the mesh's environment), over the same index, called directly in this process in the
+funnel's order (retrieve the candidates, rerank them all, abstain below the threshold, else generate from the top
+passages). What the mesh adds on top of this, per percentile, is the cost of the microservice design."""
+
+import time
+
+import numpy as np
+
+from services.gateway.funnel import UNCALIBRATED_RERANKERS
+from services.gateway.policy import should_abstain
+from services.gateway.server import GatewayConfig
+from services.generator.server import GeneratorConfig, build_generator
+from services.reranker.server import RerankerConfig, build_reranker
+from services.retriever.server import RetrieverConfig
+from services.retriever.service import HybridRetriever
+from shared import calibration, config
+from shared.embedding import build_embedder
+from shared.index.factory import open_index
+from shared.model import SearchFilters
+
+
+class InProcessPipeline:
+    def __init__(self, env: dict[str, str]):
+        retriever_cfg = config.load(RetrieverConfig, "retriever", env)
+        self.retriever = HybridRetriever(
+            open_index(retriever_cfg.index, retriever_cfg.data_dir, env=env, embed_model=retriever_cfg.embed_model),
+            build_embedder(retriever_cfg.embed_model, threads=retriever_cfg.embed_threads),
+            rrf_k=retriever_cfg.rrf_k,
+            per_retriever_k=retriever_cfg.per_retriever_k,
+            default_top_k=retriever_cfg.top_k,
+        )
+        self.reranker = build_reranker(config.load(RerankerConfig, "reranker", env))
+        self.generator = build_generator(config.load(GeneratorConfig, "generator", env))
+        gateway_cfg = config.load(GatewayConfig, "gateway", env)
+        self.candidates, self.top_n = gateway_cfg.candidates, gateway_cfg.rerank_top_n
+        self.context_passages = gateway_cfg.context_passages
+        self.threshold = self._threshold(gateway_cfg)
+        for part in (self.retriever, self.reranker, self.generator):
+            part.warm_up()
+
+    def _threshold(self, cfg: GatewayConfig) -> float:
+        """The gateway's: the calibrated threshold when the calibration is for this reranker."""
+        try:
+            calibrated = calibration.load(cfg.calibration_file)
+        except OSError:
+            return cfg.abstain_threshold
+        return calibrated.threshold if calibrated.reranker_model_id == self.reranker.model_id else cfg.abstain_threshold
+
+    def ask(self, tenant_id: str, question: str) -> dict[str, float]:
+        """Seconds per stage and in all for one question."""
+        started = time.perf_counter()
+        candidates = self.retriever.run(tenant_id, question, SearchFilters(), "hybrid", self.candidates)
+        retrieved = time.perf_counter()
+        ranked = self.reranker.run(question, candidates, len(candidates))[: self.top_n] if candidates else []
+        reranked = time.perf_counter()
+        top = max((c.scores.rerank_score for c in ranked), default=None)
+        calibrated = bool(self.reranker.model_id) and not self.reranker.model_id.startswith(UNCALIBRATED_RERANKERS)
+        if not should_abstain(top, self.threshold, calibrated).abstain:
+            self.generator.run(question, ranked[: self.context_passages])
+        done = time.perf_counter()
+        return {
+            "retrieve": retrieved - started,
+            "rerank": reranked - retrieved,
+            "generate": done - reranked,
+            "total": done - started,
+        }
+
+    def run(self, tenant_id: str, questions: list[str]) -> dict:
+        """Each question once, one at a time (as a concurrency-1 load): percentiles in all and per stage."""
+        self.ask(tenant_id, questions[0])  # first-call allocations, as ghz's first requests pay them too
+        timings = [self.ask(tenant_id, q) for q in questions]
+        out: dict = {}
+        for part in ("total", "retrieve", "rerank", "generate"):
+            values = np.array([t[part] for t in timings])
+            out[part] = {f"p{q}": float(np.percentile(values, q)) for q in (50, 95, 99)}
+        out["latencies"] = [t["total"] for t in timings]
+        return out

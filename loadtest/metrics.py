@@ -1,0 +1,114 @@
+"""Scrapes the stages' Prometheus endpoints before and after a load step and reads what changed in between:
+per-stage latency quantiles from histogram buckets (interpolated as Prometheus' histogram_quantile does, so a
+figure here is the figure an alert sees), and counters such as degraded answers and errors by status."""
+
+import math
+import urllib.request
+from collections.abc import Iterable
+
+from prometheus_client.parser import text_string_to_metric_families
+
+# (sample name, sorted label pairs) -> value
+Snapshot = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+STAGE_HISTOGRAM = "ragmesh_stage_duration_seconds"
+RPC_HISTOGRAM = "ragmesh_rpc_duration_seconds"
+DEGRADED = "ragmesh_degraded_answers_total"
+RPC_ERRORS = "ragmesh_rpc_errors_total"
+
+
+def scrape(urls: Iterable[str], timeout: float = 5.0) -> Snapshot:
+    """Every sample of every endpoint; an endpoint that does not answer (a stage being restarted) adds nothing."""
+    snapshot: Snapshot = {}
+    for url in urls:
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as reply:
+                text = reply.read().decode()
+        except OSError:
+            continue
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                key = (sample.name, tuple(sorted(sample.labels.items())))
+                snapshot[key] = snapshot.get(key, 0.0) + sample.value
+    return snapshot
+
+
+def delta(before: Snapshot, after: Snapshot) -> Snapshot:
+    """after - before per sample; a counter that went down was reset by a restart and counts from zero."""
+    out: Snapshot = {}
+    for key, value in after.items():
+        previous = before.get(key, 0.0)
+        out[key] = value - previous if value >= previous else value
+    return out
+
+
+def histogram_buckets(snapshot: Snapshot, name: str, **match: str) -> list[tuple[float, float]]:
+    """(upper bound, cumulative count) of one histogram's buckets, summed over series whose labels match."""
+    sums: dict[float, float] = {}
+    for (sample, labels), value in snapshot.items():
+        if sample != f"{name}_bucket":
+            continue
+        label_map = dict(labels)
+        if any(label_map.get(k) != v for k, v in match.items()):
+            continue
+        bound = float(label_map["le"])
+        sums[bound] = sums.get(bound, 0.0) + value
+    return sorted(sums.items())
+
+
+def quantile(buckets: list[tuple[float, float]], q: float) -> float | None:
+    """Prometheus' histogram_quantile: linear interpolation inside the bucket the rank falls in."""
+    if not buckets or buckets[-1][1] <= 0:
+        return None
+    total = buckets[-1][1]
+    rank = q * total
+    lower_bound, lower_count = 0.0, 0.0
+    for bound, count in buckets:
+        if count >= rank:
+            if math.isinf(bound):
+                return lower_bound  # past the last finite bucket: its bound is all that is known
+            if count == lower_count:
+                return bound
+            return lower_bound + (bound - lower_bound) * (rank - lower_count) / (count - lower_count)
+        lower_bound, lower_count = bound, count
+    return buckets[-1][0]
+
+
+def cdf(buckets: list[tuple[float, float]]) -> tuple[list[float], list[float]]:
+    """The bucketed CDF (finite bounds, share of observations at or below each)."""
+    if not buckets or buckets[-1][1] <= 0:
+        return [], []
+    total = buckets[-1][1]
+    finite = [(b, c) for b, c in buckets if not math.isinf(b)]
+    return [b for b, _ in finite], [c / total for _, c in finite]
+
+
+def total(snapshot: Snapshot, name: str, **match: str) -> float:
+    """Sum of a counter's series whose labels match."""
+    return sum(
+        value
+        for (sample, labels), value in snapshot.items()
+        if sample == name and all(dict(labels).get(k) == v for k, v in match.items())
+    )
+
+
+def by_label(snapshot: Snapshot, name: str, label: str, **match: str) -> dict[str, float]:
+    """A counter's values grouped by one label (e.g. errors by code), zero groups left out."""
+    out: dict[str, float] = {}
+    for (sample, labels), value in snapshot.items():
+        label_map = dict(labels)
+        if sample == name and all(label_map.get(k) == v for k, v in match.items()) and value:
+            out[label_map.get(label, "")] = out.get(label_map.get(label, ""), 0.0) + value
+    return dict(sorted(out.items()))
+
+
+def stage_summary(snapshot: Snapshot, stages: Iterable[str]) -> dict[str, dict[str, float | None]]:
+    """p50/p95/p99 and count of each funnel stage as the gateway timed it, over the snapshot (a delta)."""
+    out: dict[str, dict[str, float | None]] = {}
+    for stage in stages:
+        buckets = histogram_buckets(snapshot, STAGE_HISTOGRAM, stage=stage)
+        if not buckets or buckets[-1][1] <= 0:
+            continue
+        out[stage] = {f"p{q}": quantile(buckets, q / 100) for q in (50, 95, 99)}
+        out[stage]["count"] = buckets[-1][1]
+    return out

@@ -1,0 +1,232 @@
+"""loadtest/out/<scenario>/: report.json (every figure), report.md (the tables an SRE reads) and the plots
+(latency CDF end to end and per stage; throughput and p95 against concurrency with the budget line)."""
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
+
+from loadtest.budgets import Budgets  # noqa: E402
+
+
+def ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.0f}" if seconds >= 0.1 else f"{seconds * 1000:.1f}"
+
+
+def write(out_dir: Path, report: dict, budgets: Budgets) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+    plots = [
+        p
+        for p in (
+            _cdf_end_to_end(out_dir, report),
+            _cdf_stages(out_dir, report),
+            _saturation(out_dir, report, budgets),
+        )
+        if p
+    ]
+    (out_dir / "report.md").write_text(markdown(report, budgets, [p.name for p in plots]))
+    return [out_dir / "report.md", out_dir / "report.json", *plots]
+
+
+# ---- markdown ----------------------------------------------------------------------------------------
+
+
+def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
+    setup = report["setup"]
+    lines = [
+        f"# Load test `{report['scenario']}`",
+        "",
+        report.get("description", ""),
+        "",
+        f"- When: {report['started']}; took {report['seconds']:.0f} s on {setup['cpus']} CPU(s), load average at "
+        f"start {setup['load_average']} (ghz runs on the same machine, 1 CPU).",
+        f"- Mesh: {setup['backend']} index, {setup['reranker']} reranker, {setup['generator']} generator; gateway "
+        "rate limit off; every call carries the tenant's local API key.",
+        f"- Corpus: {setup['documents']} documents, {setup['chunks']} chunks, ingested in {setup['ingest_s']:.1f} s; "
+        f"{setup['questions']} questions (labelled evaluation questions interleaved with SciFact queries).",
+        f"- Deadline per request: {setup['deadline_s']:g} s. Latencies in ms; stage figures are the gateway's "
+        "histograms (interpolated inside buckets, as Prometheus' histogram_quantile does).",
+        "",
+        "## Verdict",
+        "",
+    ]
+    lines += [f"- **{v}**" for v in report["violations"]] or [
+        "- Every budget held at the scenario's concurrency levels."
+    ]
+    for rpc, steps in report["steps"].items():
+        budget = budgets.rpcs[rpc]
+        lines += [
+            "",
+            f"## {rpc} (budget p50/p95/p99 {ms(budget.p50)}/{ms(budget.p95)}/{ms(budget.p99)} ms)",
+            "",
+            "| concurrency | requests | ok/s | p50 | p95 | p99 | failed | within budget |",
+            "|---:|---:|---:|---:|---:|---:|---|---|",
+        ]
+        for s in steps:
+            failed = ", ".join(f"{k} {v}" for k, v in s["statuses"].items() if k != "OK") or "0"
+            tag = "" if s["enforced"] else " (knee search)"
+            lines.append(
+                f"| {s['concurrency']}{tag} | {s['requests']} | {s['throughput']:.1f} | {ms(s['p50'])} | "
+                f"{ms(s['p95'])} | {ms(s['p99'])} | {failed} | {'yes' if s['within_budget'] else 'no'} |"
+            )
+        stage_names = list(dict.fromkeys(name for s in steps for name in s["stages"]))  # funnel order
+        if stage_names:
+            lines += [
+                "",
+                f"Per stage under {rpc} load, p95 (p50/p99) in ms:",
+                "",
+                "| concurrency | "
+                + " | ".join(f"{n} (budget {ms(budgets.stages[n].p95)})" for n in stage_names)
+                + " |",
+                "|---:|" + "---:|" * len(stage_names),
+            ]
+            for s in steps:
+                cells = []
+                for name in stage_names:
+                    q = s["stages"].get(name)
+                    cells.append("-" if not q else f"{ms(q['p95'])} ({ms(q['p50'])}/{ms(q['p99'])})")
+                lines.append(f"| {s['concurrency']} | " + " | ".join(cells) + " |")
+    knee = report.get("knee")
+    if knee:
+        lines += ["", "## Saturation", "", knee["summary"]]
+    comparison = report.get("in_process")
+    if comparison:
+        lines += [
+            "",
+            "## Mesh against the in-process pipeline",
+            "",
+            f"The same {comparison['requests']} questions, one at a time, over the same index: the mesh's Ask (ghz, "
+            "concurrency 1) against the retriever, reranker and generator classes called directly in one process. "
+            "The mesh side also carries what only a service has: authentication, the answer log, tracing.",
+            "",
+            "| percentile | mesh ms | in-process ms | mesh / in-process |",
+            "|---|---:|---:|---:|",
+        ]
+        for q in ("p50", "p95", "p99"):
+            lines.append(
+                f"| {q} | {ms(comparison['mesh'][q])} | {ms(comparison['in_process']['total'][q])} | "
+                f"{comparison['ratio'][q]:.2f} |"
+            )
+        stages = comparison["in_process"]
+        lines += [
+            "",
+            "In-process per stage p50/p95 ms: "
+            + ", ".join(
+                f"{n} {ms(stages[n]['p50'])}/{ms(stages[n]['p95'])}" for n in ("retrieve", "rerank", "generate")
+            ),
+        ]
+    faults = report.get("faults")
+    if faults:
+        lines += [
+            "",
+            "## Faults under Ask load",
+            "",
+            "| fault | Asks | failed (by status) | degraded | hung | max ms | down s | restart s | recovery s |"
+            " chunks lost/extra | expectation | met |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|",
+        ]
+        for f in faults:
+            failed = ", ".join(f"{k} {v}" for k, v in f["failed"].items()) or "0"
+            recovery = "-" if f["recovery_s"] is None else f"{f['recovery_s']:.2f}"
+            restart = "-" if f["restart_s"] is None else f"{f['restart_s']:.1f}"
+            lines.append(
+                f"| {f['action']} | {f['requests']} | {failed} | {f['degraded']} | {f['hung']} | "
+                f"{ms(f['max_latency_s'])} | {f['down_s']:.1f} | {restart} | {recovery} | "
+                f"{f['chunks_lost']}/{f['chunks_extra']} | {f['expectation']} | "
+                f"{'yes' if f['met'] else 'NO: ' + '; '.join(f['problems'])} |"
+            )
+        errors = [f"- {f['fault']}: `{f['first_error']}`" for f in faults if f["first_error"]]
+        if errors:
+            lines += ["", "First error each drill's callers saw:", "", *errors]
+    if plots:
+        lines += ["", "## Plots", "", *[f"![{p}]({p})" for p in plots]]
+    return "\n".join(lines) + "\n"
+
+
+# ---- plots -------------------------------------------------------------------------------------------
+
+
+def _cdf_end_to_end(out_dir: Path, report: dict) -> Path | None:
+    runs = [(rpc, s) for rpc, steps in report["steps"].items() for s in steps if s["latencies"]]
+    if not runs:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for rpc, s in runs:
+        values = sorted(s["latencies"])
+        ax.step(
+            [v * 1000 for v in values],
+            [(i + 1) / len(values) for i in range(len(values))],
+            where="post",
+            label=f"{rpc} c={s['concurrency']}",
+        )
+    comparison = report.get("in_process")
+    if comparison:
+        values = sorted(comparison["in_process"]["latencies"])
+        ax.step(
+            [v * 1000 for v in values],
+            [(i + 1) / len(values) for i in range(len(values))],
+            where="post",
+            linestyle="--",
+            color="black",
+            label="Ask in-process c=1",
+        )
+    ax.set(xscale="log", xlabel="latency (ms, log)", ylabel="share of requests", title="End-to-end latency CDF")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    path = out_dir / "cdf_end_to_end.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _cdf_stages(out_dir: Path, report: dict) -> Path | None:
+    steps = [s for s in report["steps"].get("Ask", []) if s["stage_cdf"]]
+    if not steps:
+        return None
+    names = list(dict.fromkeys(n for s in steps for n in s["stage_cdf"]))
+    fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 4), sharey=True, squeeze=False)
+    for ax, name in zip(axes[0], names, strict=True):
+        for s in steps:
+            cdf = s["stage_cdf"].get(name)
+            if cdf:
+                ax.plot([b * 1000 for b in cdf[0]], cdf[1], marker=".", label=f"c={s['concurrency']}")
+        ax.set(xscale="log", xlabel="ms (bucket bounds, log)", title=name)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("share of calls")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle("Per-stage latency CDF under Ask load (gateway histograms)")
+    path = out_dir / "cdf_stages.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
+    rpcs = [rpc for rpc, steps in report["steps"].items() if len(steps) > 1]
+    if not rpcs:
+        return None
+    fig, axes = plt.subplots(1, len(rpcs), figsize=(6 * len(rpcs), 4.5), squeeze=False)
+    for ax, rpc in zip(axes[0], rpcs, strict=True):
+        steps = report["steps"][rpc]
+        levels = [s["concurrency"] for s in steps]
+        ax.plot(levels, [s["throughput"] for s in steps], marker="o", color="tab:blue", label="ok requests/s")
+        ax.set(xscale="log", xlabel="concurrency (log)", ylabel="requests/s", title=f"{rpc}: throughput and p95")
+        ax.set_xticks(levels, [str(c) for c in levels])
+        right = ax.twinx()
+        right.plot(levels, [(s["p95"] or 0) * 1000 for s in steps], marker="s", color="tab:red", label="p95 ms")
+        right.axhline(budgets.rpcs[rpc].p95 * 1000, color="tab:red", linestyle="--", label="p95 budget")
+        right.set_ylabel("p95 (ms)")
+        handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+        ax.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="upper left")
+        ax.grid(True, alpha=0.3)
+    path = out_dir / "saturation.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
