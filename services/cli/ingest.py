@@ -2,8 +2,8 @@
 
 import sys
 
+from ragmesh.client import RagmeshClient
 from services.cli.documents import collect_files, to_source_document
-from shared.stubs import gateway_pb2
 
 MAX_BATCH_BYTES = 32 * 1024 * 1024
 # A file that cannot fit in one Ingest request under the gateway's 64 MiB gRPC message limit.
@@ -24,7 +24,9 @@ def batches(files, max_docs: int):
         yield batch
 
 
-def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, out=sys.stdout) -> tuple[int, int]:
+def ingest(
+    client: RagmeshClient, paths: list[str], tenant: str, timeout: float, batch: int = 8, out=sys.stdout
+) -> tuple[int, int]:
     from tqdm import tqdm
 
     files = collect_files(paths)
@@ -42,7 +44,7 @@ def ingest(stub, paths: list[str], tenant: str, timeout: float, batch: int = 8, 
             bar.update(1)
         sendable = [f for f in files if f not in too_large]
         for docs in batches(sendable, batch):
-            for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
+            for result in client.ingest(docs, tenant=tenant, timeout=timeout):
                 if result.ok:
                     ok += 1
                     line = (

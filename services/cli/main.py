@@ -18,6 +18,7 @@ import threading
 import grpc
 from google.protobuf.json_format import MessageToDict
 
+from ragmesh.client import Filters, RagmeshClient
 from services.cli import certs, copy_index, feedback, keys
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh, MeshError, free_port
@@ -28,10 +29,9 @@ from services.evaluation import compare
 from services.generator import selector_training
 from services.reranker.training import command as train_command
 from shared.config import STAGES, stage_address
-from shared.credentials import DEFAULT_TENANT, gateway_channel
+from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
 from shared.observability.metrics import start_metrics_server
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
 DEMO_QUESTIONS = (
     "whats E-4412",
@@ -44,15 +44,13 @@ EXIT_ABSTAINED = 4  # `ask` got no answer: documented in the help and README, li
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 
 
-def _stub(args) -> gateway_pb2_grpc.GatewayStub:
-    """Authenticated with RAGMESH_API_KEY, else the local key for the request's tenant."""
-    return gateway_pb2_grpc.GatewayStub(gateway_channel(args.gateway))
+def _client(args) -> RagmeshClient:
+    """The gateway's client, authenticated with RAGMESH_API_KEY, else the local key for the request's tenant."""
+    return RagmeshClient(args.gateway, api_key=find_api_key, timeout=args.timeout)
 
 
-def _filters(args) -> common_pb2.SearchFilters:
-    return common_pb2.SearchFilters(
-        access_scopes=args.scope or [], as_of=args.as_of or "", include_superseded=args.include_superseded
-    )
+def _filters(args) -> Filters:
+    return Filters(access_scopes=args.scope or [], as_of=args.as_of or "", include_superseded=args.include_superseded)
 
 
 def _json(message) -> str:
@@ -120,17 +118,14 @@ def cmd_up(args) -> int:
 
 
 def cmd_ingest(args) -> int:
-    ok, failed = ingest(_stub(args), args.paths, args.tenant, args.timeout)
+    ok, failed = ingest(_client(args), args.paths, args.tenant, args.timeout)
     print(f"{ok} documents ingested, {failed} failed")
     return 0 if failed == 0 else 2
 
 
 def cmd_ask(args) -> int:
-    stub = _stub(args)
-    response = stub.Ask(
-        gateway_pb2.AskRequest(tenant_id=args.tenant, question=args.question, filters=_filters(args)),
-        timeout=args.timeout,
-    )
+    client = _client(args)
+    response = client.ask(args.question, filters=_filters(args), tenant=args.tenant)
     exit_code = EXIT_ABSTAINED if response.answer.abstained else 0
     if args.json:
         print(_json(response))
@@ -138,27 +133,21 @@ def cmd_ask(args) -> int:
     print(render_answer(response))
     print(f"(answer {response.answer_id}, trace {response.trace_id})")
     if args.open and response.answer.citations:
-        view = stub.GetChunk(
-            retriever_pb2.GetChunkRequest(
-                tenant_id=args.tenant, chunk_id=response.answer.citations[0].chunk_id, access_scopes=args.scope or []
-            ),
-            timeout=args.timeout,
+        view = client.get_chunk(
+            response.answer.citations[0].chunk_id, access_scopes=args.scope or [], tenant=args.tenant
         )
         print("\n" + render_chunk_view(view, response.answer.citations[0]))
     return exit_code
 
 
 def cmd_search(args) -> int:
-    response = _stub(args).Search(
-        gateway_pb2.SearchRequest(
-            tenant_id=args.tenant,
-            query=args.query,
-            filters=_filters(args),
-            top_k=args.top_k,
-            mode=_MODES[args.mode],
-            rerank=args.rerank,
-        ),
-        timeout=args.timeout,
+    response = _client(args).search(
+        args.query,
+        filters=_filters(args),
+        top_k=args.top_k,
+        mode=_MODES[args.mode],
+        rerank=args.rerank,
+        tenant=args.tenant,
     )
     if args.json:
         print(_json(response))
@@ -168,9 +157,7 @@ def cmd_search(args) -> int:
 
 
 def cmd_delete(args) -> int:
-    response = _stub(args).DeleteDocument(
-        indexer_pb2.DeleteDocumentRequest(tenant_id=args.tenant, document_id=args.document_id), timeout=args.timeout
-    )
+    response = _client(args).delete_document(args.document_id, tenant=args.tenant)
     print(f"{response.chunks_removed} chunks removed")
     return 0
 
@@ -183,12 +170,12 @@ def cmd_demo(args) -> int:
         mesh.start(timeout=args.start_timeout)
         for stage in STAGES:
             print(f"  {stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid}  {mesh.health(stage)}")
-        stub = gateway_pb2_grpc.GatewayStub(mesh.gateway_channel())
+        client = RagmeshClient(mesh.address("gateway"), api_key=mesh.key_for, timeout=args.timeout)
         print(f"\nIngesting {args.corpus}/ for tenant {args.tenant!r} ...", flush=True)
-        ok, failed = ingest(stub, [args.corpus], args.tenant, args.timeout)
+        ok, failed = ingest(client, [args.corpus], args.tenant, args.timeout)
         print(f"{ok} documents ingested, {failed} failed")
         for question in DEMO_QUESTIONS:
-            response = stub.Ask(gateway_pb2.AskRequest(tenant_id=args.tenant, question=question), timeout=args.timeout)
+            response = client.ask(question, tenant=args.tenant)
             print(f"\nQ: {question}\n{render_answer(response)}", flush=True)
         return 0 if failed == 0 else 2
     except (MeshError, grpc.RpcError) as err:
@@ -348,7 +335,7 @@ def _run(argv: list[str] | None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         if args.func == "feedback_send":
-            return feedback.cmd_feedback_send(args, _stub(args))
+            return feedback.cmd_feedback_send(args, _client(args))
         return args.func(args)
     except grpc.RpcError as err:
         print(f"ragmesh {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from ragmesh.client import RagmeshClient
 from services.cli.ingest import ingest
 from services.cli.mesh import Mesh
 from services.evaluation import gate
@@ -39,9 +40,9 @@ def _mesh_or_gateway(args):
             yield channel
 
 
-def _ingest_corpus_dirs(stub, dirs: list[str], tenants: set[str], timeout: float) -> None:
+def _ingest_corpus_dirs(client: RagmeshClient, dirs: list[str], tenants: set[str], timeout: float) -> None:
     for tenant in sorted(tenants):
-        ok, failed = ingest(stub, dirs, tenant, timeout, out=sys.stderr)
+        ok, failed = ingest(client, dirs, tenant, timeout, out=sys.stderr)
         if failed:
             raise SystemExit(f"eval: {failed} corpus documents failed to ingest for tenant {tenant}")
 
@@ -109,7 +110,9 @@ def run(args) -> int:
         if args.beir:
             _ingest_beir(stub, args.beir, cases[0].tenant if asks else beir_tenant(args.beir), args.timeout, excluded)
         elif args.ingest:
-            _ingest_corpus_dirs(stub, args.corpus, {c.tenant for c in cases}, args.timeout)
+            _ingest_corpus_dirs(
+                RagmeshClient(channel=channel, api_key=""), args.corpus, {c.tenant for c in cases}, args.timeout
+            )
         results = evaluate(stub, cases, args.mode, args.timeout, beir=not asks, top_k=args.top_k, rerank=args.rerank)
         threshold = _threshold(stub, cases) if asks else None
     meta = {
@@ -250,7 +253,13 @@ def run_calibration(args) -> int:
     with _mesh_or_gateway(args) as channel:
         stub = gateway_pb2_grpc.GatewayStub(channel)
         if args.ingest:
-            _ingest_corpus_dirs(stub, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
+            # The channel sends each tenant's key (its interceptor); the client adds none of its own.
+            _ingest_corpus_dirs(
+                RagmeshClient(channel=channel, api_key=""),
+                args.corpus or ["examples"],
+                {c.tenant for c in cases},
+                args.timeout,
+            )
         results = evaluate(stub, cases, "hybrid", args.timeout)
     models = {r.reranker_model_id for r in results if r.reranker_model_id}
     if len(models) != 1:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ragmesh.client import RagmeshClient
 from services.evaluation.metrics import ndcg_at, recall_at
 from services.reranker import fusion
 from services.reranker.cross_encoder import CARD_FILE, served_weights
@@ -61,7 +62,10 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
             if args.beir:
                 train, tune, self_supervised = _mine_beir(args, stub)
             else:
-                train, tune, self_supervised = _mine_corpus(args, stub, chunker_pb2_grpc.ChunkerStub(chunker_channel))
+                client = RagmeshClient(channel=channel, api_key="")  # the channel sends the mesh's keys
+                train, tune, self_supervised = _mine_corpus(
+                    args, stub, chunker_pb2_grpc.ChunkerStub(chunker_channel), client
+                )
     for path, queries in zip(paths, (train, tune, self_supervised), strict=True):
         data.save_queries(path, queries)
     return train, tune, self_supervised
@@ -94,13 +98,13 @@ def _mine_beir(args, stub):
     return train, tune, titles + clozes
 
 
-def _mine_corpus(args, stub, chunker):
+def _mine_corpus(args, stub, chunker, client: RagmeshClient):
     """No labels: heading -> section queries; a hash-chosen part of them is the tuning split."""
     from services.cli.documents import collect_files, to_source_document
     from services.cli.ingest import ingest
 
     tenant = "reranker-training"
-    ok, failed = ingest(stub, args.corpus, tenant, 600.0, out=sys.stderr)
+    ok, failed = ingest(client, args.corpus, tenant, 600.0, out=sys.stderr)
     documents = [to_source_document(path, uri) for path, uri in collect_files(args.corpus)]
     queries = data.mine_headings(stub, chunker, documents, tenant, args.depth, _say)
     _, tune_ids = data.split_ids([q.query_id for q in queries], args.tune_fraction)

@@ -11,8 +11,8 @@ class _Gateway:
     def __init__(self):
         self.sent = []
 
-    def Ingest(self, request, timeout=None):  # noqa: N802 - the gRPC method's name
-        for doc in request.documents:
+    def ingest(self, documents, tenant="", timeout=None):  # RagmeshClient.ingest's signature
+        for doc in documents:
             self.sent.append(doc.meta.source_uri)
             yield gateway_pb2.IngestResult(source_uri=doc.meta.source_uri, document_id=doc.meta.source_uri, ok=True)
 
