@@ -5,12 +5,12 @@ A key comes from RAGMESH_API_KEY, else from the local key file a mesh launcher w
 """
 
 import collections
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 
+from shared import config
 from shared.keys import LOCAL_KEYS_DIR
 from shared.names import TENANT_ID
 
@@ -19,13 +19,14 @@ DEFAULT_TENANT = "demo"
 
 
 def data_dir() -> str:
-    return os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data")
+    return config.mesh().data_dir
 
 
 def find_api_key(tenant_id: str = "", folder: str | None = None) -> str:
     """RAGMESH_API_KEY, else the local key for the tenant (the demo tenant's when none is named), else ''."""
-    if os.environ.get(API_KEY_ENV):
-        return os.environ[API_KEY_ENV].strip()
+    key = config.ToolSettings.from_env().api_key.strip()
+    if key:
+        return key
     tenant_id = tenant_id or DEFAULT_TENANT
     if not TENANT_ID.fullmatch(tenant_id):
         return ""  # never a path outside the key folder; the gateway will say what is wrong

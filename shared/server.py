@@ -9,7 +9,7 @@ from concurrent import futures
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from shared.config import ServerConfig
 from shared.errors import RagmeshError
@@ -93,6 +93,23 @@ class MethodAwareReflection(reflection.ReflectionServicer):
         return super()._file_containing_symbol(request, fully_qualified_name)
 
 
+# grpcio-reflection ships only v1alpha; v1 (what grpcurl and ghz ask for first) has the same messages with the
+# same field numbers under another package, so the v1alpha servicer answers both on the wire.
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def add_reflection(server: grpc.Server, servicer: reflection.ReflectionServicer) -> None:
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    info = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info}),)
+    )
+
+
 def serve(
     stage: str,
     config: ServerConfig,
@@ -117,8 +134,8 @@ def serve(
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = list(register(server))
-    service_names = [*names, health.SERVICE_NAME, reflection.SERVICE_NAME]
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(MethodAwareReflection(service_names), server)
+    service_names = [*names, health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME]
+    add_reflection(server, MethodAwareReflection(service_names))
     address = f"{config.host}:{config.port}"
     if config.tls_dir and stage in MTLS_STAGES:
         # Only callers holding a certificate from the mesh's CA get in (the gateway, the launcher's health checks).

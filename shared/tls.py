@@ -10,10 +10,12 @@ checks) with the `cryptography` package; keys are written mode 0600.
 import datetime
 import ipaddress
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import grpc
 
+from shared import config
 from shared.config import STAGES
 
 TLS_ENV = "RAGMESH_TLS_DIR"
@@ -23,8 +25,8 @@ MTLS_STAGES = tuple(s for s in STAGES if s != "gateway")
 NAMES = (*STAGES, "launcher")
 
 
-def tls_dir(env: dict | None = None) -> str:
-    return (os.environ if env is None else env).get(TLS_ENV, "")
+def tls_dir(env: Mapping[str, str] | None = None) -> str:
+    return config.mesh(env).tls_dir
 
 
 def _read(folder: str, name: str) -> bytes:

@@ -1,27 +1,10 @@
 """gRPC face of the chunker."""
 
-import dataclasses
-
 from services.chunker.service import DocumentChunker
 from shared import config, convert
-from shared.config import ServerConfig
+from shared.config import ChunkerConfig
 from shared.server import serve
 from shared.stubs import chunker_pb2, chunker_pb2_grpc
-
-
-@dataclasses.dataclass(frozen=True)
-class ChunkerConfig(ServerConfig):
-    port: int = config.DEFAULT_PORTS["chunker"]
-    metrics_port: int = config.DEFAULT_METRICS_PORTS["chunker"]
-    embed_model: str = config.DEFAULT_EMBED_MODEL
-    # 0 = the embedding model's window.
-    max_tokens: int = 0
-    overlap_ratio: float = 0.12
-    max_bytes: int = 10_000_000
-    # "structure" (the default) or "fixed": structure-blind token windows, the evaluation's baseline.
-    strategy: str = "structure"
-    # A document stating no access scopes: "public" (the default) or "refuse" (INVALID_ARGUMENT).
-    missing_scopes: str = "public"
 
 
 class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):

@@ -1,9 +1,7 @@
 """`ragmesh copy-index`: move a tenant from the embedded index to OpenSearch without re-embedding
 (the vectors and their model id travel with the chunks)."""
 
-import os
-
-from shared.config import DEFAULT_EMBED_MODEL
+from shared import config
 from shared.index.factory import open_index
 
 
@@ -27,13 +25,13 @@ def add_parser(sub) -> None:
     p = sub.add_parser("copy-index", help="copy tenants from the embedded index to OpenSearch (no re-embedding)")
     p.add_argument(
         "--data-dir",
-        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+        default=config.mesh().data_dir,
+        help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
     )
     p.add_argument("--tenant", action="append", required=True, help="tenant to copy (repeatable)")
     p.add_argument(
         "--embed-model",
-        default=os.environ.get("RAGMESH_EMBED_MODEL", DEFAULT_EMBED_MODEL),
+        default=config.mesh().embed_model,
         help="whose index generation to copy (the vectors stay this model's)",
     )
     p.set_defaults(func=cmd_copy_index)

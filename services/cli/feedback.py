@@ -7,6 +7,7 @@ import time
 
 from ragmesh.client import RagmeshClient
 from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
+from shared import config
 
 PILES = ("never_retrieved", "ranked_low", "generation_failure", "answered_when_it_should_abstain", "unattributed")
 
@@ -88,8 +89,8 @@ def add_parsers(sub, query_timeout_default: float) -> None:
     export = fb_sub.add_parser("export", help="reviewed thumbs-down feedback as evaluation cases (JSON lines)")
     export.add_argument(
         "--data-dir",
-        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+        default=config.mesh().data_dir,
+        help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
     )
     export.add_argument("--out", help="cases file to write (default: stdout)")
     export.set_defaults(func=cmd_feedback_export)
@@ -99,8 +100,8 @@ def add_parsers(sub, query_timeout_default: float) -> None:
     )
     triage.add_argument(
         "--data-dir",
-        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+        default=config.mesh().data_dir,
+        help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
     )
     triage.add_argument("--days", type=float, default=30.0, help="feedback of the last N days (default 30)")
     triage.set_defaults(func=cmd_triage)

@@ -4,6 +4,7 @@ import os
 import sys
 from datetime import UTC, datetime, timedelta
 
+from shared import config
 from shared.errors import InvalidArgument
 from shared.keys import KEYS_FILE, ROLES, KeyStore
 from shared.names import ALL_SCOPES
@@ -61,12 +62,12 @@ def add_parser(sub) -> None:
     def common(p):
         p.add_argument(
             "--data-dir",
-            default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-            help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+            default=config.mesh().data_dir,
+            help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
         )
         p.add_argument(
             "--keys-file",
-            default=os.environ.get("RAGMESH_GATEWAY_KEYS_FILE", ""),
+            default=config.GatewayConfig.from_env().keys_file,
             help="default: keys.sqlite in the data dir",
         )
 

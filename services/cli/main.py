@@ -28,6 +28,7 @@ from services.evaluation import command as eval_command
 from services.evaluation import compare
 from services.generator import selector_training
 from services.reranker.training import command as train_command
+from shared import config
 from shared.config import STAGES, stage_address
 from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
@@ -197,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
     up.add_argument(
         "--data-dir",
-        default=os.environ.get("RAGMESH_DATA_DIR", ".ragmesh-data"),
-        help="data folder (RAGMESH_DATA_DIR; default .ragmesh-data)",
+        default=config.mesh().data_dir,
+        help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
     )
     up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
     up.add_argument("--start-timeout", type=float, default=180.0, help="seconds for every stage to be SERVING")

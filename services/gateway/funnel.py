@@ -18,6 +18,7 @@ from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
+from shared.config import DEFAULT_STAGE_TIMEOUTS
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, require
 from shared.names import check_tenant_id
 from shared.observability import metrics
@@ -42,7 +43,6 @@ UNCALIBRATED_RERANKERS = ("passthrough",)
 # The reranker may use this share of the caller's remaining time; the rest is for answering (from the
 # fused order when the reranker runs out of it, marked degraded) and for the generator.
 RERANK_DEADLINE_SHARE = 0.5
-DEFAULT_STAGE_TIMEOUTS = {"chunker": 60.0, "indexer": 600.0, "retriever": 30.0, "reranker": 30.0, "generator": 120.0}
 
 
 class Funnel:

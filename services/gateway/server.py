@@ -1,18 +1,16 @@
 """gRPC face of the gateway."""
 
-import dataclasses
 import ipaddress
 import logging
 import os
 import time
-from pathlib import Path
 
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
 from shared import calibration, config
-from shared.config import ServerConfig
+from shared.config import GatewayConfig
 from shared.errors import InvalidArgument
 from shared.keys import KEYS_FILE, KeyStore
 from shared.names import check_tenant_id
@@ -20,40 +18,7 @@ from shared.ratelimit import TokenBuckets
 from shared.server import serve
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 log = logging.getLogger("ragmesh.gateway")
-
-
-@dataclasses.dataclass(frozen=True)
-class GatewayConfig(ServerConfig):
-    port: int = config.DEFAULT_PORTS["gateway"]
-    metrics_port: int = config.DEFAULT_METRICS_PORTS["gateway"]
-    # Top reranker score below which the gateway abstains without calling the generator. A
-    # calibration file (from `ragmesh calibrate`) overrides it, for the reranker it was made for.
-    abstain_threshold: float = 0.35
-    calibration_file: str = str(REPO_ROOT / "eval" / "calibration.json")
-    candidates: int = 50
-    rerank_top_n: int = 8
-    context_passages: int = 5
-    max_documents_per_ingest: int = 1000
-    max_question_chars: int = 4000
-    max_top_k: int = 200
-    max_feedback_chars: int = 10000
-    # Per-call caps (seconds); the caller's own deadline always applies as well.
-    retriever_timeout_seconds: float = 30.0
-    reranker_timeout_seconds: float = 30.0
-    generator_timeout_seconds: float = 120.0
-    chunker_timeout_seconds: float = 60.0
-    indexer_timeout_seconds: float = 600.0
-    data_dir: str = ".ragmesh-data"
-    answer_log_retention_days: float = 30.0
-    # API keys (shared/keys.py); "" = keys.sqlite in the data dir.
-    keys_file: str = ""
-    # Local development only: every caller may name any tenant and scope. Refused off loopback.
-    auth_disabled: bool = False
-    # Per API key token bucket (requests per second, burst); 0 = unlimited.
-    rate_limit_per_second: float = 50.0
-    rate_limit_burst: float = 100.0
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
@@ -171,10 +136,7 @@ def main() -> None:
         cfg.rerank_top_n,
         cfg.context_passages,
         answer_log=answer_log,
-        timeouts={
-            stage: getattr(cfg, f"{stage}_timeout_seconds")
-            for stage in ("chunker", "indexer", "retriever", "reranker", "generator")
-        },
+        timeouts=cfg.stage_timeouts(),
         request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
     )
 

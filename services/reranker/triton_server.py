@@ -18,19 +18,21 @@ import time
 import urllib.request
 from pathlib import Path
 
+from shared import config
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VENV = REPO_ROOT / ".venv-triton"
 MODEL_TEMPLATE = REPO_ROOT / "deploy" / "triton" / "models"
-MODEL_NAME = "cross_encoder"
+MODEL_NAME = config.DEFAULT_TRITON_MODEL
 
 
 def state_dir() -> Path:
-    return Path(os.environ.get("RAGMESH_TRITON_HOME") or Path.home() / ".cache" / "ragmesh" / "triton")
+    return config.expand(config.ToolSettings.from_env().triton_home)
 
 
 def rerankers_root() -> Path:
     """Where `ragmesh train-reranker` works: one folder per trained model, each with its Triton repository."""
-    return Path(os.environ.get("RAGMESH_RERANKER_CACHE") or Path.home() / ".cache" / "ragmesh" / "rerankers")
+    return config.expand(config.RerankerConfig.from_env().cache)
 
 
 def default_repository(name: str = "sample") -> Path:

@@ -1,12 +1,10 @@
 """gRPC face of the retriever."""
 
-import dataclasses
-
 from opentelemetry.trace import SpanKind
 
 from services.retriever.service import HybridRetriever
 from shared import config, convert
-from shared.config import ServerConfig
+from shared.config import RetrieverConfig
 from shared.embedding import build_embedder
 from shared.errors import InvalidArgument
 from shared.index.factory import open_index
@@ -21,19 +19,6 @@ _MODES = {
     retriever_pb2.RETRIEVAL_MODE_BM25: "bm25",
     retriever_pb2.RETRIEVAL_MODE_DENSE: "dense",
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class RetrieverConfig(ServerConfig):
-    port: int = config.DEFAULT_PORTS["retriever"]
-    metrics_port: int = config.DEFAULT_METRICS_PORTS["retriever"]
-    data_dir: str = ".ragmesh-data"
-    index: str = "embedded"
-    embed_model: str = config.DEFAULT_EMBED_MODEL
-    embed_threads: int = 1
-    rrf_k: int = 60
-    per_retriever_k: int = 50
-    top_k: int = 50
 
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):

@@ -17,6 +17,7 @@ import logging
 import os
 from pathlib import Path
 
+from shared import config
 from shared.embedding.base import Embedder, resolve_model_dir
 from shared.embedding.onnx import OnnxEmbedder, OnnxSpec, find_onnx_file
 from shared.embedding.sentence_transformer import SentenceTransformerEmbedder
@@ -103,7 +104,7 @@ ALIASES = {
 
 
 def model_cache() -> Path:
-    return Path(os.environ.get("RAGMESH_MODEL_CACHE") or Path.home() / ".cache" / "ragmesh" / "models")
+    return config.expand(config.mesh().model_cache)
 
 
 def canonical_name(name: str) -> str:

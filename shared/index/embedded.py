@@ -20,6 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
+from shared import config
 from shared.errors import FailedPrecondition
 from shared.index.base import SearchHit, UpsertResult
 from shared.model import (
@@ -668,7 +669,7 @@ class _Sq8Scan:
 
 
 def _scan_kind() -> str:
-    kind = os.environ.get("RAGMESH_INDEX_KNN", "sq8")
+    kind = config.mesh().index_knn
     if kind not in ("sq8", "exact"):
         raise ValueError(f"RAGMESH_INDEX_KNN={kind!r}: sq8 (8-bit scan, exact rescoring) or exact (float32)")
     if kind == "sq8":
@@ -861,7 +862,7 @@ def _limit_blas_threads() -> None:
     if _BLAS_LIMITED:
         return
     _BLAS_LIMITED = True
-    threads = int(os.environ.get("RAGMESH_INDEX_BLAS_THREADS", "1") or 0)
+    threads = config.mesh().index_blas_threads
     if threads <= 0:
         return
     try:

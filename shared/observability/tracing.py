@@ -9,22 +9,28 @@ per-stage scores that explain a ranking are ragmesh's own (`ragmesh.*`).
 import hashlib
 import json
 import logging
-import os
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
+from shared import config
+
 log = logging.getLogger("ragmesh.tracing")
 TRACER_NAME = "ragmesh"
+# RAGMESH_REDACT_QUERIES as read by setup_tracing: a stage's queries need not re-read the environment each.
+_redact_queries: bool | None = None
 
 
 def setup_tracing(stage: str, exporter: SpanExporter | None = None) -> TracerProvider:
     """Install a tracer provider for this process. Without an endpoint spans are created (so
     context still propagates) but not exported."""
     provider = TracerProvider(resource=Resource.create({"service.name": f"ragmesh-{stage}"}))
-    endpoint = os.environ.get("RAGMESH_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    global _redact_queries
+    settings = config.mesh()
+    _redact_queries = settings.redact_queries
+    endpoint = settings.otlp_endpoint
     if exporter is None and endpoint:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
@@ -42,7 +48,8 @@ def tracer() -> trace.Tracer:
 
 def query_attribute(query: str) -> tuple[str, str]:
     """The query itself, or only its hash when RAGMESH_REDACT_QUERIES is on."""
-    if os.environ.get("RAGMESH_REDACT_QUERIES", "").lower() in ("1", "true", "yes", "on"):
+    redact = config.mesh().redact_queries if _redact_queries is None else _redact_queries
+    if redact:
         return "ragmesh.query.sha256", hashlib.sha256(query.encode()).hexdigest()
     return "ragmesh.query", query
 

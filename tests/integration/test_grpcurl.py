@@ -5,7 +5,9 @@ import json
 import os
 import subprocess
 
+import grpc
 import pytest
+from grpc_reflection.v1alpha import reflection_pb2
 
 from tests.integration.conftest import ROOT, TENANT
 
@@ -47,3 +49,17 @@ def test_ask_through_the_descriptor_set_with_a_key_and_refused_without_one(mesh,
     assert reply["answer"]["citations"][0]["documentId"] == "manuals/error-codes"
     refused = grpcurl("-protoset", PROTOSET, "-d", request, mesh.address("gateway"), "ragmesh.v1.Gateway/Ask")
     assert refused.returncode != 0 and "Unauthenticated" in refused.stderr
+
+
+def test_reflection_is_served_as_v1_and_v1alpha(mesh):
+    """grpcurl and ghz ask for grpc.reflection.v1 first; both names answer with the same descriptors."""
+    for service in ("grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"):
+        with grpc.insecure_channel(mesh.address("gateway")) as channel:
+            info = channel.stream_stream(
+                f"/{service}/ServerReflectionInfo",
+                request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+            )
+            (reply,) = list(info(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10))
+        names = {entry.name for entry in reply.list_services_response.service}
+        assert {"ragmesh.v1.Gateway", "grpc.reflection.v1.ServerReflection"} <= names, service
