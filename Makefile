@@ -80,7 +80,7 @@ up: stubs models
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
 OPENSEARCH_URL ?= http://127.0.0.1:9200
-test: stubs tools buf llm check-alerts models triton-install reranker
+test: stubs tools buf llm check-alerts check-deploy models triton-install reranker
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
@@ -221,3 +221,34 @@ loadtest: stubs models $(TOOLS)/ghz
 # kill -9 / restart of reranker, generator, retriever and the indexer mid-ingest under Ask load (~3 min).
 loadtest-faults: stubs models $(TOOLS)/ghz
 	$(PY) -m loadtest.run faults $(LOADTEST_ARGS)
+
+# The Helm chart (deploy/helm/ragmesh) checked without a cluster or network: `helm lint`, then `helm template` of
+# each ci/*-values.yaml through kubeconform in strict mode, with JSON schemas that deploy/helm/kube_schemas.py
+# makes from the k8s.io/kubernetes and prometheus-operator Go modules (Go module proxy; cached in
+# ~/.cache/ragmesh/kube-schemas). helm and kubeconform are built into .tools/ (a few minutes the first time).
+HELM_VERSION := v3.22.0
+KUBECONFORM_VERSION := v0.8.0
+.PHONY: check-deploy
+$(TOOLS)/helm:
+	GOBIN=$(TOOLS) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+$(TOOLS)/kubeconform:
+	GOBIN=$(TOOLS) go install github.com/yannh/kubeconform/cmd/kubeconform@$(KUBECONFORM_VERSION)
+
+check-deploy: $(STAMP) $(TOOLS)/helm $(TOOLS)/kubeconform
+	$(PY) deploy/helm/check.py
+
+# The container image (Containerfile): podman and mmdebstrap from Debian, a base image made from Debian packages
+# (no image registry is reachable), the wheels and the embedder downloaded on the host, an offline build.
+# image-smoke starts it (`ragmesh up`) and checks the gateway's gRPC health from inside the container.
+IMAGE ?= localhost/ragmesh:0.1.0
+IMAGE_BASE ?= localhost/ragmesh-base:bookworm
+.PHONY: image image-base image-smoke
+image-base:
+	bash deploy/image/base.sh $(IMAGE_BASE)
+
+image: image-base stubs models
+	bash deploy/image/build.sh $(IMAGE_BASE) $(IMAGE)
+
+image-smoke: image
+	bash deploy/image/smoke.sh $(IMAGE)

@@ -110,6 +110,18 @@ def add_reflection(server: grpc.Server, servicer: reflection.ReflectionServicer)
     )
 
 
+def serve_health_only(stage: str, health_servicer: health.HealthServicer, host: str, port: int) -> grpc.Server:
+    """The stage's health service, and nothing else, on a plaintext port: the kubelet's gRPC probe speaks
+    plaintext, while a stage behind the gateway serves only mutual TLS on its own port. It shares the
+    servicer, so it reports what the stage's port does (NOT_SERVING while draining)."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"{stage}-health"))
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    if server.add_insecure_port(f"{host}:{port}") == 0:
+        raise SystemExit(f"{stage}: cannot bind the health port {host}:{port}")
+    server.start()
+    return server
+
+
 def serve(
     stage: str,
     config: ServerConfig,
@@ -158,11 +170,16 @@ def serve(
     signal.signal(signal.SIGINT, shutdown)
     start_metrics_server(stage, config.host, config.metrics_port)
     server.start()
+    health_server = None
+    if config.health_port:
+        health_server = serve_health_only(stage, health_servicer, config.host, config.health_port)
     for name in ["", *names]:
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("%s listening on %s:%d", stage, config.host, port)
     print(f"ragmesh {stage} listening on {config.host}:{port}", flush=True)
     while not stopped.wait(0.5):
         pass
+    if health_server is not None:
+        health_server.stop(0)
     provider.shutdown()  # flush spans still in the batch
     log.info("%s stopped", stage)

@@ -8,6 +8,7 @@ generation stays readable by the old model until it is deleted.
 import os
 import re
 
+from shared.config import mesh
 from shared.index.embedded import EmbeddedIndex
 
 BACKENDS = ("embedded", "opensearch")
@@ -34,5 +35,12 @@ def open_index(kind: str, data_dir: str, env: dict | None = None, embed_model: s
 
         # Every process of one mesh (indexer and retrievers) must name the same index.
         prefix = env.get("RAGMESH_OPENSEARCH_PREFIX", DEFAULT_OPENSEARCH_PREFIX)
-        return OpenSearchIndex(env.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH_URL), f"{prefix}-chunks{suffix}")
+        layout = mesh(env)
+        return OpenSearchIndex(
+            env.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH_URL),
+            f"{prefix}-chunks{suffix}",
+            # The chunk index's layout on a cluster, used when it is created (deploy/helm: opensearch.shards/replicas).
+            shards=layout.opensearch_shards,
+            replicas=layout.opensearch_replicas,
+        )
     raise ValueError(f"RAGMESH_INDEX={kind!r}: supported backends are {', '.join(BACKENDS)}")

@@ -116,12 +116,16 @@ class OpenSearchIndex:
         hnsw: HnswParams = HnswParams(),
         refresh: bool = True,
         client: OpenSearch | None = None,
+        shards: int = 1,
+        replicas: int = 0,
     ):
         self.url = url
         self.index = index
         self.hnsw = hnsw
         # Bulk loads turn this off and call refresh() once at the end.
         self.refresh_on_write = refresh
+        # Applied when this process creates the index (a cluster sets them from RAGMESH_OPENSEARCH_SHARDS/_REPLICAS).
+        self.shards, self.replicas = shards, replicas
         self._wanted_dimension = dimension
         self._mapped_dimension: int | None = None  # learnt from the mapping, then cached
         self.client = client or OpenSearch(hosts=[url], timeout=30, max_retries=2, retry_on_timeout=True)
@@ -132,7 +136,9 @@ class OpenSearchIndex:
     def warm_up(self) -> None:
         if not self.client.indices.exists(index=self.index):
             body = {
-                "settings": {"index": {"number_of_shards": 1, "number_of_replicas": 0, "knn": True}},
+                "settings": {
+                    "index": {"number_of_shards": self.shards, "number_of_replicas": self.replicas, "knn": True}
+                },
                 "mappings": _MAPPINGS,
             }
             try:
