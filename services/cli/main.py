@@ -21,7 +21,7 @@ from google.protobuf.json_format import MessageToDict
 from ragmesh.client import Filters, RagmeshClient
 from services.cli import certs, copy_index, feedback, keys
 from services.cli.ingest import ingest
-from services.cli.mesh import Mesh, MeshError, free_port
+from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port
 from services.cli.render import render_answer, render_chunk_view, render_results
 from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
@@ -29,7 +29,7 @@ from services.evaluation import compare
 from services.generator import selector_training
 from services.reranker.training import command as train_command
 from shared import config
-from shared.config import STAGES, stage_address
+from shared.config import DEFAULT_PORTS, STAGES, stage_address
 from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
 from shared.observability.metrics import start_metrics_server
@@ -62,7 +62,11 @@ def _json(message) -> str:
 
 
 def cmd_up(args) -> int:
-    mesh = Mesh(args.data_dir) if not args.free_ports else Mesh.on_free_ports(args.data_dir)
+    http = not args.no_http
+    if args.free_ports:
+        mesh = Mesh.on_free_ports(args.data_dir, http=http)
+    else:
+        mesh = Mesh(args.data_dir, ports={**DEFAULT_PORTS, HTTP: args.http_port} if http else None, http=http)
     metrics_port = args.metrics_port
     if metrics_port is None:
         metrics_port = free_port() if args.free_ports else DEFAULT_LAUNCHER_METRICS_PORT
@@ -92,6 +96,11 @@ def cmd_up(args) -> int:
         print(
             f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
             f"metrics {mesh.host}:{mesh.metrics_ports[stage]:<6} {mesh.health(stage)}"
+        )
+    if http:
+        print(
+            f"{HTTP:<10} {mesh.http_url():<22} pid {mesh.processes[HTTP].pid:<8} {'':<21} {mesh.health(HTTP)} "
+            f"(reviewer page {mesh.http_url()}/review, API {mesh.http_url()}/openapi.json)"
         )
     if metrics_port > 0:
         print(
@@ -195,13 +204,20 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(parser, defaults=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    up = sub.add_parser("up", help="start all six stages on loopback until Ctrl-C")
+    up = sub.add_parser("up", help="start the six stages and the HTTP front door on loopback until Ctrl-C")
     up.add_argument(
         "--data-dir",
         default=config.mesh().data_dir,
         help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
     )
     up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
+    up.add_argument("--no-http", action="store_true", help="do not start the HTTP front door (services/http)")
+    up.add_argument(
+        "--http-port",
+        type=int,
+        default=DEFAULT_HTTP_PORT,
+        help=f"the HTTP front door's port (default {DEFAULT_HTTP_PORT})",
+    )
     up.add_argument("--start-timeout", type=float, default=180.0, help="seconds for every stage to be SERVING")
     up.add_argument(
         "--max-restarts",

@@ -1,4 +1,5 @@
-"""Starts the six stages as separate processes on loopback, waits for SERVING, stops them by pid."""
+"""Starts the six stages as separate processes on loopback, waits for SERVING, stops them by pid; optionally
+the HTTP front door as a seventh process (ready when its /readyz says the gateway answers)."""
 
 import os
 import signal
@@ -6,6 +7,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import grpc
@@ -20,6 +23,9 @@ from shared.tls import TLS_ENV, stage_channel
 ROOT_DIR = str(Path(__file__).resolve().parents[2])
 # Start order matters only for readiness messages; every stage retries nothing at start-up.
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
+# The HTTP front door (services/http): a client of the gateway, started after it when a mesh asks for it.
+HTTP = "http"
+DEFAULT_HTTP_PORT = 8080
 
 
 def free_port() -> int:
@@ -41,9 +47,13 @@ class Mesh:
         log_dir: str | None = None,
         extra_env: dict[str, str] | None = None,
         host: str = "127.0.0.1",
+        http: bool = False,
     ):
         self.host = host
-        self.ports = ports or dict(DEFAULT_PORTS)
+        self.ports = dict(ports or DEFAULT_PORTS)
+        if http:
+            self.ports.setdefault(HTTP, DEFAULT_HTTP_PORT)
+        self.start_order = (*START_ORDER, HTTP) if http else START_ORDER
         self.metrics_ports = metrics_ports or dict(DEFAULT_METRICS_PORTS)
         self.data_dir = os.path.abspath(data_dir)
         self.log_dir = Path(log_dir or os.path.join(self.data_dir, "logs"))
@@ -53,9 +63,10 @@ class Mesh:
 
     @classmethod
     def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
+        http_port = {HTTP: free_port()} if kwargs.get("http") else {}
         return cls(
             data_dir,
-            ports={stage: free_port() for stage in STAGES},
+            ports={**{stage: free_port() for stage in STAGES}, **http_port},
             metrics_ports={stage: free_port() for stage in STAGES},
             **kwargs,
         )
@@ -74,6 +85,8 @@ class Mesh:
             env[f"RAGMESH_{stage.upper()}_HOST"] = self.host
             env[f"RAGMESH_{stage.upper()}_ADDR"] = self.address(stage)
             env[f"RAGMESH_{stage.upper()}_METRICS_PORT"] = str(self.metrics_ports[stage])
+        if HTTP in self.start_order:
+            env.update({"RAGMESH_HTTP_HOST": self.host, "RAGMESH_HTTP_PORT": str(self.ports[HTTP])})
         env.update(self.extra_env)
         return env
 
@@ -111,6 +124,9 @@ class Mesh:
             self.start_stage(stage)
         try:
             self.wait_serving(timeout)
+            if HTTP in self.start_order:
+                self.start_stage(HTTP)
+                self.wait_serving(timeout, stages=(HTTP,))
         except BaseException:
             self.stop()
             raise
@@ -121,13 +137,28 @@ class Mesh:
             return ""
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.ports[HTTP]}"
+
     def health(self, stage: str, timeout: float = 1.0) -> str:
+        if stage == HTTP:
+            return self._http_health(timeout)
         with stage_channel(self.address(stage), stage, "launcher", folder=self.env().get(TLS_ENV, "")) as channel:
             try:
                 reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
             except grpc.RpcError as err:
                 return f"UNREACHABLE ({err.code().name})"
         return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+    def _http_health(self, timeout: float) -> str:
+        """SERVING when the front door answers /readyz with 200 (it reaches the gateway)."""
+        try:
+            with urllib.request.urlopen(f"{self.http_url()}/readyz", timeout=timeout):
+                return "SERVING"
+        except urllib.error.HTTPError as err:
+            return "NOT_SERVING" if err.code == 503 else f"UNREACHABLE (HTTP {err.code})"
+        except OSError as err:
+            return f"UNREACHABLE ({type(err).__name__})"
 
     def wait_serving(self, timeout: float, stages=STAGES) -> None:
         deadline = time.monotonic() + timeout
@@ -172,7 +203,7 @@ class Mesh:
 
     def stop(self) -> None:
         # Front door first, so no new work enters while the stages drain.
-        for stage in reversed(START_ORDER):
+        for stage in reversed(self.start_order):
             self.stop_stage(stage)
 
     def __enter__(self) -> "Mesh":

@@ -4,12 +4,15 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 
 import grpc
 import pytest
 
 from services.cli.documents import collect_files, to_source_document
-from services.cli.mesh import ROOT_DIR, Mesh
+from services.cli.mesh import ROOT_DIR, Mesh, free_port
 from shared.credentials import gateway_channel
 from shared.keys import local_key
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
@@ -87,3 +90,49 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
         for proc in procs:
             proc.terminate()
             proc.wait(30)
+
+
+def start_front_door(env: dict, port: int, log_path) -> subprocess.Popen:
+    """`python -m services.http.server` on 127.0.0.1:port with `env` (which says where the gateway is)."""
+    env = {**env, "RAGMESH_HTTP_HOST": "127.0.0.1", "RAGMESH_HTTP_PORT": str(port)}
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "services.http.server"],
+            env=env,
+            cwd=ROOT_DIR,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def wait_http(url: str, proc: subprocess.Popen, log_path, timeout: float = 90.0, ready: bool = True) -> None:
+    """Until `url`/readyz answers 200 (ready) or at all (not ready: e.g. 503 while its gateway is down)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert proc.poll() is None, f"the front door exited:\n{open(log_path).read()[-3000:]}"
+        try:
+            with urllib.request.urlopen(f"{url}/readyz", timeout=2):
+                return
+        except urllib.error.HTTPError:
+            if not ready:
+                return
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, f"{url} not ready:\n{open(log_path).read()[-3000:]}"
+        time.sleep(0.3)
+
+
+@pytest.fixture(scope="session")
+def front_door(mesh):
+    """The HTTP front door as its own process on a free port, calling the session mesh's gateway; its URL."""
+    port = free_port()
+    log_path = mesh.log_dir / "http.log"
+    proc = start_front_door(mesh.env(), port, log_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url, proc, log_path)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(30)

@@ -1,0 +1,26 @@
+"""What every route needs: the gateway client and the caller's API key, passed through unchanged."""
+
+from typing import Annotated
+
+import grpc
+from fastapi import Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ragmesh.client import RagmeshClient
+from services.http.errors import HttpError
+
+_BEARER = HTTPBearer(auto_error=False, description="The same API keys as the gRPC gateway (`ragmesh keys create`)")
+
+
+def gateway(request: Request) -> RagmeshClient:
+    return request.app.state.gateway
+
+
+def api_key(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Security(_BEARER)]) -> str:
+    """The caller's key for the gateway, which authenticates it ('' when none is sent: the gateway then
+    answers UNAUTHENTICATED). The front door never lends a key of its own."""
+    if credentials is not None:
+        return credentials.credentials.strip()
+    if request.headers.get("authorization"):
+        raise HttpError(grpc.StatusCode.UNAUTHENTICATED, "the Authorization header must read `Bearer <API key>`")
+    return ""

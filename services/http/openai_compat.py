@@ -1,0 +1,187 @@
+"""An OpenAI-compatible chat endpoint: existing chat clients ask the corpus.
+
+POST /v1/chat/completions: the last user message is the question; earlier messages are not used (each
+question is answered from the corpus alone). The model name selects the pipeline: `ragmesh` asks as the
+API key's tenant, `ragmesh:<tenant>` names the tenant (the key must belong to it). The reply's content
+is the answer with numbered markers [1], [2], ... and a Sources list; the same citations, with their
+character offsets, are in the completion's `citations` field. An abstention is a normal completion that
+says what is missing and lists suggested reading (also in `suggested_reading`). With `stream: true` the
+completion comes as server-sent events (chat.completion.chunk objects, then `data: [DONE]`); the gateway
+answers whole, so the chunks are the finished answer in pieces.
+"""
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal
+
+import grpc
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragmesh.client import RagmeshClient
+from ragmesh.v1 import gateway_pb2
+from services.http.deps import api_key, gateway
+from services.http.errors import ERROR_RESPONSES, HttpError
+from services.http.proto_json import to_json
+
+MODEL = "ragmesh"
+_MODEL_NAME = re.compile(r"ragmesh(?::(?P<tenant>[^\s:]+))?")
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["openai"])
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str
+    # A string, or OpenAI's list of content parts ({"type": "text", "text": ...}).
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatCompletionRequest(BaseModel):
+    """OpenAI's request; sampling options (temperature, max_tokens, ...) are accepted and not used."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(description="`ragmesh` (the key's tenant) or `ragmesh:<tenant>`")
+    messages: list[ChatMessage]
+    stream: bool = False
+
+
+def tenant_of(model: str) -> str:
+    match = _MODEL_NAME.fullmatch(model)
+    if not match:
+        raise HttpError(
+            grpc.StatusCode.NOT_FOUND,
+            f"model {model!r} does not exist: use {MODEL!r} (the API key's tenant) or '{MODEL}:<tenant>'",
+        )
+    return match["tenant"] or ""
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
+    return content or ""
+
+
+def question_of(messages: list[ChatMessage]) -> str:
+    for message in reversed(messages):
+        if message.role == "user":
+            question = _text(message.content).strip()
+            if question:
+                return question
+            break
+    raise HttpError(grpc.StatusCode.INVALID_ARGUMENT, "messages: the last user message has no text (the question)")
+
+
+def _citation(index: int, cite: Any) -> dict[str, Any]:
+    return {"index": index, **to_json(cite)}
+
+
+def _reading(chunk: Any) -> dict[str, Any]:
+    return {
+        "chunk_id": chunk.chunk_id,
+        "document_id": chunk.meta.document_id,
+        "version": chunk.meta.version,
+        "title": chunk.meta.title,
+        "heading_path": list(chunk.heading_path),
+    }
+
+
+def render(reply: gateway_pb2.AskResponse) -> str:
+    """The message content: the answer with its markers and sources, or what is missing and what to read."""
+    answer = reply.answer
+    if answer.abstained:
+        lines = [f"I cannot answer this from the documents: {answer.missing or 'they do not cover it'}."]
+        if reply.suggested_reading:
+            lines += ["", "Suggested reading:"]
+            for scored in reply.suggested_reading:
+                where = " > ".join(scored.chunk.heading_path) or scored.chunk.meta.title
+                lines.append(f"- {scored.chunk.meta.document_id}@{scored.chunk.meta.version}: {where}")
+        return "\n".join(lines)
+    text = answer.text
+    # The extractive generator writes the markers itself; an answer without them gets them at the end.
+    missing = [i for i in range(1, len(answer.citations) + 1) if f"[{i}]" not in text]
+    if missing:
+        text += " " + "".join(f"[{i}]" for i in missing)
+    lines = [text, "", "Sources:"]
+    for i, cite in enumerate(answer.citations, start=1):
+        where = " > ".join(cite.heading_path)
+        lines.append(f'[{i}] {cite.document_id}@{cite.version}{": " + where if where else ""}: "{cite.quote}"')
+    return "\n".join(lines)
+
+
+def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
+    answer = reply.answer
+    return {
+        "citations": [_citation(i, c) for i, c in enumerate(answer.citations, start=1)],
+        "suggested_reading": [_reading(s.chunk) for s in reply.suggested_reading],
+        "ragmesh": {
+            "answer_id": reply.answer_id,
+            "trace_id": reply.trace_id,
+            "abstained": answer.abstained,
+            "reason": answer.reason,
+            "missing": answer.missing,
+            "degraded": reply.degraded,
+        },
+    }
+
+
+def completion(reply: gateway_pb2.AskResponse, model: str, created: int) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-{reply.answer_id}",
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": render(reply)},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        **_extras(reply),
+    }
+
+
+def pieces(text: str) -> list[str]:
+    """The content in word-sized pieces that join back to it exactly."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def stream(reply: gateway_pb2.AskResponse, model: str, created: int) -> Iterator[str]:
+    base = {"id": f"chatcmpl-{reply.answer_id}", "object": "chat.completion.chunk", "created": created, "model": model}
+
+    def event(delta: dict[str, Any], finish: Literal["stop"] | None = None, **extra: Any) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return f"data: {json.dumps({**base, 'choices': [choice], **extra})}\n\n"
+
+    yield event({"role": "assistant", "content": ""})
+    for piece in pieces(render(reply)):
+        yield event({"content": piece})
+    yield event({}, "stop", **_extras(reply))
+    yield "data: [DONE]\n\n"
+
+
+@router.post("/chat/completions", summary="OpenAI-compatible chat completion over the corpus")
+def chat_completions(
+    body: ChatCompletionRequest,
+    client: Annotated[RagmeshClient, Depends(gateway)],
+    key: Annotated[str, Depends(api_key)],
+) -> Any:
+    tenant = tenant_of(body.model)
+    question = question_of(body.messages)
+    reply = client.ask(question, tenant=tenant, api_key=key)  # before any event: errors keep their status
+    created = int(time.time())
+    if body.stream:
+        return StreamingResponse(stream(reply, body.model, created), media_type="text/event-stream")
+    return completion(reply, body.model, created)
+
+
+@router.get("/models", summary="The models (pipelines) this endpoint serves")
+def models() -> dict[str, Any]:
+    return {
+        "object": "list",
+        "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "ragmesh"}],
+    }

@@ -1,0 +1,71 @@
+"""The official `openai` client against the front door's /v1/chat/completions: a cited answer, the same answer
+streamed, an abstention as a normal completion, the model list, and errors as the client's own exceptions."""
+
+import re
+
+import openai
+import pytest
+
+from tests.integration.conftest import TENANT
+
+pytestmark = pytest.mark.integration
+
+ANSWERED = "how much is the Team plan per month"
+
+
+@pytest.fixture(scope="module")
+def chat(front_door, mesh) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{front_door}/v1", api_key=mesh.key_for(TENANT), max_retries=0, timeout=120)
+
+
+def ask(chat: openai.OpenAI, question: str, model: str = "ragmesh", **kwargs):
+    return chat.chat.completions.create(model=model, messages=[{"role": "user", "content": question}], **kwargs)
+
+
+def test_a_cited_answer(chat, ingested):
+    completion = ask(chat, ANSWERED)
+    content = completion.choices[0].message.content
+    citations = completion.model_extra["citations"]
+    assert completion.choices[0].finish_reason == "stop" and completion.model == "ragmesh"
+    assert citations and not completion.model_extra["ragmesh"]["abstained"]
+    assert any(c["document_id"] == "pricing/price-list" and "$79" in c["quote"] for c in citations)
+    for cite in citations:  # every citation numbered in the text and listed with its quote under Sources
+        assert f"[{cite['index']}]" in content.split("Sources:")[0]
+        assert f"[{cite['index']}] {cite['document_id']}@{cite['version']}" in content
+        assert cite["quote"] in content
+        assert cite["char_end"] - cite["char_start"] == len(cite["quote"])
+
+
+def test_the_same_answer_streamed(chat, ingested):
+    whole = ask(chat, ANSWERED).choices[0].message.content
+    chunks = list(ask(chat, ANSWERED, stream=True))
+    assert len(chunks) > 3 and chunks[0].choices[0].delta.role == "assistant"
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert streamed == whole
+    assert [c.choices[0].finish_reason for c in chunks][-1] == "stop"
+    assert chunks[-1].model_extra["citations"] and chunks[-1].model_extra["citations"][0]["index"] == 1
+
+
+def test_an_abstention_is_a_completion_with_suggested_reading(chat, ingested):
+    completion = ask(chat, "what is the parental leave policy", model=f"ragmesh:{TENANT}")
+    content = completion.choices[0].message.content
+    reading = completion.model_extra["suggested_reading"]
+    assert completion.model_extra["ragmesh"]["abstained"] and completion.model_extra["citations"] == []
+    assert content.startswith("I cannot answer this from the documents: ") and "Suggested reading:" in content
+    assert len(reading) == 3
+    for item in reading:
+        assert f"- {item['document_id']}@{item['version']}" in content
+    assert not re.search(r"\[\d+\]", content)
+
+
+def test_models_and_errors(chat, ingested, front_door):
+    assert [m.id for m in chat.models.list()] == ["ragmesh"]
+    with pytest.raises(openai.NotFoundError, match="does not exist"):
+        ask(chat, ANSWERED, model="gpt-4o")
+    with pytest.raises(openai.PermissionDeniedError):
+        ask(chat, ANSWERED, model="ragmesh:someone-else")
+    with pytest.raises(openai.BadRequestError, match="question"):
+        chat.chat.completions.create(model="ragmesh", messages=[{"role": "user", "content": " "}])
+    anonymous = openai.OpenAI(base_url=f"{front_door}/v1", api_key="rmk_nosuchkey_secret", max_retries=0)
+    with pytest.raises(openai.AuthenticationError):
+        ask(anonymous, ANSWERED)

@@ -1,0 +1,100 @@
+"""The reviewer page in a real headless Chromium (Debian's, `make chromium`) driven by Playwright: ask, click a
+citation and find exactly the cited span highlighted in its section, send a thumbs-down with an expected
+document and a comment, and find it in the gateway's answer log; an abstention shows its suggested reading."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from services.cli.feedback import open_log
+from tests.integration.conftest import TENANT
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def page(front_door):
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("no chromium: `make chromium` installs Debian's package")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        yield tab
+        browser.close()
+
+
+def ask(page: Page, question: str) -> dict:
+    page.fill("#question", question)
+    with page.expect_response(lambda r: r.url.endswith("/v1/ask")) as response:
+        page.click("#ask")
+    assert response.value.ok, response.value.text()
+    return response.value.json()
+
+
+def test_ask_open_a_citation_and_send_feedback(page, front_door, ingested, mesh, tmp_path):
+    page.goto(f"{front_door}/review")
+    page.fill("#api-key", mesh.key_for(TENANT))
+    reply = ask(page, "how much is the Team plan per month")
+    citations = reply["answer"]["citations"]
+    assert citations and not reply["answer"]["abstained"]
+    expect(page.locator("#answer-text a.cite")).to_have_count(len(citations))
+
+    # The second citation: its span is not at the start of the chunk, so the offsets must be applied.
+    index = 2 if len(citations) > 1 else 1
+    cited = citations[index - 1]
+    with page.expect_response(lambda r: "/v1/chunks/" in r.url) as response:
+        page.click(f"#answer-text a.cite[data-index='{index}']")
+    view = response.value.json()
+    chunk = view["chunk"]
+    at = view["highlight_start"] + cited["char_start"] - chunk["char_start"]
+    expected = chunk["section_text"][at : at + cited["char_end"] - cited["char_start"]]
+    assert expected == cited["quote"]
+    mark = page.locator("#passage-section mark#cited-span")
+    expect(mark).to_have_text(expected)
+    assert mark.text_content() == expected  # exactly, whitespace included
+    # The highlight sits at that offset of the section, not merely somewhere with the same text.
+    assert (
+        page.evaluate("document.querySelector('#passage-section').firstChild.textContent") == chunk["section_text"][:at]
+    )
+    expect(page.locator("#passage-document")).to_have_text(cited["document_id"])
+    expect(page.locator("#passage-version")).to_have_text(cited["version"])
+    expect(page.locator("#passage-effective")).to_contain_text(chunk["meta"]["effective_from"])
+    screenshot = Path(os.environ.get("REVIEWER_SCREENSHOT", tmp_path / "reviewer.png"))
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(screenshot), full_page=True)
+
+    page.click("#thumbs-down")
+    page.fill("#expected-document", "pricing/discounts")
+    page.fill("#comment", "wanted the annual price")
+    page.click("#send-feedback")
+    expect(page.locator("#feedback-status")).to_contain_text("Feedback stored (")
+    feedback_id = page.locator("#feedback-status").inner_text().split("(")[1].rstrip(").")
+    rows = {r["feedback_id"]: r for r in open_log(mesh.data_dir).feedback_rows()}
+    row = rows[feedback_id]
+    assert (row["answer_id"], row["rating"], row["expected_document_id"], row["comment"]) == (
+        reply["answer_id"],
+        "RATING_THUMBS_DOWN",
+        "pricing/discounts",
+        "wanted the annual price",
+    )
+
+
+def test_an_abstention_shows_suggested_reading(page, front_door, ingested, mesh):
+    page.goto(f"{front_door}/review")
+    page.fill("#api-key", mesh.key_for(TENANT))
+    reply = ask(page, "what is the parental leave policy")
+    assert reply["answer"]["abstained"]
+    expect(page.locator("#abstention")).to_be_visible()
+    expect(page.locator("#missing")).to_contain_text(reply["answer"]["missing"])
+    suggested = page.locator("#suggested li")
+    expect(suggested).to_have_count(len(reply["suggested_reading"]))
+    first = reply["suggested_reading"][0]["chunk"]
+    expect(suggested.first).to_contain_text(f"{first['meta']['document_id']}@{first['meta']['version']}")
+    suggested.first.locator("a").click()
+    expect(page.locator("#passage-document")).to_have_text(first["meta"]["document_id"])
+    expect(page.locator("#passage-section mark#cited-span")).to_have_text(first["body"])
