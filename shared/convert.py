@@ -1,7 +1,7 @@
 """Protobuf <-> domain objects. The only place that knows both shapes."""
 
 from shared import model
-from shared.stubs import common_pb2
+from shared.stubs import common_pb2, retriever_pb2
 
 
 def meta_from_pb(pb: common_pb2.DocumentMeta) -> model.DocumentMeta:
@@ -133,4 +133,31 @@ def answer_to_pb(answer: model.Answer) -> common_pb2.Answer:
             )
             for c in answer.citations
         ],
+    )
+
+
+def mode_to_pb(mode: str) -> int:
+    """A retrieval mode's name ("hybrid", "bm25", "dense") as the generated RetrievalMode enum value."""
+    if mode not in model.RETRIEVAL_MODES:
+        raise ValueError(f"{mode!r} is not a retrieval mode: one of {', '.join(model.RETRIEVAL_MODES)}")
+    return retriever_pb2.RetrievalMode.Value(f"RETRIEVAL_MODE_{mode.upper()}")
+
+
+def mode_from_pb(value: int) -> str | None:
+    """The mode's name; unspecified (0) means hybrid. None for a number the enum does not define (proto3
+    enums are open: an unknown number arrives as itself)."""
+    if value == retriever_pb2.RETRIEVAL_MODE_UNSPECIFIED:
+        return "hybrid"
+    try:
+        name = retriever_pb2.RetrievalMode.Name(value)
+    except ValueError:
+        return None
+    return name.removeprefix("RETRIEVAL_MODE_").lower()
+
+
+def describe_modes() -> str:
+    """The enum's numbers and names, for an error message: "0 = unspecified (hybrid), 1 = hybrid, ..."."""
+    return ", ".join(
+        f"{number} = {mode_from_pb(number) if number else 'unspecified (hybrid)'}"
+        for number in retriever_pb2.RetrievalMode.values()
     )

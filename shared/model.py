@@ -88,6 +88,8 @@ class Answer:
 
 
 PUBLIC_SCOPE = "public"
+# How the retriever searches; the wire form is the generated RetrievalMode enum (shared.convert maps it).
+RETRIEVAL_MODES = ("hybrid", "bm25", "dense")
 
 
 def visible_scopes(requested: list[str]) -> list[str]:

@@ -113,10 +113,14 @@ def content_terms(text: str) -> set[str]:
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
 
 
+# The rule line under a table's header row: | --- | :---: | ---: | (or a bare --- line), three hyphens a
+# cell at least. The one definition: the chunker finds tables with it, the generator finds header rows.
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+
+
 def is_table_rule(line: str) -> bool:
-    """| --- | :---: | (or a bare --- line)."""
-    stripped = line.strip()
-    return bool(stripped) and set(stripped) <= set("|-: ")
+    """True for a table rule line (| --- | :---: |) or a bare --- line; a line break at either end is ignored."""
+    return bool(_TABLE_RULE.match(line.strip("\r\n")))
 
 
 def is_table_header(body: str, row_end: int) -> bool:

@@ -10,10 +10,11 @@ Markdown and plain text that text is the decoded file; other formats render a ca
 import dataclasses
 import re
 
+from shared.text import is_table_rule
+
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|\d+(?:\.\d+)+\.?|\([a-z0-9]+\))[ \t]+\S")
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _MESSAGE_START = re.compile(r"^From:[ \t]*\S", re.IGNORECASE)
 _HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z-]*:[ \t]")
@@ -106,7 +107,7 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
             add(Block("code", s, lines[j][1]))
             i = j + 1
             continue
-        if _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1][2]):
+        if _TABLE_ROW.match(line) and i + 1 < len(lines) and is_table_rule(lines[i + 1][2]):
             j = i + 2
             while j < len(lines) and _TABLE_ROW.match(lines[j][2]):
                 j += 1
@@ -122,7 +123,7 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
                 or _HEADING.match(nxt)
                 or _FENCE.match(nxt)
                 or _LIST_ITEM.match(nxt)
-                or (_TABLE_ROW.match(nxt) and j + 1 < len(lines) and _TABLE_RULE.match(lines[j + 1][2]))
+                or (_TABLE_ROW.match(nxt) and j + 1 < len(lines) and is_table_rule(lines[j + 1][2]))
             ):
                 break
             j += 1

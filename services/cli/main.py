@@ -28,10 +28,11 @@ from services.evaluation import command as eval_command
 from services.evaluation import compare
 from services.generator import selector_training
 from services.reranker.training import command as train_command
-from shared import config
+from shared import config, convert
 from shared.config import DEFAULT_PORTS, STAGES, stage_address
 from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
+from shared.model import RETRIEVAL_MODES
 from shared.observability.metrics import start_metrics_server
 
 DEMO_QUESTIONS = (
@@ -39,7 +40,6 @@ DEMO_QUESTIONS = (
     "how much is the Team plan per month",
     "what is the parental leave policy",
 )
-_MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
 DEFAULT_LAUNCHER_METRICS_PORT = 9476  # after the stages' 9470-9475
 EXIT_ABSTAINED = 4  # `ask` got no answer: documented in the help and README, like grep's 1 for no match
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
@@ -155,7 +155,7 @@ def cmd_search(args) -> int:
         args.query,
         filters=_filters(args),
         top_k=args.top_k,
-        mode=_MODES[args.mode],
+        mode=convert.mode_to_pb(args.mode),
         rerank=args.rerank,
         tenant=args.tenant,
     )
@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--top-k", type=int, default=10, help="passages to return (default 10)")
     search.add_argument(
         "--mode",
-        choices=sorted(_MODES),
+        choices=sorted(RETRIEVAL_MODES),
         default="hybrid",
         help="first stage: BM25, dense, or both fused by RRF (default hybrid)",
     )

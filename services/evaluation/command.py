@@ -20,6 +20,7 @@ from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
+from shared.model import RETRIEVAL_MODES
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 
@@ -312,7 +313,7 @@ def add_parser(sub) -> None:
     p.add_argument("--corpus", action="append", default=None, help="corpus folder(s) the cases quote (case format)")
     p.add_argument("--split", default="test")
     p.add_argument("--queries-file", help="only these query ids (whitespace-separated)")
-    p.add_argument("--mode", choices=("hybrid", "bm25", "dense"), default="hybrid")
+    p.add_argument("--mode", choices=RETRIEVAL_MODES, default="hybrid")
     p.add_argument("--rerank", action="store_true", help="BEIR: rerank the candidates too")
     p.add_argument("--top-k", type=int, default=200, help="BEIR: chunks retrieved per query")
     p.add_argument(

@@ -7,9 +7,8 @@ import grpc
 
 from services.evaluation.cases import EvalCase, Gold
 from services.gateway.policy import GATE_REASONS
+from shared.convert import mode_to_pb
 from shared.stubs import gateway_pb2
-
-MODES = {"hybrid": 1, "bm25": 2, "dense": 3}
 
 
 @dataclasses.dataclass
@@ -87,7 +86,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
     try:
         response = stub.Ask(
             gateway_pb2.AskRequest(
-                tenant_id=case.tenant, question=case.question, include_candidates=True, mode=MODES[mode]
+                tenant_id=case.tenant, question=case.question, include_candidates=True, mode=mode_to_pb(mode)
             ),
             timeout=timeout,
         )
@@ -139,7 +138,7 @@ def search_case(stub, case: EvalCase, mode: str, timeout: float, top_k: int, rer
     started = time.perf_counter()
     response = stub.Search(
         gateway_pb2.SearchRequest(
-            tenant_id=case.tenant, query=case.question, top_k=top_k, mode=MODES[mode], rerank=rerank
+            tenant_id=case.tenant, query=case.question, top_k=top_k, mode=mode_to_pb(mode), rerank=rerank
         ),
         timeout=timeout,
     )

@@ -32,7 +32,7 @@ SYSTEM = (
 )
 
 
-def passage_text(passage: ScoredChunk, section_token_budget: int) -> str:
+def prompt_context(passage: ScoredChunk, section_token_budget: int) -> str:
     """Retrieve small, pass large: the enclosing section when it fits the budget, else the chunk."""
     chunk = passage.chunk
     section = chunk.section_text
@@ -50,7 +50,7 @@ def build_messages(question: str, passages: list[ScoredChunk], section_token_bud
         pid = f"P{i}"
         ids[pid] = passage.chunk.chunk_id
         title = heading_prefix(passage.chunk.meta.title, passage.chunk.heading_path)
-        blocks.append(f"[{pid}] {title}\n{passage_text(passage, section_token_budget)}")
+        blocks.append(f"[{pid}] {title}\n{prompt_context(passage, section_token_budget)}")
     user = "Passages:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}\nJSON answer:"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], ids
 

@@ -34,7 +34,7 @@ def served_weights(card: dict) -> dict:
     return {"weight": float(enabled.get("weight", 0.0)), "maxsim_weight": float(enabled.get("maxsim_weight", 0.0))}
 
 
-def passage_text(chunk) -> str:
+def rerank_text(chunk) -> str:
     """What the cross-encoder reads (a model or protobuf Chunk): the text BM25 and the embedder saw
     (title, heading path, body)."""
     return chunk.embed_text or chunk.body
@@ -224,7 +224,7 @@ class CrossEncoderReranker:
             # Embedding the head's sentences overlaps the cross-encoder call (Triton's GPU in production).
             maxsim = self._maxsim_ranker()
             pending = self._maxsim_pool.submit(maxsim.head_scores, query, head)
-        scores = self.scorer.score(query, [passage_text(sc.chunk) for sc in head])
+        scores = self.scorer.score(query, [rerank_text(sc.chunk) for sc in head])
         more = ((pending.result(), self.scorer.maxsim_weight),) if pending else ()
         ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k, more)
         for i, sc in enumerate(head):

@@ -13,25 +13,15 @@ from shared.observability.tracing import annotate_candidates, annotate_documents
 from shared.server import serve
 from shared.stubs import retriever_pb2, retriever_pb2_grpc
 
-_MODES = {
-    retriever_pb2.RETRIEVAL_MODE_UNSPECIFIED: "hybrid",
-    retriever_pb2.RETRIEVAL_MODE_HYBRID: "hybrid",
-    retriever_pb2.RETRIEVAL_MODE_BM25: "bm25",
-    retriever_pb2.RETRIEVAL_MODE_DENSE: "dense",
-}
-
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
     def __init__(self, retriever: HybridRetriever):
         self.retriever = retriever
 
     def Retrieve(self, request, context):
-        mode = _MODES.get(request.mode)
+        mode = convert.mode_from_pb(request.mode)
         if mode is None:  # proto3 enums are open: an unknown number arrives as itself, not as hybrid
-            raise InvalidArgument(
-                "mode",
-                f"{request.mode} is not a retrieval mode (0 = unspecified (hybrid), 1 = hybrid, 2 = bm25, 3 = dense)",
-            )
+            raise InvalidArgument("mode", f"{request.mode} is not a retrieval mode ({convert.describe_modes()})")
         with tracer().start_as_current_span("retrieval", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("gen_ai.operation.name", "retrieval")
             span.set_attribute("ragmesh.retrieval.mode", mode)

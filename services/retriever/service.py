@@ -6,9 +6,8 @@ from services.retriever.fusion import reciprocal_rank_fusion
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument, NotFound, require
 from shared.index.base import IndexBackend
-from shared.model import Chunk, ScoredChunk, SearchFilters
+from shared.model import RETRIEVAL_MODES, Chunk, ScoredChunk, SearchFilters
 
-MODES = ("hybrid", "bm25", "dense")
 MAX_QUERY_CHARS = 20_000
 
 
@@ -50,8 +49,8 @@ class HybridRetriever:
             raise InvalidArgument("query", "is empty")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidArgument("query", f"is {len(query)} characters, over the {MAX_QUERY_CHARS} limit")
-        if mode not in MODES:
-            raise InvalidArgument("mode", f"{mode!r} is not one of {MODES}")
+        if mode not in RETRIEVAL_MODES:
+            raise InvalidArgument("mode", f"{mode!r} is not one of {RETRIEVAL_MODES}")
         if top_k < 0:
             raise InvalidArgument("top_k", "must not be negative")
         k = max(self.per_retriever_k, top_k)

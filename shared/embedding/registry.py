@@ -160,24 +160,33 @@ def passage_prefix(name: str) -> str:
     return known.spec.passage_prefix if known else ""
 
 
+# A BERT-style model's usual window, for a folder whose configuration does not state one.
+DEFAULT_WINDOW = 512
+
+
+def model_window(folder: str | Path) -> int | None:
+    """The model's input window as its folder states it: sentence-transformers' max_seq_length, else the
+    tokenizer's model_max_length (tokenizers without a limit store a huge sentinel: ignored); None if neither."""
+    windows = (("sentence_bert_config.json", "max_seq_length"), ("tokenizer_config.json", "model_max_length"))
+    for cfg_name, key in windows:
+        path = Path(folder) / cfg_name
+        if path.is_file():
+            value = json.loads(path.read_text()).get(key)
+            if isinstance(value, int) and value < 100_000:
+                return value
+    return None
+
+
 def folder_spec(folder: str) -> OnnxSpec:
     """A spec for an unregistered ONNX folder: pooling from sentence-transformers' 1_Pooling/config.json
     (mean otherwise), window from the tokenizer config (512 otherwise), prefixes from an optional
     ragmesh.json ({"query_prefix": ..., "passage_prefix": ..., "pooling": ..., "dimension": ...})."""
     base = Path(folder)
-    pooling, max_tokens, extra = "mean", 512, {}
+    pooling, max_tokens, extra = "mean", model_window(base) or DEFAULT_WINDOW, {}
     pooling_cfg = base / "1_Pooling" / "config.json"
     if pooling_cfg.is_file():
         if json.loads(pooling_cfg.read_text()).get("pooling_mode_cls_token"):
             pooling = "cls"
-    windows = (("sentence_bert_config.json", "max_seq_length"), ("tokenizer_config.json", "model_max_length"))
-    for cfg_name, key in windows:
-        path = base / cfg_name
-        if path.is_file():
-            value = json.loads(path.read_text()).get(key)
-            if isinstance(value, int) and value < 100_000:
-                max_tokens = value
-                break
     if (base / "ragmesh.json").is_file():
         extra = json.loads((base / "ragmesh.json").read_text())
     dimension = int(extra.get("dimension") or _output_dimension(find_onnx_file(base)))

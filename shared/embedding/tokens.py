@@ -1,11 +1,10 @@
 """Token counting with the embedding model's own tokenizer (no torch needed)."""
 
-import json
 import os
 
 from tokenizers import Tokenizer
 
-from shared.embedding.registry import passage_prefix, tokenizer_source
+from shared.embedding.registry import DEFAULT_WINDOW, model_window, passage_prefix, tokenizer_source
 
 
 class TokenCounter:
@@ -21,10 +20,10 @@ class TokenCounter:
         folder, window = tokenizer_source(self.model_name)
         if os.path.isdir(folder):
             self._tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
-            self.max_tokens = window or _window(folder)
+            self.max_tokens = window or model_window(folder) or DEFAULT_WINDOW
         else:
             self._tokenizer = Tokenizer.from_pretrained(folder)
-            self.max_tokens = window or 512
+            self.max_tokens = window or DEFAULT_WINDOW
         # Count everything: truncation here would hide exactly the overflow we must detect.
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
@@ -38,18 +37,6 @@ class TokenCounter:
 
     def count_many(self, texts: list[str]) -> list[int]:
         return [len(e.ids) for e in self._tokenizer.encode_batch(texts)]
-
-
-def _window(folder: str) -> int:
-    """The model's input window: sentence-transformers' max_seq_length, else the tokenizer's."""
-    for name, key in (("sentence_bert_config.json", "max_seq_length"), ("tokenizer_config.json", "model_max_length")):
-        path = os.path.join(folder, name)
-        if os.path.exists(path):
-            with open(path) as fh:
-                value = json.load(fh).get(key)
-            if isinstance(value, int) and value < 100_000:
-                return value
-    return 512
 
 
 def token_windows(counter: TokenCounter, text: str, start: int, end: int, budget: int) -> list[tuple[int, int]]:

@@ -13,7 +13,6 @@ or another tenant's.
 
 import json
 import os
-import re
 import sqlite3
 import threading
 from datetime import datetime
@@ -23,6 +22,7 @@ import numpy as np
 from shared import config
 from shared.errors import FailedPrecondition
 from shared.index.base import SearchHit, UpsertResult
+from shared.index.lexical import search_phrases
 from shared.model import (
     PUBLIC_SCOPE,
     Chunk,
@@ -96,21 +96,11 @@ _RESCORE_MIN = 200
 _FOREVER = np.iinfo(np.int64).max
 _PARAMS_PER_QUERY = 500
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_MAX_QUERY_TERMS = 64
-
 
 def fts_query(text: str) -> str:
-    """User text -> a safe FTS5 expression: each whitespace token becomes a quoted term or phrase
-    (so "E-4412" stays one phrase), OR-ed together. No user text reaches FTS5's query syntax."""
-    terms = []
-    for token in text.split():
-        words = _WORD.findall(token)
-        if words:
-            terms.append('"' + " ".join(words) + '"')
-        if len(terms) >= _MAX_QUERY_TERMS:
-            break
-    return " OR ".join(dict.fromkeys(terms))
+    """User text -> a safe FTS5 expression: the shared search phrases (shared.index.lexical), each
+    quoted, OR-ed together."""
+    return " OR ".join(f'"{phrase}"' for phrase in search_phrases(text))
 
 
 class EmbeddedIndex:

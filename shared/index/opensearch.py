@@ -9,7 +9,6 @@ may briefly see both versions of a chunk, never neither.
 
 import dataclasses
 import functools
-import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -19,6 +18,7 @@ from opensearchpy.exceptions import RequestError, TransportError
 
 from shared.errors import FailedPrecondition, Unavailable
 from shared.index.base import SearchHit, UpsertResult
+from shared.index.lexical import search_phrases
 from shared.model import (
     PUBLIC_SCOPE,
     Chunk,
@@ -31,8 +31,6 @@ from shared.model import (
 
 # "No end date" is stored as a far-future date so the current-only filter is two plain ranges.
 OPEN_END = "9999-12-31T23:59:59Z"
-_WORD = re.compile(r"\w+", re.UNICODE)
-_MAX_QUERY_TERMS = 64
 _PAGE = 5000
 # What a hit needs to become a Chunk; the vector stays on the server.
 _SOURCE_EXCLUDES = ["embedding"]
@@ -77,19 +75,6 @@ _MAPPINGS = {
         "payload": {"type": "object", "enabled": False},
     },
 }
-
-
-def search_phrases(text: str) -> list[str]:
-    """User text -> phrases, one per whitespace token (so "E-4412" stays one phrase), as the embedded
-    backend does. They go into match_phrase queries: no user text reaches a query syntax."""
-    phrases = []
-    for token in text.split():
-        words = _WORD.findall(token)
-        if words:
-            phrases.append(" ".join(words))
-        if len(phrases) >= _MAX_QUERY_TERMS:
-            break
-    return list(dict.fromkeys(phrases))
 
 
 def _engine_errors(method):

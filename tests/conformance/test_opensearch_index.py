@@ -13,7 +13,8 @@ from opensearchpy.exceptions import ConnectionError as EngineConnectionError
 
 from shared.errors import FailedPrecondition, Unavailable
 from shared.index.factory import open_index
-from shared.index.opensearch import OpenSearchIndex, search_phrases
+from shared.index.lexical import search_phrases
+from shared.index.opensearch import OpenSearchIndex
 from shared.model import SearchFilters
 from tests.conformance.index_suite import MODEL_ID, IndexConformance, chunk, meta, unit, write
 from tests.conformance.isolation import IsolationConformance

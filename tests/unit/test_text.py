@@ -94,3 +94,19 @@ def test_no_unit_of_a_hard_wrapped_paragraph_ends_inside_a_sentence(sentences, w
     text = "\n\n".join(textwrap.fill(" ".join(g), width) for g in groups if g)
     units = [" ".join(text[a:b].split()) for a, b in answer_units(text)]
     assert units == [s for g in groups for s in g]
+
+
+def test_one_table_rule_definition_for_chunker_and_generator():
+    from services.chunker.structure import parse_markdown
+    from shared.text import is_table_header, is_table_rule
+
+    for rule in ("| --- | :---: | ---: |", "|---|---|", "---", "  | :--- |  ", "|---|\r"):
+        assert is_table_rule(rule), rule
+    # A row of empty cells is a row, not a rule: the row above it is no header.
+    for not_rule in ("| | |", "|-|", "", "| a | b |", "- - -"):
+        assert not is_table_rule(not_rule), not_rule
+    body = "| key | value |\n| --- | --- |\n| a | 1 |\n| | |\n| b | 2 |\n"
+    assert is_table_header(body, body.index("\n"))
+    assert not is_table_header(body, body.index("| a | 1 |") + len("| a | 1 |"))
+    kinds = [b.kind for section in parse_markdown(body) for b in section.blocks]
+    assert kinds == ["table"]

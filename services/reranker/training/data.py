@@ -15,10 +15,9 @@ import dataclasses
 import hashlib
 import json
 import random
-import re
 from pathlib import Path
 
-HYBRID = 1
+from shared.text import sentence_spans
 
 
 @dataclasses.dataclass
@@ -47,18 +46,20 @@ class Group:
 
 def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -> list[Candidate]:
     """The hybrid first stage, best chunk per document, as the gateway returns it (no reranking)."""
-    from services.reranker.cross_encoder import passage_text
-    from shared.stubs import gateway_pb2
+    from services.reranker.cross_encoder import rerank_text
+    from shared.stubs import gateway_pb2, retriever_pb2
 
     response = stub.Search(
-        gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth * 2, mode=HYBRID, rerank=False),
+        gateway_pb2.SearchRequest(
+            tenant_id=tenant, query=query, top_k=depth * 2, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
+        ),
         timeout=timeout,
     )
     seen: dict[str, Candidate] = {}
     for result in response.results:
         doc = result.chunk.meta.document_id
         if doc not in seen:
-            seen[doc] = Candidate(doc, passage_text(result.chunk), len(seen) + 1)
+            seen[doc] = Candidate(doc, rerank_text(result.chunk), len(seen) + 1)
     return list(seen.values())[:depth]
 
 
@@ -98,11 +99,10 @@ def mine_titles(stub, beir_dir: str, tenant: str, count: int, depth: int, seed: 
     return out
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-
-
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    """The chunker's and generator's sentence boundaries (shared.text), so a cloze query is a sentence as
+    the rest of the mesh cuts one (abbreviations, decimals and version numbers do not end it)."""
+    return [text[start:end].strip() for start, end in sentence_spans(text)]
 
 
 def cloze(title: str, body: str, rng: random.Random, min_words: int = 6, max_words: int = 60):
@@ -206,7 +206,7 @@ def mine_headings(gateway, chunker, documents, tenant: str, depth: int, progress
     """Self-supervised queries from a corpus in any format the chunker reads: a chunk's innermost
     heading is the query, its body the positive, the hybrid retriever's other hits the negatives.
     `documents` are SourceDocuments; chunk ids are the identities (the corpus is already ingested)."""
-    from shared.stubs import chunker_pb2, gateway_pb2
+    from shared.stubs import chunker_pb2, gateway_pb2, retriever_pb2
 
     out = []
     for doc in documents:
@@ -217,7 +217,9 @@ def mine_headings(gateway, chunker, documents, tenant: str, depth: int, progress
                 continue
             query = chunk.heading_path[-1]
             response = gateway.Search(
-                gateway_pb2.SearchRequest(tenant_id=tenant, query=query, top_k=depth, mode=HYBRID, rerank=False),
+                gateway_pb2.SearchRequest(
+                    tenant_id=tenant, query=query, top_k=depth, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
+                ),
                 timeout=60,
             )
             found = [

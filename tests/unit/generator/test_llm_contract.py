@@ -3,7 +3,7 @@ import json
 import pytest
 
 from services.generator.llm import LLMGenerator
-from services.generator.prompt import build_messages, parse_reply, passage_text
+from services.generator.prompt import build_messages, parse_reply, prompt_context
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta
 
@@ -43,9 +43,9 @@ def test_prompt_numbers_passages_and_maps_ids_back():
 
 def test_section_is_passed_when_it_fits_else_the_chunk():
     p = passages()[0]
-    assert passage_text(p, 400).startswith("# Section")
+    assert prompt_context(p, 400).startswith("# Section")
     p.chunk.section_text = "x" * 100_000
-    assert passage_text(p, 400) == p.chunk.body
+    assert prompt_context(p, 400) == p.chunk.body
 
 
 def test_cited_passage_ids_become_chunk_ids_with_the_supporting_span():
