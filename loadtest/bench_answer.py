@@ -15,6 +15,7 @@ from pathlib import Path
 
 from google.protobuf.json_format import ParseDict
 
+from loadtest.figures import figure, record
 from services.evaluation.cases import read_jsonl
 from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
 from services.generator.selection import DEFAULT_CARD
@@ -66,9 +67,13 @@ def main() -> None:
         generators["answer selector (extractive-v2)"] = SelectingGenerator(args.card)
     print(f"{len(questions)} recorded contexts, {args.repeat} passes, one question at a time")
     print(f"{'generator':<34} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    figures = []
     for name, generator in generators.items():
         r = time_generator(generator, questions, args.repeat)
         print(f"{name:<34} {r['p50_ms']:>8} {r['p95_ms']:>8} {r['max_ms']:>8}")
+        config = {"bench": "answer", "generator": name, "questions": len(questions), "repeat": args.repeat}
+        figures += [figure(f"answer.{stat}", r[f"{stat}_ms"], "ms", **config) for stat in ("p50", "p95", "max")]
+    print(f"figures: {record(figures)}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from loadtest.figures import figure, record
 from shared.embedding import OnnxEmbedder, build_embedder
 from shared.embedding.registry import MINILM
 
@@ -146,6 +147,17 @@ def main() -> None:
             f"{r['model']:<28} {r['runtime']:<11} {r['load_s']:6.1f} {r['tokens']:7.0f} {r['pps']:7.1f} "
             f"{r['raw_pps']:9.1f} {unsorted} {r['q50']:8.1f} {r['q95']:8.1f} {r['raw_q50']:9.1f}"
         )
+    figures = []
+    for r in rows:
+        config = {"bench": "embed", "model": r["model"], "runtime": r["runtime"], "threads": args.threads}
+        figures += [
+            figure("embed.passages_per_s", r["pps"], "passages/s", **config, passages=len(passages)),
+            figure("embed.raw_passages_per_s", r["raw_pps"], "passages/s", **config, passages=len(passages)),
+            figure("embed.query_p50", r["q50"], "ms", **config, queries=len(queries)),
+            figure("embed.query_p95", r["q95"], "ms", **config, queries=len(queries)),
+            figure("embed.load", r["load_s"], "s", **config),
+        ]
+    print(f"figures: {record(figures)}")
     print(
         "psg/s: through the ragmesh embedder (tokenise, batch, run, pool, normalise); raw: the runtime alone on the "
         "same length-sorted batches; unsorted: the runtime on arrival-order batches of the same size."

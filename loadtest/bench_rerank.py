@@ -25,6 +25,7 @@ from pathlib import Path
 import grpc
 import numpy as np
 
+from loadtest.figures import figure, record
 from services.chunker.chunking import stable_id
 from services.cli.mesh import ROOT_DIR, free_port
 from services.reranker.cross_encoder import OnnxScorer, TritonScorer
@@ -133,6 +134,30 @@ def main(argv=None) -> int:
             f"{name:<12}{r['pairs_per_s']:>10.1f}{r['p50_ms']:>10.1f}{r['p95_ms']:>10.1f}"
             f"{r['pairs_per_s'] / results['raw']['pairs_per_s']:>9.2f}"
         )
+    config = {
+        "bench": "rerank",
+        "model": raw.model_id,
+        "model_version": raw.model_version,
+        "candidates": args.candidates,
+        "max_length": raw.max_length,
+        "threads": args.threads,
+    }
+    print(
+        "figures: "
+        + str(
+            record(
+                [
+                    figure(f"rerank.{stat}", r[key], unit, **config, path=name)
+                    for name, r in results.items()
+                    for stat, key, unit in (
+                        ("p50", "p50_ms", "ms"),
+                        ("p95", "p95_ms", "ms"),
+                        ("pairs_per_s", "pairs_per_s", "pairs/s"),
+                    )
+                ]
+            )
+        )
+    )
     if maxsim_weight > 0:
         print(f"service includes the maxsim signal the model's card fuses (weight {maxsim_weight:g})")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

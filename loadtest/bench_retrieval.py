@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from loadtest.figures import figure, record
 from services.retriever.service import HybridRetriever
 from shared.embedding.base import ModelSpec
 from shared.index.base import SearchHit
@@ -383,6 +384,27 @@ def main() -> None:
                 if backend == "opensearch" and not args.keep:
                     index.drop()
     print_table(rows, args, hnsw)
+    print(f"figures: {record(retrieval_figures(rows, args, hnsw))}")
+
+
+def retrieval_figures(rows, args, hnsw: HnswParams) -> list[dict]:
+    figures = []
+    for size, backend, name, n, p50, p95, qps, load_s, recall, per_100k, extra in rows:
+        config = {"bench": "retrieval", "chunks": size, "backend": backend, "query": name, "k": args.k, "queries": n}
+        if backend == "opensearch":
+            config["hnsw"] = {"m": hnsw.m, "ef_construction": hnsw.ef_construction, "ef_search": hnsw.ef_search}
+        figures += [figure("retrieval.p50", p50, "ms", **config), figure("retrieval.p95", p95, "ms", **config)]
+        if qps is not None:
+            figures.append(figure("retrieval.throughput", qps, "queries/s", **config, client_threads=args.threads))
+        if recall is not None:
+            figures.append(figure(f"retrieval.knn_recall_at_{args.k}", recall, "ratio", **config))
+        if per_100k is not None:
+            figures.append(figure("retrieval.vector_memory_per_100k", per_100k / 2**20, "MiB", **config))
+        if "cold_s" in extra:
+            figures.append(figure("retrieval.cold_start", extra["cold_s"], "s", **config))
+        if name == "knn":
+            figures.append(figure("retrieval.load", load_s, "s", **config))
+    return figures
 
 
 def print_table(rows, args, hnsw: HnswParams) -> None:
