@@ -4,6 +4,7 @@ import os
 
 from opentelemetry.trace import SpanKind
 
+from services.generator.base import Generator
 from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
 from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
 from shared import config, convert
@@ -15,7 +16,7 @@ from shared.stubs import generator_pb2, generator_pb2_grpc
 
 
 class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
-    def __init__(self, generator):
+    def __init__(self, generator: Generator):
         self.generator = generator
 
     def Generate(self, request, context):
@@ -40,7 +41,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
         return generator_pb2.GenerateResponse(answer=convert.answer_to_pb(answer))
 
 
-def _provider(generator) -> str:
+def _provider(generator: Generator) -> str:
     backend = getattr(generator, "backend", None)
     if isinstance(backend, LlamaCppBackend):
         return "llama.cpp"
@@ -49,7 +50,7 @@ def _provider(generator) -> str:
     return "ragmesh"
 
 
-def build_generator(cfg: GeneratorConfig):
+def build_generator(cfg: GeneratorConfig) -> Generator:
     if cfg.backend == "extractive":
         if cfg.selector_card in ("", "none"):
             return ExtractiveGenerator(cfg.max_units)

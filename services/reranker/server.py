@@ -2,6 +2,7 @@
 
 from opentelemetry.trace import SpanKind
 
+from services.reranker.base import Reranker
 from services.reranker.cross_encoder import CrossEncoderReranker, TritonScorer, resolve_scorer
 from services.reranker.service import MaxSimReranker, PassthroughReranker
 from shared import config, convert
@@ -15,7 +16,7 @@ from shared.stubs import reranker_pb2, reranker_pb2_grpc
 
 
 class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
-    def __init__(self, reranker, default_top_n: int):
+    def __init__(self, reranker: Reranker, default_top_n: int):
         self.reranker = reranker
         self.default_top_n = default_top_n
 
@@ -36,8 +37,8 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
         )
 
 
-def build_reranker(cfg: RerankerConfig):
-    def maxsim():
+def build_reranker(cfg: RerankerConfig) -> Reranker:
+    def maxsim() -> MaxSimReranker:
         return MaxSimReranker(
             build_embedder(cfg.embed_model, threads=cfg.embed_threads),
             cfg.rescore_k,

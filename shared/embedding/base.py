@@ -28,7 +28,10 @@ class ModelSpec:
 
 
 class Embedder(Protocol):
-    spec: ModelSpec
+    @property
+    def spec(self) -> ModelSpec:
+        """Available before warm_up() (an embedder that must read it from the model loads the model)."""
+        ...
 
     def warm_up(self) -> None: ...
 

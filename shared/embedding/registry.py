@@ -222,6 +222,7 @@ class _HubFallback(SentenceTransformerEmbedder):
             query_prefix=known.spec.query_prefix,
             passage_prefix=known.spec.passage_prefix,
             model_dir=known.hub_id,
+            spec=known.spec.model_spec(),
         )
         self.known = known
 

@@ -1,5 +1,7 @@
 """A sentence-transformers model folder (or hub id) as an embedder."""
 
+from typing import Any
+
 import numpy as np
 
 from shared.embedding.base import ModelSpec, resolve_model_dir
@@ -14,6 +16,7 @@ class SentenceTransformerEmbedder:
         query_prefix: str = "",
         passage_prefix: str = "",
         model_dir: str | None = None,
+        spec: ModelSpec | None = None,
     ):
         self.model_name = model_name
         self.query_prefix = query_prefix
@@ -21,8 +24,18 @@ class SentenceTransformerEmbedder:
         self.model_dir = model_dir
         self.threads = threads
         self.batch_size = batch_size
-        self._model = None
-        self.spec: ModelSpec | None = None
+        self._model: Any = None
+        # Known ahead for a registered model; otherwise read from the model once it is loaded.
+        self._spec = spec
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The model's id, dimension, window and prefixes. The dimension and window come from the model
+        itself, so for an unregistered model asking before warm_up() loads it."""
+        if self._spec is None:
+            self.warm_up()
+        assert self._spec is not None  # warm_up sets it or raises
+        return self._spec
 
     def warm_up(self) -> None:
         if self._model is not None:
@@ -33,7 +46,7 @@ class SentenceTransformerEmbedder:
         # Bounded: encoding must not fight the other thread pools over two cores.
         torch.set_num_threads(self.threads)
         self._model = SentenceTransformer(self.model_dir or resolve_model_dir(self.model_name), device="cpu")
-        self.spec = ModelSpec(
+        self._spec = ModelSpec(
             model_id=self.model_name,
             dimension=int(
                 self._model.get_embedding_dimension()
@@ -61,7 +74,7 @@ class SentenceTransformerEmbedder:
         return vectors.astype(np.float32)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._encode([self.spec.passage_prefix + t for t in texts] if self.spec else texts)
+        return self._encode([self.passage_prefix + t for t in texts])
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._encode([self.spec.query_prefix + t for t in texts] if self.spec else texts)
+        return self._encode([self.query_prefix + t for t in texts])

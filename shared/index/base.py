@@ -1,7 +1,9 @@
-"""The contract every index backend meets (embedded SQLite today, OpenSearch later)."""
+"""The contract every index backend meets (embedded SQLite, OpenSearch); tests/conformance runs one suite
+against each."""
 
 import dataclasses
-from typing import Protocol
+from collections.abc import Iterable, Iterator
+from typing import Protocol, TypeAlias
 
 import numpy as np
 
@@ -23,8 +25,20 @@ class UpsertResult:
     replaced_existing: bool = False
 
 
+# One stored document version with its vectors: what export yields and bulk_add takes, so an index
+# moves to another backend without re-embedding.
+DocumentVersion: TypeAlias = tuple[DocumentMeta, list[Chunk], dict[str, np.ndarray]]
+
+
 class IndexBackend(Protocol):
     name: str
+
+    def warm_up(self) -> None:
+        """Create what the backend needs (file and schema, index and mapping); safe to call again and
+        from several processes at once."""
+
+    def refresh(self) -> None:
+        """Make every write so far visible to searches (a no-op where a commit already does)."""
 
     def existing_chunk_ids(self, meta: DocumentMeta, model_id: str) -> set[str]:
         """Chunk ids already stored for (tenant, document, version) under this embedding model."""
@@ -52,3 +66,11 @@ class IndexBackend(Protocol):
 
     def count_chunks(self) -> int:
         """All chunks, every tenant (the index-size gauge)."""
+
+    def export(self, tenant_id: str) -> Iterator[DocumentVersion]:
+        """Every stored document version of the tenant, with its chunks in document order and their
+        vectors by chunk id (streamed: a tenant need not fit in memory)."""
+
+    def bulk_add(self, documents: Iterable[DocumentVersion], model_id: str) -> int:
+        """Store each document version as replace_document_version would, without per-document
+        refreshes (a bulk load); returns the chunks stored. Call refresh() afterwards."""

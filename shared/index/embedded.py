@@ -15,13 +15,14 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 import numpy as np
 
 from shared import config
 from shared.errors import FailedPrecondition
-from shared.index.base import SearchHit, UpsertResult
+from shared.index.base import DocumentVersion, SearchHit, UpsertResult
 from shared.index.lexical import search_phrases
 from shared.model import (
     PUBLIC_SCOPE,
@@ -459,13 +460,27 @@ class EmbeddedIndex:
         )
         return _row_to_chunk(row) if row else None
 
-    def export(self, tenant_id: str):
+    def refresh(self) -> None:
+        """Nothing to do: a committed write is visible to every reader at once."""
+
+    def bulk_add(self, documents: Iterable[DocumentVersion], model_id: str) -> int:
+        """Each document version in its own transaction, as replace_document_version writes it (a copy
+        run twice stores the same rows)."""
+        stored = 0
+        for meta, chunks, vectors in documents:
+            result = self.replace_document_version(meta, chunks, vectors, model_id)
+            stored += result.written + result.unchanged
+        return stored
+
+    def export(self, tenant_id: str) -> Iterator[DocumentVersion]:
         """Every stored document version of a tenant as (meta, chunks, vectors by chunk id), for
         moving an index to another backend without re-embedding."""
         rows = self._conn().execute(
             "SELECT c.* FROM chunks c WHERE c.tenant_id=? ORDER BY document_id, version, position", (tenant_id,)
         )
-        key, chunks, vectors = None, [], {}
+        key: tuple[str, str] | None = None
+        chunks: list[Chunk] = []
+        vectors: dict[str, np.ndarray] = {}
         for row in rows:
             chunk = _row_to_chunk(row)
             if (chunk.meta.document_id, chunk.meta.version) != key and chunks:

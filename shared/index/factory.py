@@ -7,8 +7,10 @@ generation stays readable by the old model until it is deleted.
 
 import os
 import re
+from collections.abc import Mapping
 
 from shared.config import mesh
+from shared.index.base import IndexBackend
 from shared.index.embedded import EmbeddedIndex
 
 BACKENDS = ("embedded", "opensearch")
@@ -23,7 +25,9 @@ def generation(embed_model: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", canonical_name(embed_model).lower()).strip("-")
 
 
-def open_index(kind: str, data_dir: str, env: dict | None = None, embed_model: str | None = None):
+def open_index(
+    kind: str, data_dir: str, env: Mapping[str, str] | None = None, embed_model: str | None = None
+) -> IndexBackend:
     """The backend; with `embed_model`, that model's generation (what the services open)."""
     env = os.environ if env is None else env
     suffix = f"-{generation(embed_model)}" if embed_model else ""

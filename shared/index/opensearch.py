@@ -9,7 +9,7 @@ may briefly see both versions of a chunk, never neither.
 
 import dataclasses
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 from opensearchpy import OpenSearch, helpers
@@ -17,7 +17,7 @@ from opensearchpy.exceptions import ConnectionError as EngineConnectionError
 from opensearchpy.exceptions import RequestError, TransportError
 
 from shared.errors import FailedPrecondition, Unavailable
-from shared.index.base import SearchHit, UpsertResult
+from shared.index.base import DocumentVersion, SearchHit, UpsertResult
 from shared.index.lexical import search_phrases
 from shared.model import (
     PUBLIC_SCOPE,
@@ -238,9 +238,7 @@ class OpenSearchIndex:
         return UpsertResult(written=written, unchanged=unchanged, removed=len(stale))
 
     @_engine_errors
-    def bulk_add(
-        self, documents: Iterable[tuple[DocumentMeta, list[Chunk], dict[str, np.ndarray]]], model_id: str
-    ) -> int:
+    def bulk_add(self, documents: Iterable[DocumentVersion], model_id: str) -> int:
         """Initial load or re-embedding of documents whose versions are not in the index yet: one
         streaming bulk, no per-document look-ups or refreshes. Call refresh() afterwards."""
         now = utc_now()
@@ -258,6 +256,37 @@ class OpenSearchIndex:
                     }
 
         return self._bulk(actions(), refresh=False)
+
+    def export(self, tenant_id: str) -> Iterator[DocumentVersion]:
+        """Every stored document version of the tenant with its vectors, paged with search_after in
+        (document, version) order, so one version's chunks arrive together."""
+        query = {"term": {"tenant_id": tenant_id}}
+        sort = [{"document_id": "asc"}, {"version": "asc"}, {"chunk_id": "asc"}]
+        key: tuple[str, str] | None = None
+        hits: list[dict] = []
+        after = None
+        while True:
+            body: dict = {"size": _PAGE, "query": query, "sort": sort}
+            if after:
+                body["search_after"] = after
+            page = self._search_hits(body)
+            for hit in page:
+                source = hit["_source"]
+                if (source["document_id"], source["version"]) != key and hits:
+                    yield _document_version(hits)
+                    hits = []
+                key = (source["document_id"], source["version"])
+                hits.append(hit)
+            if len(page) < _PAGE:
+                break
+            after = page[-1]["sort"]
+        if hits:
+            yield _document_version(hits)
+
+    @_engine_errors
+    def _search_hits(self, body: dict) -> list[dict]:
+        # A generator's body runs after the decorator returned: its searches carry the decorator themselves.
+        return self.client.search(index=self.index, body=body)["hits"]["hits"]
 
     def _bulk(self, actions: Iterable[dict], refresh: bool | None = None) -> int:
         refresh = self.refresh_on_write if refresh is None else refresh
@@ -466,6 +495,13 @@ def _chunk_source(
             "position": chunk.position,
         },
     }
+
+
+def _document_version(hits: list[dict]) -> DocumentVersion:
+    """One version's hits (each with its embedding) as (meta, chunks in document order, vectors)."""
+    chunks = sorted((_hit_to_chunk(h) for h in hits), key=lambda c: c.position)
+    vectors = {h["_source"]["chunk_id"]: np.asarray(h["_source"]["embedding"], dtype=np.float32) for h in hits}
+    return chunks[0].meta, chunks, vectors
 
 
 def _hit_to_chunk(hit: dict) -> Chunk:

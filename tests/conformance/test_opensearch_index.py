@@ -116,3 +116,86 @@ def test_each_embedding_model_gets_its_own_index_generation(tmp_path):
     assert e5.index == "team-a-chunks-intfloat-e5-small-v2"
     embedded = open_index("embedded", str(tmp_path), embed_model="BAAI/bge-small-en-v1.5")
     assert embedded.path.endswith("index-baai-bge-small-en-v1-5.sqlite")
+
+
+# ---- copy-index between backends (both directions, through the CLI) -----------------------------------
+
+
+def _tenant_corpus(index) -> None:
+    """Two tenants; a document in two versions (one superseded), scopes, several chunks per version."""
+    write(index, meta(doc="refunds", version="1", eff_to="2024-01-01"), [("refunds within 30 days", unit(1))])
+    write(
+        index,
+        meta(doc="refunds", version="2", eff_from="2024-01-01"),
+        [("refunds within 14 days", unit(1, 1)), ("E-4412 means a sync conflict", unit(0, 1))],
+    )
+    write(index, meta(doc="payroll", scopes=("hr",)), [("salaries are paid monthly", unit(0, 0, 1))])
+    write(index, meta(tenant="beta", doc="other"), [("beta tenant text about refunds", unit(1))])
+
+
+def _exported(index, tenant: str) -> list:
+    """The tenant's versions as comparable values: meta, every chunk field, vectors rounded."""
+    out = []
+    for version_meta, chunks, vectors in index.export(tenant):
+        out.append(
+            (
+                version_meta,
+                chunks,
+                {cid: np.round(v, 6).tolist() for cid, v in sorted(vectors.items())},
+            )
+        )
+    return sorted(out, key=lambda row: (row[0].document_id, row[0].version))
+
+
+def _copy(monkeypatch, data_dir: str, prefix: str, source: str, target: str) -> None:
+    from services.cli.main import main
+
+    monkeypatch.setenv("OPENSEARCH_URL", URL)
+    monkeypatch.setenv("RAGMESH_OPENSEARCH_PREFIX", prefix)
+    argv = ["copy-index", "--from", source, "--to", target, "--data-dir", data_dir, "--embed-model", MODEL_ID]
+    assert main([*argv, "--tenant", "acme", "--tenant", "beta"]) == 0
+
+
+def test_copy_index_embedded_to_opensearch_and_back(client, tmp_path, monkeypatch, capsys):
+    prefix = f"ragmesh-test-copy-{uuid.uuid4().hex[:8]}"
+    original = open_index("embedded", str(tmp_path / "a"), embed_model=MODEL_ID)
+    original.warm_up()
+    _tenant_corpus(original)
+    opensearch = open_index("opensearch", "", {"OPENSEARCH_URL": URL, "RAGMESH_OPENSEARCH_PREFIX": prefix}, MODEL_ID)
+    try:
+        _copy(monkeypatch, str(tmp_path / "a"), prefix, "embedded", "opensearch")
+        assert "5 chunks copied from embedded to opensearch" in capsys.readouterr().out
+        _copy(monkeypatch, str(tmp_path / "b"), prefix, "opensearch", "embedded")
+        assert "5 chunks copied from opensearch to embedded" in capsys.readouterr().out
+        round_trip = open_index("embedded", str(tmp_path / "b"), embed_model=MODEL_ID)
+        for tenant in ("acme", "beta"):
+            assert _exported(opensearch, tenant) == _exported(original, tenant)
+            assert _exported(round_trip, tenant) == _exported(original, tenant)
+            assert opensearch.stats(tenant) == original.stats(tenant) == round_trip.stats(tenant)
+        # The copies answer as the original does: the current version only, scopes enforced, same vectors.
+        hr = SearchFilters(access_scopes=["hr"])
+        for copy in (opensearch, round_trip):
+            for filters in (SearchFilters(), hr, SearchFilters(include_superseded=True)):
+                want = [h.chunk.chunk_id for h in original.bm25("acme", "refunds salaries", filters, 10)]
+                assert sorted(h.chunk.chunk_id for h in copy.bm25("acme", "refunds salaries", filters, 10)) == sorted(
+                    want
+                )
+                # Sorted: chunks at equal distance may come in either order.
+                knn = sorted(
+                    (h.chunk.chunk_id, round(h.score, 4)) for h in copy.knn("acme", unit(1), MODEL_ID, filters, 10)
+                )
+                assert knn == sorted(
+                    (h.chunk.chunk_id, round(h.score, 4)) for h in original.knn("acme", unit(1), MODEL_ID, filters, 10)
+                )
+        # Copying again stores the same rows: nothing is duplicated.
+        _copy(monkeypatch, str(tmp_path / "b"), prefix, "opensearch", "embedded")
+        assert round_trip.count_chunks() == original.count_chunks() == 5
+    finally:
+        opensearch.drop()
+
+
+def test_copy_index_refuses_one_backend_to_itself(tmp_path):
+    from services.cli.main import main
+
+    argv = ["copy-index", "--from", "embedded", "--to", "embedded", "--data-dir", str(tmp_path), "--tenant", "acme"]
+    assert "both 'embedded'" in str(main(argv))

@@ -122,3 +122,18 @@ def test_the_chunker_budget_is_the_window_less_the_passage_prefix(name):
     window = 256 if name == MINILM else 512
     prefix_tokens = 2 if name.startswith("intfloat/") else 0  # "passage: " is two word pieces
     assert counter.max_tokens == window - prefix_tokens
+
+
+def test_a_sentence_transformers_embedder_has_its_spec_before_warm_up():
+    embedder = SentenceTransformerEmbedder(MINILM)
+    spec = embedder.spec  # read from the model, which this loads
+    assert (spec.model_id, spec.dimension, spec.max_tokens) == (MINILM, 384, 256)
+    assert embedder.embed_queries(["a query"]).shape == (1, 384)
+
+
+def test_a_known_model_outside_the_cache_has_its_spec_without_the_hub(monkeypatch, tmp_path):
+    monkeypatch.setenv("RAGMESH_MODEL_CACHE", str(tmp_path))  # empty: the hub fallback, offline here
+    embedder = build_embedder("bge")
+    assert isinstance(embedder, SentenceTransformerEmbedder)
+    spec = embedder.spec  # loading would fail offline: the registry's spec answers
+    assert (spec.model_id, spec.dimension, spec.query_prefix) == ("BAAI/bge-small-en-v1.5", 384, BGE_QUERY_PREFIX)
