@@ -37,21 +37,24 @@ def cmd_feedback_send(args, client: RagmeshClient) -> int:
 
 
 def cmd_feedback_export(args) -> int:
-    cases = [
-        c
-        for c in (
-            feedback_to_case(r)
-            for r in open_log(args.data_dir).feedback_rows()
+    log = open_log(args.data_dir)
+    pairs = [
+        (c, r)
+        for c, r in (
+            (feedback_to_case(r), r)
+            for r in log.feedback_rows()
             if r["rating"] == "RATING_THUMBS_DOWN" or r["should_abstain"]
         )
         if c
     ]
     out = open(args.out, "w") if args.out else sys.stdout
-    for case in cases:
+    for case, _ in pairs:
         out.write(json.dumps(case) + "\n")
     if args.out:
         out.close()
-        print(f"{len(cases)} evaluation cases written to {args.out}")
+        # An erasure rewrites this file without the cases of what it erases (services/gateway/answer_log.py).
+        log.record_export(args.out, pairs)
+        print(f"{len(pairs)} evaluation cases written to {args.out}")
     return 0
 
 

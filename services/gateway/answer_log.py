@@ -8,6 +8,7 @@ import sqlite3
 import time
 import uuid
 
+from shared.erasure import ScanResult, StoreCheck, scan_files, scan_text, sqlite_files
 from shared.sqlite import ThreadLocalSQLite
 
 _SCHEMA = """
@@ -39,18 +40,44 @@ CREATE TABLE IF NOT EXISTS feedback (
   expected_evidence TEXT NOT NULL,
   should_abstain INTEGER NOT NULL
 );
+-- Lineage kept as data: every chunk id an answer row holds (candidate, context or cited) with its
+-- document, so an erasure finds the rows by (tenant, document) or chunk id without reading the JSON.
+CREATE TABLE IF NOT EXISTS answer_chunks (
+  answer_id TEXT NOT NULL REFERENCES answers (answer_id) ON DELETE CASCADE,
+  tenant_id TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  chunk_id TEXT NOT NULL,
+  role TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS answer_chunks_document ON answer_chunks (tenant_id, document_id);
+CREATE INDEX IF NOT EXISTS answer_chunks_chunk ON answer_chunks (chunk_id);
+CREATE INDEX IF NOT EXISTS answer_chunks_answer ON answer_chunks (answer_id);
+-- Files `ragmesh feedback export --out` wrote, and which answer and document each case came from, so an
+-- erasure can rewrite them.
+CREATE TABLE IF NOT EXISTS exports (
+  path TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  tenant_id TEXT NOT NULL,
+  answer_id TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS exports_tenant ON exports (tenant_id);
 """
+CONTEXT, CITED, CANDIDATE = "context", "cited", "candidate"
 
 
 class AnswerLog:
     def __init__(self, path: str, retention_days: float = 30.0):
         self.path = path
         self.retention_seconds = retention_days * 86400
-        self._db = ThreadLocalSQLite(path)
+        # secure_delete: retention and erasure overwrite deleted rows instead of leaving them in free pages.
+        self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA secure_delete=ON",))
 
     def warm_up(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         self._conn().executescript(_SCHEMA)
+        self._backfill_lineage()
 
     def _conn(self) -> sqlite3.Connection:
         return self._db.connection()
@@ -92,6 +119,10 @@ class AnswerLog:
                 reranker_model_id,
                 int(degraded),
             ),
+        )
+        conn.executemany(
+            "INSERT INTO answer_chunks VALUES (?,?,?,?,?)",
+            _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids),
         )
         # Retention is enforced on write, so an idle log does not need a sweeper.
         conn.execute("DELETE FROM answers WHERE created_at < ?", (now - self.retention_seconds,))
@@ -142,6 +173,222 @@ class AnswerLog:
             )
             .fetchall()
         )
+
+    def _backfill_lineage(self) -> None:
+        """Rows written before the lineage table existed get theirs from their JSON columns, once."""
+        conn = self._conn()
+        rows = conn.execute(
+            "SELECT answer_id, tenant_id, candidates, context_ids, cited_ids FROM answers a "
+            "WHERE NOT EXISTS (SELECT 1 FROM answer_chunks l WHERE l.answer_id = a.answer_id)"
+        ).fetchall()
+        for r in rows:
+            lineage = _lineage(
+                r["answer_id"],
+                r["tenant_id"],
+                json.loads(r["candidates"]),
+                json.loads(r["context_ids"]),
+                json.loads(r["cited_ids"]),
+            )
+            conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
+
+    def lineage_chunk_ids(self, tenant_id: str, document_ids: list[str] | None) -> set[str]:
+        """Chunk ids the log holds for these documents of the tenant (all of the tenant's with None)."""
+        sql, params = "SELECT DISTINCT chunk_id FROM answer_chunks WHERE tenant_id=?", [tenant_id]
+        if document_ids is not None:
+            sql += f" AND document_id IN ({','.join('?' * len(document_ids))})"
+            params += document_ids
+        return {r[0] for r in self._conn().execute(sql, params)}
+
+    def record_export(self, path: str, cases: list[tuple[dict, sqlite3.Row]]) -> None:
+        """Remembers which file holds which case (from which answer and expected document)."""
+        now = time.time()
+        self._conn().executemany(
+            "INSERT INTO exports VALUES (?,?,?,?,?,?)",
+            [
+                (
+                    os.path.abspath(path),
+                    case["id"],
+                    row["tenant_id"],
+                    row["answer_id"],
+                    row["expected_document_id"],
+                    now,
+                )
+                for case, row in cases
+            ],
+        )
+
+    # ---- erasure ----------------------------------------------------------------------------------
+
+    def erase(
+        self, tenant_id: str, document_ids: list[str] | None, chunk_ids: set[str], probes: list[str]
+    ) -> list[StoreCheck]:
+        """Erases a tenant's documents (all of the tenant with `document_ids` None) from the log: rows that
+        put one of their chunks before the generator or cited it go (with their feedback); rows that only
+        ranked one lose those candidates; feedback naming one as the expected document goes; exported cases
+        from any of these are removed from their files. Then the file is vacuumed and its log truncated,
+        and every store is searched for the probes and chunk ids."""
+        conn = self._conn()
+        ids = sorted(chunk_ids)
+        whole = document_ids is None
+        docs = document_ids or []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if whole:
+                gone = [r[0] for r in conn.execute("SELECT answer_id FROM answers WHERE tenant_id=?", (tenant_id,))]
+                scrub: dict[str, None] = {}
+            else:
+                held = self._rows_holding(conn, tenant_id, docs, ids)
+                gone = sorted({a for a, role in held if role != CANDIDATE})
+                scrub = dict.fromkeys(sorted({a for a, _ in held} - set(gone)))
+            doomed_feedback = self._feedback_ids(conn, tenant_id, gone, docs)
+            exports = self._erase_exports(conn, tenant_id, docs, gone, whole, probes, ids)
+            conn.executemany("DELETE FROM feedback WHERE feedback_id=?", [(f,) for f in doomed_feedback])
+            conn.executemany("DELETE FROM answers WHERE answer_id=?", [(a,) for a in gone])  # cascades
+            for answer_id in scrub:
+                self._scrub_candidates(conn, answer_id, set(docs), set(ids))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        # A vacuum rewrites the file without free pages; the truncating checkpoint empties the -wal file.
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        method = (
+            "DELETE with secure_delete=ON, VACUUM, wal_checkpoint(TRUNCATE); verified by SQL over every text column"
+        )
+        log = StoreCheck(
+            "answer_log", self.path, method + " and a raw byte scan of the file, -wal and -shm", before=len(gone)
+        )
+        log.removed = len(gone)
+        log.note = f"{len(scrub)} other answers lost the erased candidates from their ranked lists"
+        log.after = self._count_held(conn, tenant_id, docs, ids, whole)
+        log.add_scan(self._scan_rows(conn, probes, ids))
+        log.add_scan(scan_files(sqlite_files(self.path), probes, ids))
+        removed = len(doomed_feedback)
+        feedback = StoreCheck("feedback", self.path, method, removed=removed, before=removed)
+        feedback.after = len(self._feedback_ids(conn, tenant_id, gone, docs))
+        feedback.add_scan(self._scan_feedback(conn, probes, ids))
+        return [log, feedback, exports]
+
+    @staticmethod
+    def _rows_holding(conn, tenant_id: str, docs: list[str], ids: list[str]) -> set[tuple[str, str]]:
+        """(answer id, role) of every lineage entry naming one of the documents or chunk ids."""
+        held = set(
+            conn.execute(
+                "SELECT answer_id, role FROM answer_chunks "
+                f"WHERE tenant_id=? AND document_id IN ({','.join('?' * len(docs))})",
+                [tenant_id, *docs],
+            ).fetchall()
+        )
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            held |= set(
+                conn.execute(
+                    "SELECT answer_id, role FROM answer_chunks "
+                    f"WHERE tenant_id=? AND chunk_id IN ({','.join('?' * len(part))})",
+                    [tenant_id, *part],
+                ).fetchall()
+            )
+        return {(a, role) for a, role in held}
+
+    def _count_held(self, conn, tenant_id: str, docs: list[str], ids: list[str], whole: bool) -> int:
+        if whole:
+            return conn.execute("SELECT COUNT(*) FROM answers WHERE tenant_id=?", (tenant_id,)).fetchone()[0]
+        return len({a for a, _ in self._rows_holding(conn, tenant_id, docs, ids)})
+
+    @staticmethod
+    def _feedback_ids(conn, tenant_id: str, answer_ids: list[str], docs: list[str]) -> set[str]:
+        """Feedback on these answers, and feedback of the tenant naming one of the documents as expected."""
+        found = {
+            r[0]
+            for a in answer_ids
+            for r in conn.execute("SELECT feedback_id FROM feedback WHERE answer_id=?", (a,)).fetchall()
+        }
+        found |= {
+            r[0]
+            for r in conn.execute(
+                "SELECT f.feedback_id FROM feedback f JOIN answers a ON a.answer_id = f.answer_id WHERE a.tenant_id=? "
+                f"AND f.expected_document_id IN ({','.join('?' * len(docs))})",
+                [tenant_id, *docs],
+            )
+        }
+        return found
+
+    @staticmethod
+    def _scrub_candidates(conn, answer_id: str, docs: set[str], ids: set[str]) -> None:
+        (raw,) = conn.execute("SELECT candidates FROM answers WHERE answer_id=?", (answer_id,)).fetchone()
+        kept = [c for c in json.loads(raw) if c["document_id"] not in docs and c["chunk_id"] not in ids]
+        conn.execute("UPDATE answers SET candidates=? WHERE answer_id=?", (json.dumps(kept), answer_id))
+        conn.execute(
+            "DELETE FROM answer_chunks WHERE answer_id=? AND role=? AND (document_id IN "
+            f"({','.join('?' * len(docs))}) OR chunk_id IN ({','.join('?' * len(ids))}))",
+            [answer_id, CANDIDATE, *docs, *ids],
+        )
+
+    @staticmethod
+    def _scan_rows(conn, probes: list[str], ids: list[str]) -> ScanResult:
+        texts = [
+            "\n".join(str(v) for v in row)
+            for row in conn.execute(
+                "SELECT query, candidates, context_ids, answer, cited_ids FROM answers "
+                "UNION ALL SELECT document_id, chunk_id, '', '', '' FROM answer_chunks"
+            )
+        ]
+        return scan_text(texts, probes, ids)
+
+    @staticmethod
+    def _scan_feedback(conn, probes: list[str], ids: list[str]) -> ScanResult:
+        texts = [
+            "\n".join(str(v) for v in row)
+            for row in conn.execute("SELECT comment, expected_document_id, expected_evidence FROM feedback")
+        ]
+        return scan_text(texts, probes, ids)
+
+    @staticmethod
+    def _erase_exports(
+        conn, tenant_id: str, docs: list[str], gone: list[str], whole: bool, probes: list[str], ids: list[str]
+    ) -> StoreCheck:
+        """Removes the affected cases from every export file the log knows of (rewritten in place), then
+        reads every export file of the tenant back for the probes and chunk ids."""
+        rows = conn.execute(
+            "SELECT path, case_id, answer_id, document_id FROM exports WHERE tenant_id=?", (tenant_id,)
+        ).fetchall()
+        erased_answers = set(gone)
+        doomed: dict[str, set[str]] = {}
+        for path, case_id, answer_id, document_id in rows:
+            if whole or answer_id in erased_answers or document_id in docs:
+                doomed.setdefault(path, set()).add(case_id)
+        check = StoreCheck(
+            "exported_cases",
+            ", ".join(sorted(doomed)) or "(no export file holds an affected case)",
+            "cases removed from each export file `ragmesh feedback export --out` wrote (rewritten in place); "
+            "verified by reading the files back",
+        )
+        for path, case_ids in doomed.items():
+            check.before += len(case_ids)
+            if not os.path.exists(path):
+                check.note += f"{path} no longer exists; "
+                continue
+            with open(path, encoding="utf-8") as f:
+                lines = f.readlines()
+            kept = [line for line in lines if not line.strip() or json.loads(line).get("id") not in case_ids]
+            check.removed += len(lines) - len(kept)
+            with open(path, "r+", encoding="utf-8") as f:  # in place: no old copy left behind by a rename
+                f.write("".join(kept))
+                f.truncate()
+            with open(path, encoding="utf-8") as f:
+                check.after += sum(1 for line in f if line.strip() and json.loads(line).get("id") in case_ids)
+            conn.executemany("DELETE FROM exports WHERE path=? AND case_id=?", [(path, c) for c in case_ids])
+        check.add_scan(scan_files(sorted({r[0] for r in rows}), probes, ids))
+        return check
+
+
+def _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids) -> list[tuple]:
+    documents = {c["chunk_id"]: c["document_id"] for c in candidates}
+    rows = [(answer_id, tenant_id, c["document_id"], c["chunk_id"], CANDIDATE) for c in candidates]
+    rows += [(answer_id, tenant_id, documents.get(cid, ""), cid, CONTEXT) for cid in context_ids]
+    rows += [(answer_id, tenant_id, documents.get(cid, ""), cid, CITED) for cid in cited_ids]
+    return rows
 
 
 def triage_pile(row) -> str:

@@ -26,8 +26,8 @@ SERVICE_PREFIX = "/ragmesh.v1.Gateway/"
 # The key behind the call being handled (None with authentication off): what it may write is
 # checked after the chunker has read each document's own scopes (Funnel._ingest_one).
 CALLER: contextvars.ContextVar[ApiKey | None] = contextvars.ContextVar("ragmesh_caller", default=None)
-_READER = frozenset({"Search", "Ask", "GetChunk", "Feedback"})
-ROLE_METHODS = {"reader": _READER, "writer": _READER | {"Ingest", "DeleteDocument"}}
+_READER = frozenset({"Search", "Ask", "GetChunk", "Feedback", "ListDocuments"})
+ROLE_METHODS = {"reader": _READER, "writer": _READER | {"Ingest", "DeleteDocument", "Erase"}}
 # `admin` (keys and tenants) may call every Gateway method of its tenant.
 
 

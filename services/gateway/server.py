@@ -7,24 +7,26 @@ import time
 
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
+from services.gateway.erasure import REPORTS_DIR, Eraser
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
 from shared import calibration, config
 from shared.config import GatewayConfig
-from shared.errors import InvalidArgument
+from shared.errors import FailedPrecondition, InvalidArgument
 from shared.keys import KEYS_FILE, KeyStore
 from shared.names import check_tenant_id
 from shared.ratelimit import TokenBuckets
 from shared.server import serve
-from shared.stubs import gateway_pb2, gateway_pb2_grpc
+from shared.stubs import gateway_pb2, gateway_pb2_grpc, indexer_pb2
 
 log = logging.getLogger("ragmesh.gateway")
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
-    def __init__(self, funnel: Funnel, max_documents: int):
+    def __init__(self, funnel: Funnel, max_documents: int, eraser: Eraser | None = None):
         self.funnel = funnel
         self.max_documents = max_documents
+        self.eraser = eraser
 
     def Ingest(self, request, context):
         check_tenant_id(request.tenant_id)
@@ -48,6 +50,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     def Feedback(self, request, context):
         return self.funnel.feedback(request)
+
+    def Erase(self, request, context):
+        if self.eraser is None:
+            raise FailedPrecondition("erasure is not configured on this gateway")
+        return self.eraser.erase(request, context)
+
+    def ListDocuments(self, request, context):
+        check_tenant_id(request.tenant_id)
+        stored = self.funnel.indexer.call(
+            "ListDocuments", indexer_pb2.IndexerListDocumentsRequest(tenant_id=request.tenant_id), context
+        )
+        return gateway_pb2.ListDocumentsResponse(documents=stored.documents)
 
 
 def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0) -> float:
@@ -144,7 +158,12 @@ def main() -> None:
         log_auth_mode(cfg, interceptors)
         answer_log.warm_up()
         funnel.abstain_threshold = resolve_threshold(cfg, funnel)
-        gateway_pb2_grpc.add_GatewayServicer_to_server(GatewayServicer(funnel, cfg.max_documents_per_ingest), server)
+        eraser = Eraser(
+            funnel.indexer, funnel.retriever, funnel.reranker, answer_log, os.path.join(cfg.data_dir, REPORTS_DIR)
+        )
+        gateway_pb2_grpc.add_GatewayServicer_to_server(
+            GatewayServicer(funnel, cfg.max_documents_per_ingest, eraser), server
+        )
         return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
 
     serve("gateway", cfg, register, interceptors)

@@ -1,10 +1,14 @@
 """gRPC face of the indexer."""
 
+import dataclasses
+
 from services.indexer.service import DocumentIndexer
 from shared import config, convert
 from shared.config import IndexerConfig
 from shared.embedding import build_embedder
+from shared.errors import InvalidArgument, require
 from shared.index.factory import open_index
+from shared.index.listing import list_documents
 from shared.observability.metrics import INDEX_CHUNKS, SOURCE_CHANGED
 from shared.server import serve
 from shared.stubs import indexer_pb2, indexer_pb2_grpc
@@ -34,6 +38,30 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
         removed = self.indexer.delete(request.tenant_id, request.document_id, _held(request.guard))
         INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
         return indexer_pb2.DeleteDocumentResponse(chunks_removed=removed)
+
+    def Erase(self, request, context):
+        if not request.whole_tenant and not request.document_id:
+            raise InvalidArgument("document_id", "name a document, or set whole_tenant")
+        if request.whole_tenant and request.document_id:
+            raise InvalidArgument("whole_tenant", "erases every document; do not also name one")
+        document_id = None if request.whole_tenant else request.document_id
+        result = self.indexer.erase(request.tenant_id, document_id, _held(request.guard))
+        INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())
+        return indexer_pb2.IndexerEraseResponse(
+            document_ids=result.document_ids,
+            chunk_ids=result.chunk_ids,
+            probes=result.probes,
+            stores=[indexer_pb2.StoreCheck(**dataclasses.asdict(c)) for c in result.checks],
+        )
+
+    def ListDocuments(self, request, context):
+        require(request.tenant_id, "tenant_id")
+        return indexer_pb2.IndexerListDocumentsResponse(
+            documents=[
+                indexer_pb2.StoredDocument(**dataclasses.asdict(v))
+                for v in list_documents(self.indexer.index, request.tenant_id)
+            ]
+        )
 
     def Stats(self, request, context):
         stats = self.indexer.index.stats(request.tenant_id)

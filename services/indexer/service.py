@@ -3,6 +3,7 @@
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument, PermissionDenied, require
 from shared.index.base import IndexBackend, UpsertResult
+from shared.index.erasure import IndexErasure, erase
 from shared.model import PUBLIC_SCOPE, Chunk, DocumentMeta
 from shared.names import ALL_SCOPES
 
@@ -49,6 +50,19 @@ class DocumentIndexer:
         require(document_id, "document_id")
         self._check_scopes(tenant_id, document_id, held_scopes, "delete")
         return self.index.delete_document(tenant_id, document_id)
+
+    def erase(self, tenant_id: str, document_id: str | None, held_scopes: list[str] | None = None) -> IndexErasure:
+        """A document (every version) or, with `document_id` None, the whole tenant, out of every index
+        generation, verified (shared/index/erasure.py). Erasing what is not stored is a verified no-op."""
+        require(tenant_id, "tenant_id")
+        if document_id is None:
+            if held_scopes is not None and ALL_SCOPES not in held_scopes:
+                raise PermissionDenied(
+                    f"erasing all of tenant {tenant_id!r} needs a key holding every access scope ('{ALL_SCOPES}')"
+                )
+        else:
+            self._check_scopes(tenant_id, document_id, held_scopes, "erase")
+        return erase(self.index, tenant_id, document_id)
 
     def _check_scopes(self, tenant_id: str, document_id: str, held: list[str] | None, action: str) -> None:
         """A guarded caller may replace or delete a document only when it holds every scope the

@@ -213,6 +213,12 @@ class CrossEncoderReranker:
             self._maxsim_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="maxsim")
         return self._maxsim
 
+    def forget(self, chunk_ids: list[str]) -> tuple[int, int, int, int]:
+        """Erasure: the cross-encoder caches nothing; the maxsim ranker it fuses may."""
+        if self._maxsim is None:
+            return 0, 0, 0, 0
+        return self._maxsim.forget(chunk_ids)
+
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
         if not query.strip():
             raise InvalidArgument("query", "is empty")

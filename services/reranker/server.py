@@ -37,6 +37,16 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
         )
 
 
+    def ForgetChunks(self, request, context):
+        forget = getattr(self.reranker, "forget", None)
+        if forget is None:  # a reranker without a per-chunk cache holds nothing to forget
+            return reranker_pb2.ForgetChunksResponse()
+        removed, remaining, before, after = forget(list(request.chunk_ids))
+        return reranker_pb2.ForgetChunksResponse(
+            removed=removed, remaining=remaining, cached_before=before, cached_after=after
+        )
+
+
 def build_reranker(cfg: RerankerConfig) -> Reranker:
     def maxsim() -> MaxSimReranker:
         return MaxSimReranker(

@@ -98,6 +98,14 @@ class MaxSimReranker:
                     self._cache.popitem(last=False)
         return [cached[sc.chunk.chunk_id] for sc in candidates]
 
+    def forget(self, chunk_ids: list[str]) -> tuple[int, int, int, int]:
+        """Erasure: drops the cached view vectors of these chunks. (removed, still cached, size before, after)"""
+        with self._lock:
+            before = len(self._cache)
+            removed = sum(1 for cid in chunk_ids if self._cache.pop(cid, None) is not None)
+            remaining = sum(1 for cid in chunk_ids if cid in self._cache)
+            return removed, remaining, before, len(self._cache)
+
     def score(self, query: str, head: list[ScoredChunk]) -> np.ndarray:
         """Max-similarity of the query with each candidate's views, plus the identifier bonus. Each
         candidate's per-unit similarities (the best view of each answer unit, NaN for a unit without one)

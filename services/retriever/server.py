@@ -42,6 +42,12 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
         chunk = self.retriever.get_chunk(request.tenant_id, request.chunk_id, list(request.access_scopes))
         return retriever_pb2.GetChunkResponse(chunk=convert.chunk_to_pb(chunk))
 
+    def Forget(self, request, context):
+        # Only the embedded index keeps rows in this process (its k-NN views); OpenSearch keeps none here.
+        forget = getattr(self.retriever.index, "forget_tenant", None)
+        dropped = bool(forget and forget(request.tenant_id))
+        return retriever_pb2.ForgetResponse(views_dropped=int(dropped), backend=self.retriever.index.name)
+
 
 def main() -> None:
     cfg = config.load(RetrieverConfig, "retriever")

@@ -358,8 +358,8 @@ class EmbeddedIndex:
         generation, floor, purge = (
             int(v or 0)
             for v in conn.execute(
-                "SELECT (SELECT value FROM meta WHERE key='generation'), (SELECT value FROM meta WHERE key='log_floor'), "
-                "(SELECT value FROM meta WHERE key='purge:' || ?)",
+                "SELECT (SELECT value FROM meta WHERE key='generation'), "
+                "(SELECT value FROM meta WHERE key='log_floor'), (SELECT value FROM meta WHERE key='purge:' || ?)",
                 (tenant_id,),
             ).fetchone()
         )

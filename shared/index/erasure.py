@@ -15,13 +15,12 @@ import os
 import re
 import time
 
+from shared import config
 from shared.erasure import StoreCheck, pick_probes, scan_files, sqlite_files
 from shared.index.embedded import EmbeddedIndex
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _BATCH = 500
-# How long an OpenSearch erasure waits for the shard's retention lease to release deleted documents.
-EXPUNGE_TIMEOUT_SECONDS = float(os.environ.get("RAGMESH_ERASE_EXPUNGE_TIMEOUT", "120"))
 
 
 @dataclasses.dataclass
@@ -230,13 +229,13 @@ def _deleted_docs(client, name: str) -> int:
     return int(stats["indices"][name]["primaries"]["docs"]["deleted"])
 
 
-def _expunge(client, name: str, timeout: float = EXPUNGE_TIMEOUT_SECONDS) -> tuple[int, float]:
+def _expunge(client, name: str) -> tuple[int, float]:
     """Merges deleted documents out of the segments. OpenSearch keeps soft-deleted documents (operation
     history for replicas and recovery) until the shard's retention lease advances past them, which its
     background sync does every ~30 s; until then no merge may drop them. So: flush, then merge with
     only_expunge_deletes (and expunge_deletes_allowed 0, else segments under 10% deleted are skipped)
     until no deleted document is left. Returns (deleted documents left, seconds it took)."""
-    started = time.monotonic()
+    started, timeout = time.monotonic(), config.mesh().erase_expunge_timeout
     client.indices.put_settings(index=name, body={"index": {"merge.policy.expunge_deletes_allowed": 0}})
     client.indices.flush(index=name)
     while True:

@@ -1,0 +1,219 @@
+"""Erasure with proof, orchestrated by the gateway: the indexer erases the index (every generation) and
+returns the lineage (document and chunk ids) and probes taken from the text before deletion; the
+gateway then erases its answer log, feedback and exported cases, and asks the retriever and reranker to
+drop what they hold in memory for those chunks. Every store reports its own verification; the erasure
+is verified only when every store is clean. The report (JSON + Markdown, no erased text) is stored in
+the data dir's erasure-reports/ folder and returned."""
+
+import dataclasses
+import json
+import logging
+import os
+import re
+import uuid
+from datetime import UTC, datetime
+
+from services.gateway.answer_log import AnswerLog
+from services.gateway.auth import caller_guard
+from shared.clients import StageCallError, StageClient
+from shared.erasure import StoreCheck, ids_digest, probe_digest
+from shared.errors import InvalidArgument
+from shared.names import check_tenant_id
+from shared.stubs import gateway_pb2, indexer_pb2, reranker_pb2, retriever_pb2
+
+log = logging.getLogger("ragmesh.gateway.erasure")
+REPORTS_DIR = "erasure-reports"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_FORGET_BATCH = 5000
+NOT_REACHED = (
+    "trace backends (OTLP): spans are exported as they end and cannot be recalled; they carry chunk ids and, "
+    "unless RAGMESH_REDACT_QUERIES is on, the question and the answer text",
+    "copies outside the data folder: backups, exports written to stdout, files copied elsewhere",
+    "free blocks of the file system and storage device beneath the files (a rewrite does not shred them)",
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class Eraser:
+    def __init__(
+        self,
+        indexer: StageClient,
+        retriever: StageClient,
+        reranker: StageClient,
+        answer_log: AnswerLog | None,
+        reports_dir: str,
+        extra_stores=(),
+    ):
+        self.indexer, self.retriever, self.reranker = indexer, retriever, reranker
+        self.answer_log = answer_log
+        self.reports_dir = reports_dir
+        # Other per-tenant stores (callables (tenant_id, document_ids, whole) -> StoreCheck), e.g. the
+        # privacy mode's pseudonym mapping.
+        self.extra_stores = list(extra_stores)
+
+    def erase(self, request: gateway_pb2.EraseRequest, context) -> gateway_pb2.EraseResponse:
+        check_tenant_id(request.tenant_id)
+        if request.whole_tenant == bool(request.document_id):
+            raise InvalidArgument("document_id", "name one document, or set whole_tenant (not both)")
+        request_id = request.request_id or uuid.uuid4().hex
+        if not _REQUEST_ID.fullmatch(request_id):
+            raise InvalidArgument("request_id", "1-64 characters of letters, digits, '.', '_' or '-'")
+        started = _now()
+        tenant = request.tenant_id
+        asked = None if request.whole_tenant else [request.document_id]
+        # The answer log's own lineage first: chunks of versions the index no longer holds are in it too.
+        logged_ids = self.answer_log.lineage_chunk_ids(tenant, asked) if self.answer_log else set()
+        index = self.indexer.call(
+            "Erase",
+            indexer_pb2.IndexerEraseRequest(
+                tenant_id=tenant,
+                document_id=request.document_id,
+                whole_tenant=request.whole_tenant,
+                guard=caller_guard(),
+            ),
+            context,
+        )
+        documents = sorted(set(index.document_ids) | set(asked or []))
+        chunk_ids = set(index.chunk_ids) | logged_ids
+        probes = list(index.probes)
+        stores = [_check_from_pb(s) for s in index.stores]
+        if self.answer_log is not None:
+            stores += self.answer_log.erase(tenant, asked, chunk_ids, probes)
+        stores.append(self._forget_retriever(tenant, context))
+        stores.append(self._forget_reranker(sorted(chunk_ids), context))
+        for store in self.extra_stores:
+            stores.append(store(tenant, asked, request.whole_tenant))
+        response = gateway_pb2.EraseResponse(
+            request_id=request_id,
+            verified=all(s.clean for s in stores),
+            stores=[indexer_pb2.StoreCheck(**dataclasses.asdict(s)) for s in stores],
+            started_at=started,
+            finished_at=_now(),
+            document_ids=documents,
+            chunk_id_count=len(chunk_ids),
+            chunk_ids_sha256=ids_digest(sorted(chunk_ids)),
+            probe_count=len(probes),
+            probe_digests=[probe_digest(p) for p in probes],
+        )
+        report = report_dict(response, stores, tenant, request.whole_tenant)
+        response.report_path = self._store(request_id, report)
+        response.report_json = json.dumps(report, indent=2)
+        log.info(
+            "erasure %s of %s %s: %s (%d chunk ids, %d probes, %d stores)",
+            request_id,
+            "tenant" if request.whole_tenant else "a document of tenant",
+            tenant,
+            "verified" if response.verified else "NOT VERIFIED",
+            len(chunk_ids),
+            len(probes),
+            len(stores),
+        )
+        return response
+
+    def _forget_retriever(self, tenant_id: str, context) -> StoreCheck:
+        check = StoreCheck(
+            "retriever:memory",
+            self.retriever.address,
+            "the tenant's in-memory k-NN view dropped (rebuilt from the erased file on the next query)",
+        )
+        try:
+            reply = self.retriever.call("Forget", retriever_pb2.ForgetRequest(tenant_id=tenant_id), context)
+        except StageCallError as err:
+            check.unchecked, check.note = True, f"retriever unreachable: {err.message}"
+            return check
+        check.removed = reply.views_dropped
+        check.note = f"backend {reply.backend}; views dropped: {reply.views_dropped}"
+        return check
+
+    def _forget_reranker(self, chunk_ids: list[str], context) -> StoreCheck:
+        check = StoreCheck(
+            "reranker:cache",
+            self.reranker.address,
+            "per-chunk cache entries removed by chunk id; verified by looking each id up again",
+            ids_checked=len(chunk_ids),
+        )
+        try:
+            for start in range(0, max(len(chunk_ids), 1), _FORGET_BATCH):
+                part = chunk_ids[start : start + _FORGET_BATCH]
+                reply = self.reranker.call("ForgetChunks", reranker_pb2.ForgetChunksRequest(chunk_ids=part), context)
+                check.removed += reply.removed
+                check.before += reply.removed + reply.remaining
+                check.after += reply.remaining
+                check.ids_found += reply.remaining
+        except StageCallError as err:
+            check.unchecked, check.note = True, f"reranker unreachable: {err.message}"
+        return check
+
+    def _store(self, request_id: str, report: dict) -> str:
+        os.makedirs(self.reports_dir, exist_ok=True)
+        base = os.path.join(self.reports_dir, request_id)
+        with open(base + ".json", "w", encoding="utf-8") as out:
+            json.dump(report, out, indent=2)
+        with open(base + ".md", "w", encoding="utf-8") as out:
+            out.write(report_markdown(report))
+        return base + ".json"
+
+
+def _check_from_pb(pb) -> StoreCheck:
+    return StoreCheck(**{f.name: getattr(pb, f.name) for f in dataclasses.fields(StoreCheck)})
+
+
+def report_dict(
+    response: gateway_pb2.EraseResponse, stores: list[StoreCheck], tenant_id: str, whole_tenant: bool
+) -> dict:
+    """The erasure report: what was removed where, counts before and after, the probes' results."""
+    return {
+        "request_id": response.request_id,
+        "subject": {
+            "tenant_id": tenant_id,
+            "scope": "tenant" if whole_tenant else "document",
+            "document_ids": list(response.document_ids),
+        },
+        "started_at": response.started_at,
+        "finished_at": response.finished_at,
+        "verified": response.verified,
+        "lineage": {"chunk_ids": response.chunk_id_count, "chunk_ids_sha256": response.chunk_ids_sha256},
+        "probes": {
+            "text_runs": response.probe_count,
+            "kind": "runs of 5 words taken from the erased text before deletion, that no other stored "
+            "document contains; searched through each store's queries and in its raw files",
+            "sha256_prefixes": list(response.probe_digests),
+            "chunk_ids": response.chunk_id_count,
+        },
+        "stores": [{**dataclasses.asdict(s), "clean": s.clean} for s in stores],
+        "not_reached": list(NOT_REACHED),
+    }
+
+
+def report_markdown(report: dict) -> str:
+    subject = report["subject"]
+    what = (
+        f"all data of tenant `{subject['tenant_id']}`"
+        if subject["scope"] == "tenant"
+        else f"document `{', '.join(subject['document_ids'])}` of tenant `{subject['tenant_id']}`"
+    )
+    lines = [
+        f"# Erasure report {report['request_id']}",
+        "",
+        f"- Subject: {what}",
+        f"- Requested {report['started_at']}, finished {report['finished_at']}",
+        f"- Result: **{'VERIFIED: nothing survived' if report['verified'] else 'NOT VERIFIED: something survived'}**",
+        f"- Lineage: {report['lineage']['chunk_ids']} chunk ids "
+        f"(sha256 of the sorted list {report['lineage']['chunk_ids_sha256'][:16]}...)",
+        f"- Probes: {report['probes']['text_runs']} text runs ({report['probes']['kind']}) and "
+        f"{report['probes']['chunk_ids']} chunk ids",
+        "",
+        "| store | location | removed | before | after | probes found | ids found | clean | method |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in report["stores"]:
+        lines.append(
+            f"| {s['store']} | {s['location']} | {s['removed']} | {s['before']} | {s['after']} | "
+            f"{s['probes_found']}/{s['probes_checked']} | {s['ids_found']}/{s['ids_checked']} | "
+            f"{'yes' if s['clean'] else 'NO'} | {s['method']}{' (' + s['note'] + ')' if s['note'] else ''} |"
+        )
+    lines += ["", "Not reachable by this erasure:", ""] + [f"- {item}" for item in report["not_reached"]]
+    return "\n".join(lines) + "\n"

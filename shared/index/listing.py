@@ -1,0 +1,66 @@
+"""What a tenant has stored, one row per document version (source sync compares it with its source)."""
+
+import dataclasses
+
+from shared.index.embedded import EmbeddedIndex
+
+
+@dataclasses.dataclass
+class StoredVersion:
+    document_id: str
+    version: str
+    source_uri: str
+    source_sha256: str
+    chunks: int
+    effective_from: str
+    effective_to: str
+    title: str
+
+
+def list_documents(index, tenant_id: str) -> list[StoredVersion]:
+    if isinstance(index, EmbeddedIndex):
+        rows = index._conn().execute(
+            "SELECT document_id, version, MAX(source_uri), MAX(source_sha256), COUNT(*), MAX(effective_from), "
+            "MAX(effective_to), MAX(title) FROM chunks WHERE tenant_id=? GROUP BY document_id, version "
+            "ORDER BY document_id, version",
+            (tenant_id,),
+        )
+        return [StoredVersion(*row) for row in rows]
+    if index.name == "opensearch":
+        return _opensearch_versions(index, tenant_id)
+    raise NotImplementedError(f"listing for index backend {index.name!r}")
+
+
+def _opensearch_versions(index, tenant_id: str) -> list[StoredVersion]:
+    from shared.index.opensearch import OPEN_END
+
+    found: dict[tuple[str, str], StoredVersion] = {}
+    after = None
+    fields = ["chunk_id", "document_id", "version", "source_uri", "source_sha256", "effective_from"]
+    fields += ["effective_to", "title"]
+    index.client.indices.refresh(index=index.index)
+    while True:
+        body = {"size": 5000, "query": {"term": {"tenant_id": tenant_id}}, "sort": [{"chunk_id": "asc"}]}
+        body["_source"] = fields
+        if after:
+            body["search_after"] = after
+        hits = index.client.search(index=index.index, body=body)["hits"]["hits"]
+        for hit in hits:
+            s = hit["_source"]
+            key = (s["document_id"], s["version"])
+            if key not in found:
+                end = "" if s["effective_to"] == OPEN_END else s["effective_to"]
+                found[key] = StoredVersion(
+                    s["document_id"],
+                    s["version"],
+                    s["source_uri"],
+                    s["source_sha256"],
+                    0,
+                    s["effective_from"],
+                    end,
+                    s["title"],
+                )
+            found[key].chunks += 1
+        if len(hits) < 5000:
+            return [found[k] for k in sorted(found)]
+        after = hits[-1]["sort"]
