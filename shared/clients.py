@@ -3,11 +3,10 @@
 import json
 
 import grpc
-from opentelemetry import propagate
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry import trace
 
 from shared.errors import RagmeshError
-from shared.observability.tracing import tracer
+from shared.observability.tracing import traced_channel
 from shared.tls import stage_channel
 
 # A restarted stage is found again within a second or two: short reconnect backoff, and a couple of
@@ -82,7 +81,8 @@ class StageClient:
         self.default_timeout = default_timeout
         # mTLS with the gateway's certificate when the mesh has a TLS folder (shared/tls.py).
         self._channel = stage_channel(address, stage, "gateway", options=CHANNEL_OPTIONS)
-        self._stub = stub_cls(self._channel)
+        # The instrumentation's client span per call carries the trace to the stage.
+        self._stub = stub_cls(traced_channel(self._channel))
 
     def _timeout(self, context: grpc.ServicerContext | None, share: float = 1.0) -> float:
         remaining = context.time_remaining() if context is not None else None
@@ -92,21 +92,15 @@ class StageClient:
 
     def call(self, method: str, request, context: grpc.ServicerContext | None = None, share: float = 1.0):
         """`share` < 1 leaves the rest of the caller's remaining time for what comes after this call."""
-        with tracer().start_as_current_span(
-            f"{self.stage}.{method}",
-            kind=SpanKind.CLIENT,
-            attributes={"rpc.system": "grpc", "rpc.method": method, "server.address": self.address},
-        ) as span:
-            metadata: dict[str, str] = {}
-            propagate.inject(metadata)  # the callee continues this trace
-            try:
-                return getattr(self._stub, method)(
-                    request, timeout=self._timeout(context, share), metadata=tuple(metadata.items())
-                )
-            except grpc.RpcError as err:
-                error = StageCallError(self.stage, self.address, err)
-                span.set_status(Status(StatusCode.ERROR, error.message))
-                raise error from None
+        try:
+            return getattr(self._stub, method)(request, timeout=self._timeout(context, share))
+        except grpc.RpcError as err:
+            error = StageCallError(self.stage, self.address, err)
+            # The instrumentation's client span ended with the status; the caller's span records which stage.
+            trace.get_current_span().add_event(
+                "stage call failed", {"ragmesh.stage": self.stage, "message": error.message}
+            )
+            raise error from None
 
     def close(self) -> None:
         self._channel.close()

@@ -15,7 +15,7 @@ from shared.config import ServerConfig
 from shared.errors import RagmeshError
 from shared.observability.interceptor import ObservabilityInterceptor
 from shared.observability.metrics import start_metrics_server
-from shared.observability.tracing import setup_tracing
+from shared.observability.tracing import server_tracing, setup_tracing
 from shared.tls import MTLS_STAGES, server_credentials
 
 log = logging.getLogger("ragmesh.server")
@@ -136,8 +136,8 @@ def serve(
     provider = setup_tracing(stage)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.max_workers, thread_name_prefix=stage),
-        # Outermost first: observability sees the final status the error mapping produced.
-        interceptors=[ObservabilityInterceptor(), DomainErrorInterceptor(stage), *interceptors],
+        # Outermost first: the call's span and metrics see the final status the error mapping produced.
+        interceptors=[server_tracing(), ObservabilityInterceptor(), DomainErrorInterceptor(stage), *interceptors],
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),

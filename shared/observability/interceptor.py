@@ -1,16 +1,15 @@
-"""One server interceptor for cross-cutting concerns: a span per call (context taken from the
-caller's metadata), a latency histogram per method, and errors counted by status code."""
+"""The server interceptor for ragmesh's own per-call concerns: a latency histogram per method and errors
+counted by status code. The call's span is opentelemetry-instrumentation-grpc's (shared/observability/
+tracing.py, installed outside this one); this names it as OpenTelemetry's RPC conventions do."""
 
 import contextlib
 import time
+from collections.abc import Iterator
 
 import grpc
-from opentelemetry import context as otel_context
-from opentelemetry import propagate, trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry import trace
 
 from shared.observability.metrics import RPC_DURATION, RPC_ERRORS
-from shared.observability.tracing import tracer
 
 
 def _split(full_method: str) -> tuple[str, str]:
@@ -19,32 +18,23 @@ def _split(full_method: str) -> tuple[str, str]:
 
 
 @contextlib.contextmanager
-def _observed(service: str, method: str, carrier: dict, context: grpc.ServicerContext):
-    """The server span (continuing the caller's trace) and the metrics of one call."""
-    token = otel_context.attach(propagate.extract(carrier))
+def _observed(service: str, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+    """The metrics of one call; the instrumentation's server span is the current span here."""
+    # "ragmesh.v1.Gateway/Ask", the conventions' `$service/$method` (the instrumentation uses the raw path).
+    trace.get_current_span().update_name(f"{service}/{method}")
     started = time.perf_counter()
-    span = tracer().start_span(
-        f"{service}/{method}",
-        kind=SpanKind.SERVER,
-        attributes={"rpc.system": "grpc", "rpc.service": service, "rpc.method": method},
-    )
     failed = False
     try:
-        with trace.use_span(span, end_on_exit=False):
-            yield
+        yield
     except BaseException:
         failed = True
         raise
     finally:
         # An abort sets the code before raising; an unexpected exception leaves none (UNKNOWN).
         code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
-        span.set_attribute("rpc.grpc.status_code", code.value[0])
         if code != grpc.StatusCode.OK:
-            span.set_status(Status(StatusCode.ERROR, context.details() or ""))
             RPC_ERRORS.labels(service, method, code.name).inc()
         RPC_DURATION.labels(service, method).observe(time.perf_counter() - started)
-        span.end()
-        otel_context.detach(token)
 
 
 class ObservabilityInterceptor(grpc.ServerInterceptor):
@@ -56,13 +46,12 @@ class ObservabilityInterceptor(grpc.ServerInterceptor):
         if full.startswith("/grpc.health") or full.startswith("/grpc.reflection"):
             return handler  # probes are not traffic
         service, method = _split(full)
-        carrier = dict(handler_call_details.invocation_metadata or ())
 
         if handler.unary_unary:
             inner = handler.unary_unary
 
             def unary(request, context):
-                with _observed(service, method, carrier, context):
+                with _observed(service, method, context):
                     return inner(request, context)
 
             return handler._replace(unary_unary=unary)
@@ -70,7 +59,7 @@ class ObservabilityInterceptor(grpc.ServerInterceptor):
             inner_stream = handler.unary_stream
 
             def stream(request, context):
-                with _observed(service, method, carrier, context):
+                with _observed(service, method, context):
                     yield from inner_stream(request, context)
 
             return handler._replace(unary_stream=stream)

@@ -1,7 +1,9 @@
 """OpenTelemetry set-up and the attributes ragmesh records on its spans.
 
 Each stage exports its spans over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
-`RAGMESH_OTLP_ENDPOINT`) is set; context crosses the mesh in gRPC metadata (W3C traceparent).
+`RAGMESH_OTLP_ENDPOINT`) is set. The transport is traced by opentelemetry-instrumentation-grpc: a
+server span per call, a client span per stage call, and the context carried in gRPC metadata (W3C
+traceparent); ragmesh's domain spans (retrieval, rerank, generate) and attributes sit inside them.
 Attribute names follow OpenTelemetry's GenAI conventions where they fit (`gen_ai.*`); the
 per-stage scores that explain a ranking are ragmesh's own (`ragmesh.*`).
 """
@@ -10,7 +12,10 @@ import hashlib
 import json
 import logging
 
+import grpc
 from opentelemetry import trace
+from opentelemetry.instrumentation.grpc import client_interceptor, filters, server_interceptor
+from opentelemetry.instrumentation.grpc.grpcext import intercept_channel
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
@@ -44,6 +49,17 @@ def setup_tracing(stage: str, exporter: SpanExporter | None = None) -> TracerPro
 
 def tracer() -> trace.Tracer:
     return trace.get_tracer(TRACER_NAME)
+
+
+def server_tracing() -> grpc.ServerInterceptor:
+    """A server span per call, continuing the caller's trace; health probes and reflection are not traffic."""
+    probes = filters.any_of(filters.health_check(), filters.service_prefix("grpc.reflection"))
+    return server_interceptor(filter_=filters.negate(probes))
+
+
+def traced_channel(channel: grpc.Channel) -> grpc.Channel:
+    """The channel with a client span per call, whose context travels to the callee in the metadata."""
+    return intercept_channel(channel, client_interceptor())
 
 
 def query_attribute(query: str) -> tuple[str, str]:

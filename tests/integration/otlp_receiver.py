@@ -45,6 +45,10 @@ class OtlpReceiver(trace_service_pb2_grpc.TraceServiceServicer):
         with self._lock:
             return [s for s in self.spans if s["trace_id"] == trace_id]
 
+    def spans_named(self, name: str) -> list[dict]:
+        with self._lock:
+            return [s for s in self.spans if s["name"] == name]
+
     def start(self) -> str:
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(self, self._server)

@@ -13,6 +13,8 @@ from shared.stubs import gateway_pb2
 from tests.integration.conftest import TENANT, ingest_paths
 
 pytestmark = pytest.mark.integration
+# OTLP's SpanKind numbers.
+SPAN_KIND_SERVER, SPAN_KIND_CLIENT = 2, 3
 
 
 def traced_ask(gateway, question):
@@ -71,6 +73,48 @@ def test_one_trace_records_the_chunks_and_scores_behind_the_answer(gateway, inge
     assert by_name["generate"]["gen_ai.operation.name"] == "extract"
     assert by_name["generate"]["gen_ai.provider.name"] == "ragmesh"
     assert by_name["generate"]["gen_ai.request.model"].startswith("extractive-")
+
+
+def test_the_instrumentation_carries_the_gateways_trace_to_every_stage(gateway, ingested, otlp):
+    """No traceparent from the client: the trace starts at the gateway's server span, and the gRPC
+    instrumentation's client spans carry it to each stage, whose server and domain spans join it."""
+    question = f"how much is the Team plan per month {os.urandom(4).hex()}"
+    gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question=question), timeout=60)
+
+    def retrieval_span():
+        return next(
+            (s for s in otlp.spans_named("retrieval") if s["attributes"].get("ragmesh.query") == question), None
+        )
+
+    retrieval = wait_for(retrieval_span)
+    assert retrieval, "no retrieval span for the question"
+    trace_id = retrieval["trace_id"]
+
+    def whole_trace():
+        spans = otlp.trace(trace_id)
+        names = {s["name"] for s in spans}
+        return spans if {"ragmesh.v1.Gateway/Ask", "rerank", "generate"} <= names else None
+
+    spans = wait_for(whole_trace)
+    assert spans, f"incomplete trace: {sorted({s['name'] for s in otlp.trace(trace_id)})}"
+    by_id = {s["span_id"]: s for s in spans}
+    (gateway_span,) = [s for s in spans if s["name"] == "ragmesh.v1.Gateway/Ask"]
+    assert gateway_span["service"] == "ragmesh-gateway" and gateway_span["kind"] == SPAN_KIND_SERVER
+    assert gateway_span["parent_id"] in ("", "0" * 16)  # the trace's root: nothing came from the client
+    for domain, service in (("retrieval", "retriever"), ("rerank", "reranker"), ("generate", "generator")):
+        (span,) = [s for s in spans if s["name"] == domain]
+        # domain span <- the stage's server span <- the gateway's client span <- ... <- the gateway's server span
+        server = by_id[span["parent_id"]]
+        assert (server["service"], server["kind"]) == (f"ragmesh-{service}", SPAN_KIND_SERVER), server
+        assert server["attributes"]["rpc.system"] == "grpc"
+        client = by_id[server["parent_id"]]
+        assert (client["service"], client["kind"]) == ("ragmesh-gateway", SPAN_KIND_CLIENT), client
+        assert client["attributes"]["rpc.service"] == server["attributes"]["rpc.service"]
+        ancestors, parent = [], client["parent_id"]
+        while parent in by_id:
+            ancestors.append(parent)
+            parent = by_id[parent]["parent_id"]
+        assert gateway_span["span_id"] in ancestors
 
 
 def test_abstention_reason_is_on_the_trace(gateway, ingested, otlp):
