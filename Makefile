@@ -252,3 +252,11 @@ image: image-base stubs models
 
 image-smoke: image
 	bash deploy/image/smoke.sh $(IMAGE)
+
+# Debian's chromium for the reviewer page's browser test (tests/integration/test_http_reviewer.py drives it with
+# Playwright through executable_path: no browser download). `make test` depends on it.
+.PHONY: chromium
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }
+
+test: chromium

@@ -1,20 +1,21 @@
 """Which gateway calls are retried, and how: gRPC's own retry policy (a service config), not a loop here.
 
-Only UNAVAILABLE is retried, and only for calls that are safe to run twice: reads (Search, GetChunk, Ask:
-a second Ask logs a second answer, nothing else) and writes that converge (DeleteDocument; Ingest, whose
-unchanged chunks are kept as they are, and which gRPC retries only until the first result has arrived).
-Feedback is never retried: a second try would store the verdict twice. The gateway marks an UNAVAILABLE
-that its own handler returned (a stage behind it is down) with a negative retry pushback, so gRPC retries
-only calls that never reached it. Backoff is exponential with gRPC's jitter; the call's deadline bounds
-every attempt together.
+Only UNAVAILABLE is retried, and only for calls that are safe to run twice: reads (Search, GetChunk,
+ListDocuments, Ask: a second Ask logs a second answer, nothing else) and writes that converge
+(DeleteDocument; Ingest, whose unchanged chunks are kept as they are, and which gRPC retries only until the
+first result has arrived). Feedback and Erase are never retried: a second try would store the verdict (the
+erasure report) twice. The gateway marks an UNAVAILABLE that its own handler returned (a stage behind it is
+down) with a negative retry pushback, so gRPC retries only calls that never reached it. Backoff is
+exponential with gRPC's jitter; the call's deadline bounds every attempt together.
 """
 
 import dataclasses
 import json
 
 SERVICE = "ragmesh.v1.Gateway"
-RETRIED_METHODS = ("Ask", "Search", "GetChunk", "DeleteDocument", "Ingest")
-NOT_RETRIED_METHODS = ("Feedback",)
+RETRIED_METHODS = ("Ask", "Search", "GetChunk", "DeleteDocument", "Ingest", "ListDocuments")
+# Erase stores a report per call: one erasure, one report.
+NOT_RETRIED_METHODS = ("Feedback", "Erase")
 RETRYABLE_CODES = ("UNAVAILABLE",)
 
 
