@@ -19,7 +19,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from ragmesh.client import Filters, RagmeshClient
-from services.cli import certs, copy_index, erase, feedback, keys
+from services.cli import certs, copy_index, erase, feedback, keys, sync
 from services.cli.ingest import ingest
 from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port
 from services.cli.render import render_answer, render_chunk_view, render_results
@@ -284,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_command.add_calibrate_parser(sub)
     feedback.add_parsers(sub, 120.0)
     erase.add_parser(sub)
+    sync.add_parser(sub)
     copy_index.add_parser(sub)
     train_command.add_parser(sub)
     selector_training.add_parser(sub)

@@ -1,0 +1,174 @@
+"""`ragmesh sync PATH --tenant T`: make a tenant's index match a folder. New and changed files are ingested,
+files gone from the folder are erased through the verified erasure path (`ragmesh erase`), unchanged ones
+cost one hash each. Files are matched to stored documents by source uri (the path under the folder) and
+compared by the SHA-256 of their bytes, which the chunker stores with every version.
+
+Guards against the known failure classes of sync jobs: a folder that cannot be read (missing, permission
+denied, a file that fails to read) erases nothing; an empty folder does not erase the tenant unless
+--allow-empty says so; when any ingest fails, nothing is erased in that run (a renamed file whose new copy
+failed would otherwise vanish)."""
+
+import dataclasses
+import hashlib
+import sys
+import time
+from pathlib import Path
+
+from services.cli.documents import collect_files
+from services.cli.erase import EXIT_SURVIVED, erase
+from shared.credentials import gateway_channel
+from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
+
+EXIT_USAGE = 2
+BATCH_DOCUMENTS = 8
+
+
+class SourceUnreadable(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class SourceFile:
+    path: Path
+    uri: str
+    content: bytes
+    sha256: str
+
+
+@dataclasses.dataclass
+class Plan:
+    add: list[SourceFile] = dataclasses.field(default_factory=list)
+    change: list[SourceFile] = dataclasses.field(default_factory=list)
+    # (document id, source uri) of stored documents whose file is gone.
+    remove: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    # (old uri, new uri): a removed and an added file with the same bytes.
+    renamed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    unchanged: int = 0
+
+
+def read_source(root: str) -> list[SourceFile]:
+    """Every file under the folder with its bytes; any failure to read makes the whole source unreadable."""
+    path = Path(root)
+    if not path.is_dir():
+        raise SourceUnreadable(f"{root}: not a readable folder")
+    try:
+        files = collect_files([root])
+        read = []
+        for file, uri in files:
+            content = file.read_bytes()
+            read.append(SourceFile(file, uri, content, hashlib.sha256(content).hexdigest()))
+    except OSError as err:
+        raise SourceUnreadable(f"{err.filename or root}: {err.strerror or err}") from err
+    return read
+
+
+def make_plan(source: list[SourceFile], stored: list) -> Plan:
+    """Compares the folder with the stored document versions (gateway ListDocuments)."""
+    by_uri: dict[str, tuple[str, set[str]]] = {}
+    for version in stored:
+        document_id, hashes = by_uri.setdefault(version.source_uri, (version.document_id, set()))
+        hashes.add(version.source_sha256)
+    plan = Plan()
+    seen = set()
+    for file in source:
+        seen.add(file.uri)
+        known = by_uri.get(file.uri)
+        if known is None:
+            plan.add.append(file)
+        elif file.sha256 not in known[1]:
+            plan.change.append(file)
+        else:
+            plan.unchanged += 1
+    plan.remove = sorted((doc, uri) for uri, (doc, _) in by_uri.items() if uri not in seen)
+    added_by_hash = {f.sha256: f.uri for f in plan.add}
+    for _, uri in plan.remove:
+        for sha in by_uri[uri][1]:
+            if sha in added_by_hash:
+                plan.renamed.append((uri, added_by_hash[sha]))
+    return plan
+
+
+def print_plan(plan: Plan, out) -> None:
+    renamed_old = {old for old, _ in plan.renamed}
+    renamed_new = {new for _, new in plan.renamed}
+    for old, new in plan.renamed:
+        print(f"rename {old} -> {new}", file=out)
+    for file in plan.add:
+        if file.uri not in renamed_new:
+            print(f"add    {file.uri}", file=out)
+    for file in plan.change:
+        print(f"change {file.uri}", file=out)
+    for doc, uri in plan.remove:
+        if uri not in renamed_old:
+            print(f"remove {uri} ({doc})", file=out)
+    print(
+        f"plan: {len(plan.add)} to add, {len(plan.change)} changed, {len(plan.remove)} to erase, "
+        f"{plan.unchanged} unchanged",
+        file=out,
+    )
+
+
+def _ingest(stub, tenant: str, files: list[SourceFile], timeout: float, out) -> int:
+    failed = 0
+    for start in range(0, len(files), BATCH_DOCUMENTS):
+        docs = [
+            common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=f.uri), content=f.content)
+            for f in files[start : start + BATCH_DOCUMENTS]
+        ]
+        for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
+            if result.ok:
+                print(f"ok     {result.source_uri} -> {result.document_id}@{result.version}", file=out)
+            else:
+                failed += 1
+                print(f"FAILED {result.source_uri}: {result.error_code}: {result.error}", file=out)
+    return failed
+
+
+def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout: float, out=sys.stdout) -> int:
+    try:
+        source = read_source(root)
+    except SourceUnreadable as err:
+        print(f"ragmesh sync: the source cannot be read ({err}); nothing was changed or erased", file=sys.stderr)
+        return 1
+    stored = list(stub.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=timeout).documents)
+    if not source and stored and not allow_empty:
+        print(
+            f"ragmesh sync: {root} is empty; syncing it would erase all {len({s.document_id for s in stored})} "
+            "documents of the tenant. Nothing was erased; pass --allow-empty if that is what you want",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    plan = make_plan(source, stored)
+    print_plan(plan, out)
+    if dry_run:
+        return 0
+    failed = _ingest(stub, tenant, plan.add + plan.change, timeout, out)
+    if failed and plan.remove:
+        print(f"{failed} documents failed to ingest: no document was erased in this run", file=out)
+        return EXIT_USAGE
+    unverified = 0
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    for n, (doc, uri) in enumerate(plan.remove):
+        reply = erase(stub, tenant, doc, False, f"sync-{stamp}-{n}", timeout)
+        unverified += not reply.verified
+        verdict = "verified" if reply.verified else "NOT VERIFIED"
+        print(f"erased {uri} ({doc}): {verdict}, report {reply.report_path}", file=out)
+    if unverified:
+        return EXIT_SURVIVED
+    return EXIT_USAGE if failed else 0
+
+
+def cmd_sync(args) -> int:
+    stub = gateway_pb2_grpc.GatewayStub(gateway_channel(args.gateway))
+    return sync(stub, args.path, args.tenant, args.dry_run, args.allow_empty, args.timeout)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sync", help="make a tenant's index match a folder: ingest new and changed files, erase removed ones"
+    )
+    p.add_argument("path", help="the folder (document ids are paths under it)")
+    p.add_argument("--tenant", default="", help="default: the API key's tenant")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and change nothing")
+    p.add_argument("--allow-empty", action="store_true", help="an empty folder may erase every document")
+    p.set_defaults(func=cmd_sync)

@@ -1,0 +1,99 @@
+"""`ragmesh sync` against a real mesh: add, change, remove and rename files; unchanged files are not
+re-sent; an empty folder does not erase the tenant without --allow-empty; a source that cannot be read
+erases nothing."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from services.cli.mesh import ROOT_DIR
+from shared.credentials import API_KEY_ENV
+from shared.stubs import gateway_pb2, retriever_pb2
+
+pytestmark = pytest.mark.integration
+TENANT = "sync-test"
+
+
+def _sync(mesh, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != API_KEY_ENV}
+    env["RAGMESH_DATA_DIR"] = mesh.data_dir
+    argv = [sys.executable, "-m", "services.cli.main", "sync", *args, "--tenant", TENANT]
+    argv += ["--gateway", mesh.address("gateway"), "--timeout", "300"]
+    return subprocess.run(argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _stored(gateway) -> dict[str, str]:
+    listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=TENANT), timeout=30)
+    return {d.source_uri: d.source_sha256 for d in listed.documents}
+
+
+def _hits(gateway, query: str) -> set[str]:
+    found = gateway.Search(
+        gateway_pb2.SearchRequest(tenant_id=TENANT, query=query, top_k=10, mode=retriever_pb2.RETRIEVAL_MODE_BM25),
+        timeout=60,
+    )
+    return {r.chunk.meta.document_id for r in found.results}
+
+
+def test_sync_follows_the_folder(mesh, gateway, tmp_path):
+    mesh.key_for(TENANT)
+    src = tmp_path / "src"
+    (src / "hr").mkdir(parents=True)
+    (src / "a.md").write_text("# Parking\n\nVisitors park on level Zephyr-3 of the Larkspur garage.\n")
+    (src / "hr" / "b.md").write_text("# Leave\n\nParental leave is sixteen weeks at full pay.\n")
+    (src / "c.md").write_text("# Canteen\n\nThe canteen serves Marrowbone soup on Fridays.\n")
+
+    first = _sync(mesh, str(src))
+    assert first.returncode == 0, first.stderr
+    assert "3 to add" in first.stdout and set(_stored(gateway)) == {"a.md", "hr/b.md", "c.md"}
+
+    again = _sync(mesh, str(src))
+    assert again.returncode == 0 and "3 unchanged" in again.stdout and "ok " not in again.stdout
+
+    (src / "hr" / "b.md").write_text("# Leave\n\nParental leave is twenty weeks at full pay.\n")
+    (src / "c.md").unlink()
+    (src / "a.md").rename(src / "parking.md")
+    before = _stored(gateway)
+    plan = _sync(mesh, str(src), "--dry-run")
+    assert plan.returncode == 0, plan.stderr
+    assert "rename a.md -> parking.md" in plan.stdout and "change hr/b.md" in plan.stdout
+    assert "remove c.md (c.md)" in plan.stdout and _stored(gateway) == before  # a dry run changes nothing
+
+    applied = _sync(mesh, str(src))
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert applied.stdout.count("verified") == 2  # a.md and c.md went through the verified erasure
+    stored = _stored(gateway)
+    assert set(stored) == {"parking.md", "hr/b.md"} and stored["hr/b.md"] != before["hr/b.md"]
+    assert "c.md" not in _hits(gateway, "Marrowbone soup canteen")
+    assert _hits(gateway, "Zephyr-3 Larkspur garage") == {"parking.md"}
+    assert "hr/b.md" in _hits(gateway, "twenty weeks parental leave")
+
+
+def test_an_empty_or_unreadable_source_erases_nothing(mesh, gateway, tmp_path):
+    mesh.key_for(TENANT)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "keep.md").write_text("# Keys\n\nSpare keys are kept in cabinet Obsidian-7.\n")
+    assert _sync(mesh, str(src)).returncode == 0
+    kept = _stored(gateway)
+    assert "keep.md" in kept
+
+    missing = _sync(mesh, str(tmp_path / "not-there"))
+    assert missing.returncode == 1 and "nothing was changed or erased" in missing.stderr
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "keep.md").write_text("# Keys\n\nSpare keys are kept in cabinet Obsidian-7.\n")
+    (broken / "lost.md").symlink_to(tmp_path / "gone-target.md")  # listed, but reading it fails
+    unreadable = _sync(mesh, str(broken))
+    assert unreadable.returncode == 1 and "lost.md" in unreadable.stderr
+    assert _stored(gateway) == kept
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = _sync(mesh, str(empty))
+    assert refused.returncode == 2 and "--allow-empty" in refused.stderr and _stored(gateway) == kept
+    allowed = _sync(mesh, str(empty), "--allow-empty")
+    assert allowed.returncode == 0, allowed.stderr
+    assert _stored(gateway) == {}
