@@ -4,6 +4,8 @@
 # 2. one stage as the Helm chart runs it: read-only root filesystem, non-root, a plaintext health port.
 # Containers get no network (--network none): everything is on their own loopback. Removed on exit.
 set -euo pipefail
+# podman settings for this kind of machine (runc, lower ulimits): deploy/image/containers.conf
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$(cd "$(dirname "$0")" && pwd)/containers.conf}
 IMAGE=${1:-localhost/ragmesh:0.1.0}
 TIMEOUT=${SMOKE_TIMEOUT:-600}
 names=()

@@ -166,3 +166,14 @@ def test_the_gateway_finds_each_stage_at_its_service(full):
     for stage in MTLS_STAGES:
         (grpc_port,) = [p["port"] for p in services[f"ragmesh-{stage}"]["spec"]["ports"] if p["name"] == "grpc"]
         assert stage_address(stage, env) == f"ragmesh-{stage}:{grpc_port}"
+
+
+def test_service_monitor_keeps_the_metrics_own_labels_and_names_the_component(full):
+    """The operator labels every target with `service`, a label ragmesh_rpc_* use themselves (RagmeshErrorRate
+    groups by it): honorLabels keeps the metric's, as deploy/observability/prometheus.yml avoids such labels."""
+    (monitor,) = named(full, "ServiceMonitor").values()
+    (endpoint,) = monitor["spec"]["endpoints"]
+    assert endpoint["honorLabels"] is True and endpoint["port"] == "metrics"
+    assert {"targetLabel": "component"}.items() <= endpoint["relabelings"][0].items()
+    services = [s for s in named(full, "Service").values() if any(p["name"] == "metrics" for p in s["spec"]["ports"])]
+    assert {s["metadata"]["labels"]["app.kubernetes.io/component"] for s in services} == {*STAGES, "triton"}
