@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from loadtest import corpus, ghz, metrics
-from loadtest.harness import TENANT, LoadMesh, log, opensearch_control
+from loadtest.harness import TENANT, LoadMesh, log
 from loadtest.scenario import FaultPlan
 from services.cli.documents import collect_files, to_source_document
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
@@ -111,10 +111,10 @@ class Drill:
 
     def _opensearch_restart(self, timeline: Timeline) -> None:
         timeline.fault = time.time()
-        opensearch_control("down")
+        self.harness.private_opensearch.down()
         time.sleep(self.plan.down_s)
         timeline.restart = time.time()
-        opensearch_control("up")
+        self.harness.private_opensearch.up()
         timeline.serving = time.time()
 
     def run(self, fault: str) -> FaultResult:
@@ -122,6 +122,8 @@ class Drill:
         corpus_before = self.harness.chunk_set(TENANT)
         if fault == "indexer":
             return self.indexer(corpus_before)
+        if fault == "opensearch-node":
+            return self.opensearch_node(corpus_before)
         act, action = {
             "reranker": (self._kill_restart("reranker"), "kill -9 reranker, restart"),
             "generator": (self._kill_restart("generator"), "kill -9 generator, restart"),
@@ -169,7 +171,7 @@ class Drill:
             if errors:
                 problems.append(f"{len(errors)} Ask(s) failed while the indexer was down: {failed}")
         else:
-            stage = "retriever" if fault == "opensearch" else fault
+            stage = "retriever" if fault.startswith("opensearch") else fault
             expectation = f"UNAVAILABLE naming the {stage}; Asks succeed within {RECOVERY_LIMIT_S:g}s of the restart"
             unnamed = [c for c in errors if c.status != "UNAVAILABLE" or stage not in c.error]
             if unnamed:
@@ -251,6 +253,75 @@ class Drill:
         result.met = not result.problems
         return result
 
+    # ---- one node of the two-node OpenSearch cluster, under Ask and ingest load ------------------------
+
+    def opensearch_node(self, corpus_before: set) -> FaultResult:
+        """kill -9 the second node (data only; the first holds the cluster state) while Asks and an ingest of a
+        folder run, start it again and wait for green. Ingest results that failed are ingested again once the
+        cluster is green (the caller's retry); then the folder's chunks must equal a clean ingest's, and no
+        Ask may fail once the cluster has noticed the lost node."""
+        folder = Path(tempfile.mkdtemp(prefix="folder-", dir=self.harness.mesh.data_dir))
+        self._write_folder(folder)
+        documents = [to_source_document(path, uri) for path, uri in collect_files([str(folder)])]
+        clean_tenant, loaded_tenant = f"{TENANT}-clean", f"{TENANT}-nodeloss"
+        clean = self.harness.ingest(documents, clean_tenant)
+        if not all(r.ok for r in clean):
+            raise SystemExit(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
+        during: list = []
+
+        def act(timeline: Timeline) -> None:
+            ingest = threading.Thread(target=self._batched_ingest, args=(documents, loaded_tenant, during))
+            ingest.start()
+            timeline.fault = time.time()
+            self.harness.private_opensearch.node("kill", 2)
+            time.sleep(self.plan.down_s)
+            timeline.restart = time.time()
+            self.harness.private_opensearch.node("start", 2)
+            timeline.serving = time.time()
+            ingest.join()
+            retry = [d for d, r in zip(documents, during, strict=False) if not r.ok] + documents[len(during) :]
+            if retry:
+                log(f"opensearch-node: ingesting {len(retry)} document(s) again after green")
+                again = self.harness.ingest(retry, loaded_tenant)
+                if not all(r.ok for r in again):
+                    raise SystemExit(f"re-ingest after green failed: {[r.error for r in again if not r.ok][:3]}")
+
+        load, timeline, degraded = self._under_load(act)
+        result = self.judge(
+            "opensearch-node", "kill -9 OpenSearch node 2 of 2, restart", load, timeline, degraded, set(), set()
+        )
+        # The cluster notices a killed node at once (its connections close); Asks may fail until then.
+        result.problems = [p for p in result.problems if "within" not in p and "did not reach" not in p]
+        late = [c for c in load.calls if not c.ok and c.start > timeline.fault + RECOVERY_LIMIT_S]
+        if late:
+            result.problems.append(f"{len(late)} Ask(s) failed more than {RECOVERY_LIMIT_S:g}s after the node loss")
+        wanted, got = self.harness.chunk_set(clean_tenant), self.harness.chunk_set(loaded_tenant)
+        result.chunks_lost, result.chunks_extra = len(wanted - got), len(got - wanted)
+        if result.chunks_lost or result.chunks_extra:
+            result.problems.append(
+                f"ingested under node loss differs from a clean ingest: {result.chunks_lost} chunk(s) missing, "
+                f"{result.chunks_extra} extra (of {len(wanted)})"
+            )
+        if corpus_before != self.harness.chunk_set(TENANT):
+            result.problems.append("the load corpus changed during the node drill")
+        failed_docs = sum(not r.ok for r in during)
+        result.expectation = (
+            f"Asks fail only in the first {RECOVERY_LIMIT_S:g}s; no document lost; green again "
+            "(restart s = until green)"
+        )
+        result.action += f" ({failed_docs}/{len(documents)} documents failed during the loss and were retried)"
+        result.met = not result.problems
+        return result
+
+    def _batched_ingest(self, documents: list, tenant: str, results: list, batch: int = 4) -> None:
+        """The folder a few documents per request, as a client feeding a stream of documents does."""
+        for i in range(0, len(documents), batch):
+            try:
+                results += self.harness.ingest(documents[i : i + batch], tenant)
+            except Exception as err:  # noqa: BLE001 - a failed request is retried after green, like a caller
+                log(f"ingest request failed during the node loss: {err}")
+                return
+
     def _write_folder(self, folder: Path) -> None:
         """ingest_documents SciFact abstracts from past the load corpus's slice, one text file each."""
         scifact = self.harness.scifact
@@ -282,8 +353,8 @@ def run_faults(harness: LoadMesh, plan: FaultPlan, deadline_s: float) -> list[Fa
         if fault == "opensearch" and harness.backend != "opensearch":
             log("opensearch: skipped (the index is embedded: --backend opensearch)")
             continue
-        if fault == "opensearch-node":
-            log("opensearch-node: not implemented in this harness (two-node cluster drill)")
+        if fault == "opensearch-node" and harness.backend != "opensearch":
+            log("opensearch-node: skipped (the index is embedded: --backend opensearch)")
             continue
         results.append(drill.run(fault))
         log(f"{fault}: {'met' if results[-1].met else 'FAILED: ' + '; '.join(results[-1].problems)}")

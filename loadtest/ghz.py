@@ -107,13 +107,17 @@ class GhzLoad:
         self._scratch = Path(tempfile.mkdtemp(prefix="ragmesh-ghz-"))
         data_file, self._out_file = self._scratch / "data.json", self._scratch / "out.json"
         data_file.write_text(json.dumps(messages))
+        # The key goes in a file (mode 0600), not on the command line where any local user's `ps` shows it.
+        metadata_file = self._scratch / "metadata.json"
+        metadata_file.touch(mode=0o600)
+        metadata_file.write_text(json.dumps({"authorization": f"Bearer {api_key}"}))
         command = [
             str(GHZ),
             "--insecure",
             f"--protoset={PROTOSET}",
             f"--call={GATEWAY_SERVICE}.{rpc}",
             f"--data-file={data_file}",
-            f"--metadata={json.dumps({'authorization': f'Bearer {api_key}'})}",
+            f"--metadata-file={metadata_file}",
             f"--concurrency={concurrency}",
             "--connections=1",
             f"--timeout={deadline_s}s",

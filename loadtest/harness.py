@@ -5,6 +5,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from shared.stubs import gateway_pb2, gateway_pb2_grpc
 TENANT = "loadtest"
 OPENSEARCH_UP = Path(ROOT_DIR, "deploy", "opensearch", "up.sh")
 OPENSEARCH_DOWN = Path(ROOT_DIR, "deploy", "opensearch", "down.sh")
+OPENSEARCH_PAIR = Path(ROOT_DIR, "deploy", "opensearch", "pair.sh")
 
 
 def log(message: str) -> None:
@@ -37,10 +39,54 @@ def opensearch_answers(url: str) -> bool:
         return False
 
 
+def free_port_pair() -> int:
+    """A port p with p + 1 free as well (the two-node cluster's second node takes the next port)."""
+    while True:
+        port = free_port()
+        with contextlib.suppress(OSError), socket.socket() as sock:
+            sock.bind(("127.0.0.1", port + 1))
+            return port
+
+
+class PrivateOpenSearch:
+    """OpenSearch of this load test's own (make opensearch-up's scripts with other ports and root), for drills that
+    stop it: a node other work uses (make test's, on 9200) is never stopped. Two nodes (deploy/opensearch/pair.sh)
+    for the node-loss drill."""
+
+    def __init__(self, nodes: int):
+        self.nodes = nodes
+        self.port = free_port_pair()
+        self.env = {
+            **os.environ,
+            "OPENSEARCH_PORT": str(self.port),
+            "OPENSEARCH_TRANSPORT_PORT": str(free_port_pair()),
+            "OPENSEARCH_NODES": str(nodes),
+            "RAGMESH_OPENSEARCH_ROOT": f"/var/lib/ragmesh-opensearch-loadtest-{nodes}",
+        }
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def up(self) -> None:
+        subprocess.run(["bash", str(OPENSEARCH_UP)], check=True, env=self.env)
+
+    def down(self) -> None:
+        subprocess.run(["bash", str(OPENSEARCH_DOWN)], check=True, env=self.env)
+
+    def node(self, action: str, number: int) -> None:
+        """pair.sh kill N / start N (start waits until the cluster is green)."""
+        subprocess.run(["bash", str(OPENSEARCH_PAIR), action, str(number)], check=True, env=self.env)
+
+
 class LoadMesh:
     def __init__(self, scenario: Scenario, data_dir: str, backend: str, reranker: str, scifact: Path):
         self.scenario, self.backend, self.reranker_kind, self.scifact = scenario, backend, reranker, scifact
-        self.opensearch_url = os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH_URL)
+        # A drill that stops OpenSearch gets a node of its own; otherwise the one at OPENSEARCH_URL serves.
+        drills = {"opensearch", "opensearch-node"} & set(_faults(scenario)) if backend == "opensearch" else set()
+        self.private_opensearch = PrivateOpenSearch(2 if "opensearch-node" in drills else 1) if drills else None
+        self.opensearch_url = (
+            self.private_opensearch.url
+            if self.private_opensearch
+            else os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH_URL)
+        )
         self.triton = None
         env = {
             # A load test measures capacity: the per-key rate limit (50/s by default) would measure the limiter.
@@ -50,6 +96,8 @@ class LoadMesh:
         if backend == "opensearch":
             digest = hashlib.sha256(data_dir.encode()).hexdigest()[:8]
             env.update({"OPENSEARCH_URL": self.opensearch_url, "RAGMESH_OPENSEARCH_PREFIX": f"loadtest-{digest}"})
+            if self.private_opensearch and self.private_opensearch.nodes == 2:
+                env["RAGMESH_OPENSEARCH_REPLICAS"] = "1"  # each shard on both nodes
         self.extra_env = env
         self.mesh = Mesh.on_free_ports(data_dir, extra_env=env)
         self.questions: list[str] = []
@@ -81,6 +129,9 @@ class LoadMesh:
         )
 
     def start(self) -> None:
+        if self.private_opensearch:
+            log(f"starting a private OpenSearch node on {self.opensearch_url} for the stop/start drill")
+            self.private_opensearch.up()
         if self.backend == "opensearch" and not opensearch_answers(self.opensearch_url):
             raise SystemExit(f"no OpenSearch answers on {self.opensearch_url}: run `make opensearch-up` first")
         if self.reranker_kind == "triton":
@@ -121,6 +172,8 @@ class LoadMesh:
         self.mesh.stop()
         if self.triton is not None:
             self.triton.stop()
+        if self.private_opensearch:
+            self.private_opensearch.down()
 
     # ---- what a load needs ----------------------------------------------------------------------------
 
@@ -157,6 +210,10 @@ class LoadMesh:
         return out
 
 
+def _faults(scenario: Scenario) -> tuple[str, ...]:
+    return scenario.faults.faults if scenario.faults else ()
+
+
 def _key(document_id: str, version: str, position: int, body: str) -> tuple[str, str, int, str]:
     return document_id, version, int(position), hashlib.sha256(body.encode()).hexdigest()[:16]
 
@@ -182,9 +239,3 @@ def load_mesh(scenario: Scenario, backend: str, reranker: str, scifact: Path, ke
             log(f"data dir and stage logs kept in {data_dir}")
         else:
             shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def opensearch_control(action: str) -> None:
-    """make opensearch-up / -down's scripts (the fault drill stops and starts the node)."""
-    script = OPENSEARCH_UP if action == "up" else OPENSEARCH_DOWN
-    subprocess.run(["bash", str(script)], check=True)

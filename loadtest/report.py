@@ -165,15 +165,19 @@ def _cdf_end_to_end(out_dir: Path, report: dict) -> Path | None:
         )
     comparison = report.get("in_process")
     if comparison:
-        values = sorted(comparison["in_process"]["latencies"])
-        ax.step(
-            [v * 1000 for v in values],
-            [(i + 1) / len(values) for i in range(len(values))],
-            where="post",
-            linestyle="--",
-            color="black",
-            label="Ask in-process c=1",
-        )
+        for key, style, label in (
+            ("mesh_latencies", ":", "Ask mesh c=1 (comparison)"),
+            (None, "--", "Ask in-process c=1"),
+        ):
+            values = sorted(comparison[key] if key else comparison["in_process"]["latencies"])
+            ax.step(
+                [v * 1000 for v in values],
+                [(i + 1) / len(values) for i in range(len(values))],
+                where="post",
+                linestyle=style,
+                color="black",
+                label=label,
+            )
     ax.set(xscale="log", xlabel="latency (ms, log)", ylabel="share of requests", title="End-to-end latency CDF")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
@@ -222,6 +226,8 @@ def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
         right.plot(levels, [(s["p95"] or 0) * 1000 for s in steps], marker="s", color="tab:red", label="p95 ms")
         right.axhline(budgets.rpcs[rpc].p95 * 1000, color="tab:red", linestyle="--", label="p95 budget")
         right.set_ylabel("p95 (ms)")
+        ax.set_ylim(bottom=0)
+        right.set_ylim(bottom=0)
         handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
         ax.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="upper left")
         ax.grid(True, alpha=0.3)

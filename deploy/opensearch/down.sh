@@ -3,6 +3,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/env.sh"
+# OPENSEARCH_NODES=2: the two-node cluster on loopback instead (pair.sh).
+if [ "${OPENSEARCH_NODES:-1}" = 2 ]; then exec bash "$here/pair.sh" down; fi
 
 pid="$(cat "$OS_PIDFILE" 2>/dev/null || true)"
 if ! ours_running; then

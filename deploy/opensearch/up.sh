@@ -3,6 +3,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/env.sh"
+# OPENSEARCH_NODES=2: the two-node cluster on loopback instead (pair.sh).
+if [ "${OPENSEARCH_NODES:-1}" = 2 ]; then exec bash "$here/pair.sh" up; fi
 start_timeout="${OPENSEARCH_START_TIMEOUT:-180}"
 
 healthy() { curl -sf "$OS_URL/_cluster/health?wait_for_status=yellow&timeout=2s" >/dev/null; }
