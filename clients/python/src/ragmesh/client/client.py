@@ -8,7 +8,7 @@ is retried for the calls that are safe to repeat (ragmesh.client.retry).
 import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Literal
+from typing import Literal, cast
 
 import grpc
 
@@ -18,12 +18,12 @@ from ragmesh.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, r
 
 Mode = Literal["hybrid", "bm25", "dense"]
 RatingName = Literal["up", "down"]
-MODES: dict[str, int] = {
+MODES: dict[str, retriever_pb2.RetrievalMode] = {
     "hybrid": retriever_pb2.RETRIEVAL_MODE_HYBRID,
     "bm25": retriever_pb2.RETRIEVAL_MODE_BM25,
     "dense": retriever_pb2.RETRIEVAL_MODE_DENSE,
 }
-RATINGS: dict[str, int] = {"up": gateway_pb2.RATING_THUMBS_UP, "down": gateway_pb2.RATING_THUMBS_DOWN}
+RATINGS: dict[str, gateway_pb2.Rating] = {"up": gateway_pb2.RATING_THUMBS_UP, "down": gateway_pb2.RATING_THUMBS_DOWN}
 # The gateway accepts messages up to 64 MiB (an Ingest batch); answers with candidates can be large too.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 DEFAULT_RETRY = RetryPolicy()
@@ -77,17 +77,17 @@ def document(
     )
 
 
-def _rating(rating: RatingName | int) -> int:
+def _rating(rating: RatingName | int) -> gateway_pb2.Rating:
     if isinstance(rating, int):
-        return rating
+        return cast(gateway_pb2.Rating, rating)  # the enum's number
     if rating not in RATINGS:
         raise ValueError(f"rating must be one of {sorted(RATINGS)}, not {rating!r}")
     return RATINGS[rating]
 
 
-def _mode(mode: Mode | int) -> int:
+def _mode(mode: Mode | int) -> retriever_pb2.RetrievalMode:
     if isinstance(mode, int):
-        return mode
+        return cast(retriever_pb2.RetrievalMode, mode)  # the enum's number
     if mode not in MODES:
         raise ValueError(f"mode must be one of {sorted(MODES)}, not {mode!r}")
     return MODES[mode]

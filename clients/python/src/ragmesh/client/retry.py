@@ -1,7 +1,7 @@
 """Which gateway calls are retried, and how: gRPC's own retry policy (a service config), not a loop here.
 
 Only UNAVAILABLE is retried, and only for calls that are safe to run twice: reads (Search, GetChunk,
-ListDocuments, Ask: a second Ask logs a second answer, nothing else) and writes that converge
+ListDocuments, ListFeedback, Ask: a second Ask logs a second answer, nothing else) and writes that converge
 (DeleteDocument; Ingest, whose unchanged chunks are kept as they are, and which gRPC retries only until the
 first result has arrived). Feedback and Erase are never retried: a second try would store the verdict (the
 erasure report) twice. The gateway marks an UNAVAILABLE that its own handler returned (a stage behind it is
@@ -13,9 +13,9 @@ import dataclasses
 import json
 
 SERVICE = "ragmesh.v1.Gateway"
-RETRIED_METHODS = ("Ask", "Search", "GetChunk", "DeleteDocument", "Ingest", "ListDocuments")
-# Erase stores a report per call: one erasure, one report.
-NOT_RETRIED_METHODS = ("Feedback", "Erase")
+RETRIED_METHODS = ("Ask", "Search", "GetChunk", "DeleteDocument", "Ingest", "ListDocuments", "ListFeedback")
+# Erase stores a report per call (one erasure, one report); RecordFeedbackExport records an export per call.
+NOT_RETRIED_METHODS = ("Feedback", "Erase", "RecordFeedbackExport")
 RETRYABLE_CODES = ("UNAVAILABLE",)
 
 
