@@ -13,7 +13,16 @@ import yaml
 from shared.errors import InvalidArgument
 
 _FENCE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-KNOWN_KEYS = ("doc_id", "title", "version", "effective_from", "effective_to", "access_scopes", "content_type")
+KNOWN_KEYS = (
+    "doc_id",
+    "title",
+    "version",
+    "effective_from",
+    "effective_to",
+    "access_scopes",
+    "content_type",
+    "supersedes",  # document ids this one replaces, or `none` (services/chunker/supersession.py)
+)
 # How close an unknown key must be to a known one to count as its misspelling (`acess_scopes`: 0.96).
 _MISSPELLING_CUTOFF = 0.8
 _NULL_TAG = "tag:yaml.org,2002:null"

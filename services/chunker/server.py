@@ -4,7 +4,7 @@ from services.chunker.service import DocumentChunker
 from shared import config, convert
 from shared.config import ChunkerConfig
 from shared.server import serve
-from shared.stubs import chunker_pb2, chunker_pb2_grpc
+from shared.stubs import chunker_pb2, chunker_pb2_grpc, common_pb2
 
 
 class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
@@ -12,11 +12,17 @@ class ChunkerServicer(chunker_pb2_grpc.ChunkerServicer):
         self.chunker = chunker
 
     def ChunkDocument(self, request, context):
-        meta, chunks = self.chunker.run(request.document.content, convert.meta_from_pb(request.document.meta))
+        meta, chunks, statements = self.chunker.chunk(
+            request.document.content, convert.meta_from_pb(request.document.meta)
+        )
         return chunker_pb2.ChunkDocumentResponse(
             meta=convert.meta_to_pb(meta),
             chunks=[convert.chunk_to_pb(c) for c in chunks],
             chunker_id=self.chunker.chunker_id,
+            statements=[
+                common_pb2.GovernanceStatement(field=s.field, value=s.value, evidence=s.evidence, source=s.source)
+                for s in statements
+            ],
         )
 
 

@@ -21,6 +21,7 @@ from services.chunker.governance import (
 )
 from services.chunker.parsing import content_type_for, parse_document
 from services.chunker.structure import ParsedDocument
+from services.chunker.supersession import SOURCE_FRONT_MATTER, Statement, infer
 from shared.embedding.tokens import TokenCounter
 from shared.errors import InvalidArgument, ResourceExhausted
 from shared.model import Chunk, DocumentMeta
@@ -70,6 +71,12 @@ class DocumentChunker:
         self._windows = FixedWindows(self.counter, self.max_tokens, self.overlap_ratio)
 
     def run(self, content: bytes, meta: DocumentMeta) -> tuple[DocumentMeta, list[Chunk]]:
+        resolved, chunks, _ = self.chunk(content, meta)
+        return resolved, chunks
+
+    def chunk(self, content: bytes, meta: DocumentMeta) -> tuple[DocumentMeta, list[Chunk], list[Statement]]:
+        """The chunks, and what the document states about its validity and what it replaces (front matter,
+        else read from its text: services/chunker/supersession.py), for the ingest result to report."""
         name = meta.document_id or meta.source_uri or "document"
         if not meta.tenant_id:
             raise InvalidArgument("document.meta.tenant_id", f"is required ({name})")
@@ -87,18 +94,32 @@ class DocumentChunker:
                 f"document.content: {name} has {len(parsed.text)} characters of text, over "
                 f"the {self.max_bytes}-byte document limit"
             )
-        resolved = self._resolve_meta(meta, parsed, content, content_type)
+        resolved, statements = self._resolve_meta(meta, parsed, content, content_type)
+        if self._packer is None or self._windows is None:
+            raise RuntimeError("the chunker is not warmed up (warm_up() first)")
         if self.strategy == "fixed":
-            return resolved, self._windows.chunks(parsed.text, resolved, parsed.body_start)
-        return resolved, build_chunks(parsed.text, resolved, parsed.sections, self._packer)
+            return resolved, self._windows.chunks(parsed.text, resolved, parsed.body_start), statements
+        return resolved, build_chunks(parsed.text, resolved, parsed.sections, self._packer), statements
 
     def _resolve_meta(
         self, meta: DocumentMeta, parsed: ParsedDocument, content: bytes, content_type: str
-    ) -> DocumentMeta:
+    ) -> tuple[DocumentMeta, list[Statement]]:
         """Caller-supplied metadata wins; front matter (Markdown and plain text) fills the gaps; then
-        what the document says of itself; then defaults. Every stated governance value is checked."""
+        what the document says of itself in its text (an effective date; what it replaces); then defaults.
+        Every stated governance value is checked. Returns the statements the ingest result reports."""
         name = meta.document_id or meta.source_uri or "document"
         stated = {key: _front_matter_value(parsed.fields, key, name) for key in parsed.fields}
+        statements = [
+            Statement("supersedes", d, "front matter", SOURCE_FRONT_MATTER) for d in stated.get("supersedes", [])
+        ]
+        if "supersedes" in stated:  # stated (even as none): the text is not read for it
+            statements += [s for s in infer(parsed.text) if s.field == "effective_from"]
+        else:
+            statements += infer(parsed.text)
+        inferred_from = next((s.value for s in statements if s.field == "effective_from"), "")
+        if meta.effective_from or "effective_from" in stated:
+            statements = [s for s in statements if s.field != "effective_from"]
+            inferred_from = ""
         scopes = (
             scope_list(list(meta.access_scopes), "document.meta.access_scopes", name)
             if meta.access_scopes
@@ -108,7 +129,7 @@ class DocumentChunker:
         effective_from = (
             date_value(meta.effective_from, "document.meta.effective_from", name)
             if meta.effective_from
-            else stated.get("effective_from", DEFAULT_EFFECTIVE_FROM)
+            else stated.get("effective_from", inferred_from or DEFAULT_EFFECTIVE_FROM)
         )
         effective_to = (
             date_value(meta.effective_to, "document.meta.effective_to", name)
@@ -116,7 +137,7 @@ class DocumentChunker:
             else stated.get("effective_to", "")
         )
         check_interval(effective_from, effective_to, name)
-        return dataclasses.replace(
+        resolved = dataclasses.replace(
             meta,
             document_id=document_id,
             version=meta.version or stated.get("version") or "1",
@@ -127,10 +148,15 @@ class DocumentChunker:
             title=meta.title or stated.get("title") or parsed.title or PurePosixPath(document_id).stem,
             source_sha256=hashlib.sha256(content).hexdigest(),
         )
+        return resolved, statements
 
 
 def _front_matter_value(fields: dict, key: str, name: str):
     field = f"front_matter.{key}"
+    if key == "supersedes":  # document ids, or `none` (the text's "replaces" statements are then ignored)
+        value = fields[key]
+        ids = value if isinstance(value, list) else [value]
+        return [text_value(v, field, name) for v in ids if not (isinstance(v, str) and v.strip().lower() == "none")]
     if key == "access_scopes":
         return scope_list(fields[key], field, name)
     if key in ("effective_from", "effective_to"):

@@ -52,6 +52,12 @@ def ingest(
                         f"{result.chunks_written} written, {result.chunks_unchanged} unchanged, "
                         f"{result.chunks_removed} removed"
                     )
+                    # Inferred governance is shown, for the operator to confirm or override in front matter.
+                    for stated in result.statements:
+                        line += (
+                            f"\n       {stated.field} {stated.value!r} ({stated.source}: {stated.evidence!r}): "
+                            f"{stated.outcome}"
+                        )
                 else:
                     failed += 1
                     line = f"FAILED {result.source_uri}: {result.error_code}: {result.error}"

@@ -13,6 +13,7 @@ import time
 import grpc
 from opentelemetry import trace
 
+from services.gateway import supersession
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
@@ -142,6 +143,8 @@ class Funnel:
         result.chunks_written = upserted.chunks_written
         result.chunks_unchanged = upserted.chunks_unchanged
         result.chunks_removed = upserted.chunks_removed
+        # What the document says it replaces closes the replaced document (reported, never silent).
+        result.statements.extend(supersession.link(self.indexer, chunked.meta, chunked.statements, context))
         return result
 
     # ---- search and ask -------------------------------------------------------------------------

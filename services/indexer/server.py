@@ -63,6 +63,12 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
             ]
         )
 
+    def Supersede(self, request, context):
+        updated = self.indexer.supersede(
+            request.tenant_id, request.document_id, request.effective_to, _held(request.guard)
+        )
+        return indexer_pb2.SupersedeResponse(chunks_updated=updated)
+
     def Stats(self, request, context):
         stats = self.indexer.index.stats(request.tenant_id)
         return indexer_pb2.StatsResponse(

@@ -4,6 +4,7 @@ from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument, PermissionDenied, require
 from shared.index.base import IndexBackend, UpsertResult
 from shared.index.erasure import IndexErasure, erase
+from shared.index.supersede import close_document
 from shared.model import PUBLIC_SCOPE, Chunk, DocumentMeta
 from shared.names import ALL_SCOPES
 
@@ -63,6 +64,14 @@ class DocumentIndexer:
         else:
             self._check_scopes(tenant_id, document_id, held_scopes, "erase")
         return erase(self.index, tenant_id, document_id)
+
+    def supersede(self, tenant_id: str, document_id: str, effective_to: str, held_scopes: list[str] | None) -> int:
+        """Ends a document's versions in force at `effective_to` (another document replaces it)."""
+        require(tenant_id, "tenant_id")
+        require(document_id, "document_id")
+        require(effective_to, "effective_to")
+        self._check_scopes(tenant_id, document_id, held_scopes, "supersede")
+        return close_document(self.index, tenant_id, document_id, effective_to)
 
     def _check_scopes(self, tenant_id: str, document_id: str, held: list[str] | None, action: str) -> None:
         """A guarded caller may replace or delete a document only when it holds every scope the

@@ -284,6 +284,29 @@ class EmbeddedIndex:
                 return
             threading.Event().wait(0.1)
 
+    def close_document(self, tenant_id: str, document_id: str, effective_to: str) -> int:
+        """Ends the document's versions that are in force at `effective_to` there (another document
+        replaces it). Returns the chunks updated."""
+        end = normalize_time(effective_to, "effective_to")
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            rowids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=? AND effective_from < ? "
+                    "AND (effective_to = '' OR effective_to > ?)",
+                    (tenant_id, document_id, end, end),
+                )
+            ]
+            conn.executemany("UPDATE chunks SET effective_to=? WHERE rowid=?", [(end, r) for r in rowids])
+            self._bump_generation(conn, tenant_id, rowids)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return len(rowids)
+
     def forget_tenant(self, tenant_id: str) -> bool:
         """Drops this process's vector view of the tenant (the next query rebuilds it from the file)."""
         with self._cache_lock:

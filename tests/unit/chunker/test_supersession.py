@@ -1,0 +1,73 @@
+"""Effective dates and "replaces" statements read from a document's own text."""
+
+from services.chunker.supersession import infer, match_replaced
+from shared.model import DocumentMeta
+
+
+def _stated(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for s in infer(text):
+        found.setdefault(s.field, []).append(s.value)
+    return found
+
+
+def test_the_usual_phrasings():
+    assert _stated("# Returns 2026\n\nEffective 2026-03-01. Replaces the 2025 policy.\n") == {
+        "effective_from": ["2026-03-01"],
+        "supersedes": ["the 2025 policy"],
+    }
+    assert _stated("In force from 1 March 2026; it supersedes the Travel Policy (2024 edition).") == {
+        "effective_from": ["2026-03-01"],
+        "supersedes": ["the Travel Policy (2024 edition)"],
+    }
+    assert _stated("Valid from March 5th, 2026.") == {"effective_from": ["2026-03-05"]}
+    assert _stated("Effective date: 2026-3-9") == {"effective_from": ["2026-03-09"]}
+
+
+def test_dates_that_are_not_stated_as_effective_are_not_read():
+    assert _stated("The meeting on 2026-04-01 agreed a new budget. Invoices from 2025 are archived.") == {}
+    assert _stated("Effective immediately, doors lock at 8.") == {}  # no date: nothing guessed
+    assert _stated("Effective 2026-02-31.") == {}  # not a date
+
+
+def test_a_replaced_document_is_matched_by_year_and_topic():
+    stored = [
+        {"document_id": d, "title": t, "source_uri": d, "effective_from": "2020-01-01T00:00:00Z"}
+        for d, t in (
+            ("returns-2025.md", "Returns policy 2025"),
+            ("travel-2025.md", "Travel policy 2025"),
+            ("returns-2024.md", "Returns policy 2024"),
+        )
+    ]
+    ids = [c["document_id"] for c in match_replaced("the 2025 policy", "Returns policy 2026", stored)]
+    assert ids == ["returns-2025.md"]
+    ids = [c["document_id"] for c in match_replaced("the travel policy", "Travel 2026", stored)]
+    assert ids == ["travel-2025.md"]
+    assert match_replaced("the 2023 policy", "Returns policy 2026", stored) == []
+
+
+def _chunk(chunker, text: str, uri: str = "policies/returns-2026.md", **meta):
+
+    fields = {"document_id": "", "version": "", "access_scopes": [], **meta}
+    return chunker.chunk(text.encode(), DocumentMeta(tenant_id="t", source_uri=uri, **fields))
+
+
+def test_the_chunker_applies_an_inferred_date_and_reports_every_statement(chunker):
+    meta, _, statements = _chunk(chunker, "# Returns\n\nEffective 2026-03-01. Replaces the 2025 policy.\n")
+    assert meta.effective_from == "2026-03-01"
+    assert [(s.field, s.value, s.source) for s in statements] == [
+        ("effective_from", "2026-03-01", "text"),
+        ("supersedes", "the 2025 policy", "text"),
+    ]
+
+
+def test_front_matter_overrides_what_the_text_says(chunker):
+    front = "---\neffective_from: 2026-04-01\nsupersedes: policies/returns-2024.md\n---\n"
+    text = front + "# R\n\nEffective 2026-03-01. Replaces the 2025 policy.\n"
+    meta, _, statements = _chunk(chunker, text)
+    assert meta.effective_from == "2026-04-01"
+    assert [(s.field, s.value, s.source) for s in statements] == [
+        ("supersedes", "policies/returns-2024.md", "front matter")
+    ]
+    meta, _, statements = _chunk(chunker, "---\nsupersedes: none\n---\n# R\n\nReplaces the 2025 policy.\n")
+    assert statements == [] and meta.effective_from == "1970-01-01"
