@@ -1,24 +1,14 @@
-"""`ragmesh feedback` and `ragmesh triage`: the answer log, read locally, and feedback sent over gRPC."""
+"""`ragmesh feedback` and `ragmesh triage`: feedback sent, reviewed and exported through the gateway's API
+(Feedback, ListFeedback, RecordFeedbackExport), so they work against a remote mesh."""
 
-import json
 import os
 import sys
 import time
 
 from ragmesh.client import RagmeshClient
-from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
-from shared import config
+from ragmesh.v1 import gateway_pb2
 
 PILES = ("never_retrieved", "ranked_low", "generation_failure", "answered_when_it_should_abstain", "unattributed")
-
-
-def open_log(data_dir: str) -> AnswerLog:
-    path = os.path.join(data_dir, "answers.sqlite")
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no answer log at {path} (is --data-dir the gateway's RAGMESH_DATA_DIR?)")
-    log = AnswerLog(path)
-    log.warm_up()
-    return log
 
 
 def cmd_feedback_send(args, client: RagmeshClient) -> int:
@@ -36,44 +26,51 @@ def cmd_feedback_send(args, client: RagmeshClient) -> int:
     return 0
 
 
-def cmd_feedback_export(args) -> int:
-    log = open_log(args.data_dir)
-    pairs = [
-        (c, r)
-        for c, r in (
-            (feedback_to_case(r), r)
-            for r in log.feedback_rows()
-            if r["rating"] == "RATING_THUMBS_DOWN" or r["should_abstain"]
-        )
-        if c
+def cmd_feedback_export(args, client: RagmeshClient) -> int:
+    """Thumbs-down and should-abstain feedback that names its evidence, as evaluation cases (JSON lines)."""
+    entries = [
+        e
+        for e in client.list_feedback(tenant=args.tenant).entries
+        if (e.rating == gateway_pb2.RATING_THUMBS_DOWN or e.should_abstain) and e.eval_case_json
     ]
-    out = open(args.out, "w") if args.out else sys.stdout
-    for case, _ in pairs:
-        out.write(json.dumps(case) + "\n")
-    if args.out:
-        out.close()
-        # An erasure rewrites this file without the cases of what it erases (services/gateway/answer_log.py).
-        log.record_export(args.out, pairs)
-        print(f"{len(pairs)} evaluation cases written to {args.out}")
+    if not args.out:
+        for entry in entries:
+            sys.stdout.write(entry.eval_case_json + "\n")
+        return 0
+    path = os.path.abspath(args.out)
+    with open(path, "w") as out:
+        for entry in entries:
+            out.write(entry.eval_case_json + "\n")
+    if entries:
+        # The gateway notes the file, so that an erasure rewrites it without the cases of what it erases.
+        client.record_feedback_export(path, [e.feedback_id for e in entries], tenant=args.tenant)
+    print(f"{len(entries)} evaluation cases written to {args.out}")
     return 0
 
 
-def cmd_triage(args) -> int:
+def cmd_triage(args, client: RagmeshClient) -> int:
     since = time.time() - args.days * 86400
-    rows = [r for r in open_log(args.data_dir).feedback_rows(since) if r["rating"] == "RATING_THUMBS_DOWN"]
+    entries = client.list_feedback(since=since, rating="down", tenant=args.tenant).entries
     piles: dict[str, list] = {p: [] for p in PILES}
-    for row in rows:
-        pile = triage_pile(row)
-        if pile != "ok":
-            piles[pile].append(row)
+    for entry in entries:
+        if entry.triage_pile in piles:  # "ok": nothing failed
+            piles[entry.triage_pile].append(entry)
     for pile in PILES:
         print(f"== {pile.replace('_', ' ')} ({len(piles[pile])})")
-        for row in piles[pile]:
+        for entry in piles[pile]:
             print(
-                f"  {row['answer_id'][:12]}  trace {row['trace_id'][:16]}  {row['query']!r}"
-                f"  expected {row['expected_document_id'] or '?'}  {row['comment']}"
+                f"  {entry.answer_id[:12]}  trace {entry.trace_id[:16]}  {entry.question!r}"
+                f"  expected {entry.expected_document_id or '?'}  {entry.comment}"
             )
     return 0
+
+
+# Commands that talk to the gateway: main builds the client (address, key, timeout) and passes it.
+CLIENT_COMMANDS = {
+    "feedback_send": cmd_feedback_send,
+    "feedback_export": cmd_feedback_export,
+    "triage": cmd_triage,
+}
 
 
 def add_parsers(sub, query_timeout_default: float) -> None:
@@ -90,21 +87,13 @@ def add_parsers(sub, query_timeout_default: float) -> None:
     send.add_argument("--should-abstain", action="store_true", help="the corpus does not answer it")
     send.set_defaults(func="feedback_send")
     export = fb_sub.add_parser("export", help="reviewed thumbs-down feedback as evaluation cases (JSON lines)")
-    export.add_argument(
-        "--data-dir",
-        default=config.mesh().data_dir,
-        help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
-    )
+    export.add_argument("--tenant", default="", help="default: the API key's tenant")
     export.add_argument("--out", help="cases file to write (default: stdout)")
-    export.set_defaults(func=cmd_feedback_export)
+    export.set_defaults(func="feedback_export")
 
     triage = sub.add_parser(
         "triage", help="thumbs-down answers in three piles: never retrieved, ranked low, generation failure"
     )
-    triage.add_argument(
-        "--data-dir",
-        default=config.mesh().data_dir,
-        help=f"data folder (RAGMESH_DATA_DIR; default {config.DEFAULT_DATA_DIR})",
-    )
+    triage.add_argument("--tenant", default="", help="default: the API key's tenant")
     triage.add_argument("--days", type=float, default=30.0, help="feedback of the last N days (default 30)")
-    triage.set_defaults(func=cmd_triage)
+    triage.set_defaults(func="triage")

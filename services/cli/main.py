@@ -353,8 +353,8 @@ def _run(argv: list[str] | None) -> int:
     # SIGTERM unwinds like Ctrl-C, so a command that spawned a mesh stops it (by pid) on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        if args.func == "feedback_send":
-            return feedback.cmd_feedback_send(args, _client(args))
+        if args.func in feedback.CLIENT_COMMANDS:
+            return feedback.CLIENT_COMMANDS[args.func](args, _client(args))
         return args.func(args)
     except grpc.RpcError as err:
         print(f"ragmesh {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)

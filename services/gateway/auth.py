@@ -27,7 +27,9 @@ SERVICE_PREFIX = "/ragmesh.v1.Gateway/"
 # checked after the chunker has read each document's own scopes (Funnel._ingest_one).
 CALLER: contextvars.ContextVar[ApiKey | None] = contextvars.ContextVar("ragmesh_caller", default=None)
 _READER = frozenset({"Search", "Ask", "GetChunk", "Feedback", "ListDocuments"})
-ROLE_METHODS = {"reader": _READER, "writer": _READER | {"Ingest", "DeleteDocument", "Erase"}}
+# Feedback review (ListFeedback, RecordFeedbackExport) shows other users' questions and comments: writers.
+_WRITER = _READER | {"Ingest", "DeleteDocument", "Erase", "ListFeedback", "RecordFeedbackExport"}
+ROLE_METHODS = {"reader": _READER, "writer": _WRITER}
 # `admin` (keys and tenants) may call every Gateway method of its tenant.
 
 

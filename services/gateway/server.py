@@ -10,6 +10,7 @@ from services.gateway.auth import AuthInterceptor
 from services.gateway.erasure import REPORTS_DIR, Eraser
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
+from services.gateway.review import FeedbackReview
 from shared import calibration, config
 from shared.config import GatewayConfig
 from shared.errors import FailedPrecondition, InvalidArgument
@@ -27,6 +28,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self.funnel = funnel
         self.max_documents = max_documents
         self.eraser = eraser
+        self.review = FeedbackReview(funnel.answer_log)
 
     def Ingest(self, request, context):
         check_tenant_id(request.tenant_id)
@@ -62,6 +64,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             "ListDocuments", indexer_pb2.IndexerListDocumentsRequest(tenant_id=request.tenant_id), context
         )
         return gateway_pb2.ListDocumentsResponse(documents=stored.documents)
+
+    def ListFeedback(self, request, context):
+        return self.review.list_feedback(request)
+
+    def RecordFeedbackExport(self, request, context):
+        return self.review.record_export(request)
 
 
 def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0) -> float:

@@ -144,7 +144,7 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, gateway,
         timeout=10,
     )
     export = tmp_path / "cases.jsonl"
-    assert _cli(mesh, "feedback", "export", "--data-dir", mesh.data_dir, "--out", str(export)).returncode == 0
+    assert _cli(mesh, "feedback", "export", "--tenant", tenant, "--out", str(export)).returncode == 0
     needles = SECRET_RUNS + secret_ids
     # The searches below can fail: before the erasure the stores hold the text and the ids.
     assert _files_holding(mesh.data_dir, needles) and "Ottoline Farraday" in export.read_text()

@@ -2,12 +2,15 @@
 
 import json
 import os
+import time
 
 import grpc
 import pytest
 
 from services.cli.main import main as ragmesh
-from shared.stubs import gateway_pb2
+from shared.credentials import API_KEY_ENV
+from shared.keys import KEYS_FILE, KeyStore
+from shared.stubs import gateway_pb2, gateway_pb2_grpc
 from tests.integration.conftest import TENANT
 
 pytestmark = pytest.mark.integration
@@ -17,7 +20,16 @@ def ask(gateway, question):
     return gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question=question), timeout=60)
 
 
-def test_feedback_triage_and_export(mesh, gateway, ingested, capsys, tmp_path):
+@pytest.fixture
+def cli_env(mesh, monkeypatch):
+    """The CLI in this process finds the mesh's local (writer) key for the tenant, as a person's shell would."""
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    monkeypatch.setenv("RAGMESH_DATA_DIR", mesh.data_dir)
+    mesh.key_for(TENANT)
+    return ["--gateway", mesh.address("gateway")]
+
+
+def test_feedback_triage_and_export(mesh, gateway, ingested, capsys, tmp_path, cli_env):
     answered = ask(gateway, "how much is the Team plan per month")
     assert answered.answer_id and len(answered.trace_id) == 32
     reply = gateway.Feedback(
@@ -45,14 +57,14 @@ def test_feedback_triage_and_export(mesh, gateway, ingested, capsys, tmp_path):
         timeout=10,
     )
 
-    assert ragmesh(["triage", "--data-dir", mesh.data_dir]) == 0
+    assert ragmesh(["triage", *cli_env]) == 0
     out = capsys.readouterr().out
     generation = out.split("== generation failure")[1].split("==")[0]
     never = out.split("== never retrieved")[1].split("==")[0]
     assert answered.answer_id[:12] in generation and missed.answer_id[:12] in never
 
     path = tmp_path / "cases.jsonl"
-    assert ragmesh(["feedback", "export", "--data-dir", mesh.data_dir, "--out", str(path)]) == 0
+    assert ragmesh(["feedback", "export", "--out", str(path), *cli_env]) == 0
     cases = [json.loads(line) for line in path.read_text().splitlines()]
     exported = [c for c in cases if c["question"] == "how much is the Team plan per month"]
     assert exported and exported[0]["gold"][0]["doc_id"] == "pricing/price-list"
@@ -66,3 +78,96 @@ def test_feedback_on_an_unknown_answer_is_not_found(gateway):
             timeout=10,
         )
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def _feedback_down(gateway, question: str, **expected) -> gateway_pb2.AskResponse:
+    answered = ask(gateway, question)
+    gateway.Feedback(
+        gateway_pb2.FeedbackRequest(
+            tenant_id=TENANT, answer_id=answered.answer_id, rating=gateway_pb2.RATING_THUMBS_DOWN, **expected
+        ),
+        timeout=10,
+    )
+    return answered
+
+
+def test_list_feedback_carries_each_entrys_pile_and_case(gateway, ingested):
+    since = time.time()
+    answered = _feedback_down(
+        gateway,
+        "how much is the Team plan per month",
+        comment="wanted the annual price",
+        expected_document_id="pricing/price-list",
+        expected_version="2025-Q3",
+        expected_evidence="| Team | $79 | $790 | 10 | 1 TB | Email, 1 business day |",
+    )
+    listed = gateway.ListFeedback(
+        gateway_pb2.ListFeedbackRequest(tenant_id=TENANT, since=since, rating=gateway_pb2.RATING_THUMBS_DOWN),
+        timeout=10,
+    )
+    (entry,) = [e for e in listed.entries if e.answer_id == answered.answer_id]
+    assert (entry.trace_id, entry.question) == (answered.trace_id, "how much is the Team plan per month")
+    assert entry.comment == "wanted the annual price" and entry.created_at >= since
+    assert entry.triage_pile == "generation_failure"
+    case = json.loads(entry.eval_case_json)
+    assert case["gold"][0]["doc_id"] == "pricing/price-list" and case["tenant"] == TENANT
+    # A rating filter keeps that rating only; a later `since` keeps nothing older.
+    up = gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(rating=gateway_pb2.RATING_THUMBS_UP), timeout=10)
+    assert all(e.rating == gateway_pb2.RATING_THUMBS_UP for e in up.entries)
+    later = gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(since=time.time() + 60), timeout=10)
+    assert list(later.entries) == []
+
+
+@pytest.fixture(scope="module")
+def raw(mesh):
+    with grpc.insecure_channel(mesh.address("gateway")) as channel:
+        yield gateway_pb2_grpc.GatewayStub(channel)
+
+
+def _bearer(token: str):
+    return (("authorization", f"Bearer {token}"),)
+
+
+def test_feedback_review_needs_a_writer_key_of_the_tenant(mesh, gateway, raw, ingested):
+    _feedback_down(gateway, "what is the parental leave policy", should_abstain=True)
+    keys = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+    _, reader = keys.create(TENANT, ["*"], "reader")
+    _, stranger = keys.create("review-stranger", ["*"], "writer")
+    record = gateway_pb2.RecordFeedbackExportRequest(tenant_id=TENANT, path="/tmp/cases.jsonl", feedback_ids=["x"])
+    for call in (
+        lambda: raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=_bearer(reader), timeout=10),
+        lambda: raw.RecordFeedbackExport(record, metadata=_bearer(reader), timeout=10),
+    ):
+        with pytest.raises(grpc.RpcError) as err:
+            call()
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and "needs writer" in err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        raw.ListFeedback(gateway_pb2.ListFeedbackRequest(tenant_id=TENANT), metadata=_bearer(stranger), timeout=10)
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and "not 'demo'" in err.value.details()
+    # The key's own tenant: none of the other tenant's feedback.
+    own = raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=_bearer(stranger), timeout=10)
+    assert list(own.entries) == []
+    mine = gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(), timeout=10)
+    assert any(e.should_abstain for e in mine.entries)
+
+
+def test_record_feedback_export_names_the_bad_field(gateway, ingested):
+    answered = _feedback_down(gateway, "whats E-4412", expected_document_id="contracts/not-ingested")
+    (entry,) = [
+        e
+        for e in gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(), timeout=10).entries
+        if e.answer_id == answered.answer_id
+    ]
+    cases = [
+        (gateway_pb2.RecordFeedbackExportRequest(path="cases.jsonl", feedback_ids=[entry.feedback_id]), "path"),
+        (gateway_pb2.RecordFeedbackExportRequest(path="/tmp/c.jsonl", feedback_ids=["nope"]), "feedback_ids"),
+        # No evidence named: this feedback makes no case, so no export can hold one.
+        (
+            gateway_pb2.RecordFeedbackExportRequest(path="/tmp/c.jsonl", feedback_ids=[entry.feedback_id]),
+            "no evaluation case",
+        ),
+    ]
+    for request, named in cases:
+        with pytest.raises(grpc.RpcError) as err:
+            gateway.RecordFeedbackExport(request, timeout=10)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and named in err.value.details()

@@ -265,3 +265,33 @@ class RagmeshClient:
             should_abstain=should_abstain,
         )
         return self.stub.Feedback(request, **call)
+
+    def list_feedback(
+        self,
+        *,
+        since: float = 0.0,
+        rating: RatingName | int = 0,
+        tenant: str | None = None,
+        timeout: float | None = None,
+        api_key: str | None = None,
+    ) -> gateway_pb2.ListFeedbackResponse:
+        """The tenant's feedback since `since` (seconds since the epoch), oldest first, each entry with its
+        triage pile and evaluation case; `rating` "up" or "down" keeps that rating only. Writer keys."""
+        tenant, call = self._call(tenant, timeout, api_key)
+        request = gateway_pb2.ListFeedbackRequest(tenant_id=tenant, since=since, rating=_rating(rating))
+        return self.stub.ListFeedback(request, **call)
+
+    def record_feedback_export(
+        self,
+        path: str,
+        feedback_ids: Sequence[str],
+        *,
+        tenant: str | None = None,
+        timeout: float | None = None,
+        api_key: str | None = None,
+    ) -> gateway_pb2.RecordFeedbackExportResponse:
+        """Tells the gateway which feedback's cases were written to `path` (absolute), so an erasure can
+        rewrite that file where the gateway reaches it. Writer keys."""
+        tenant, call = self._call(tenant, timeout, api_key)
+        request = gateway_pb2.RecordFeedbackExportRequest(tenant_id=tenant, path=path, feedback_ids=list(feedback_ids))
+        return self.stub.RecordFeedbackExport(request, **call)
