@@ -19,7 +19,7 @@ import difflib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
@@ -161,6 +161,10 @@ class MeshSettings(Settings):
     """export spans over OTLP/gRPC to this endpoint"""
     redact_queries: bool = Field(False, validation_alias="RAGMESH_REDACT_QUERIES")
     """record only a hash of the query on spans"""
+    privacy: Literal["standard", "strict"] = Field("standard", validation_alias="RAGMESH_PRIVACY")
+    """`strict`: no document or question text in the answer log, spans, metric labels or logs (hashes and sizes
+    instead), and names, e-mail addresses and phone numbers pseudonymised before text reaches a generator
+    backend outside the process (`openai`), restored in the answer (shared/privacy.py)"""
 
 
 class ServerConfig(MeshSettings):

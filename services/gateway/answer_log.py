@@ -9,6 +9,7 @@ import time
 import uuid
 
 from shared.erasure import ScanResult, StoreCheck, scan_files, scan_text, sqlite_files
+from shared.privacy import redact, strict
 from shared.sqlite import ThreadLocalSQLite
 
 _SCHEMA = """
@@ -108,13 +109,13 @@ class AnswerLog:
                 trace_id,
                 now,
                 tenant_id,
-                query,
+                redact(query),
                 json.dumps(candidates),
                 json.dumps(context_ids),
-                answer,
+                redact(answer),
                 json.dumps(cited_ids),
                 int(abstained),
-                reason,
+                reason.split(":")[0] if strict() else reason,
                 prompt_tokens,
                 reranker_model_id,
                 int(degraded),
@@ -153,10 +154,10 @@ class AnswerLog:
                 answer_id,
                 time.time(),
                 rating,
-                comment,
+                redact(comment),
                 expected_document_id,
                 expected_version,
-                expected_evidence,
+                redact(expected_evidence),
                 int(should_abstain),
             ),
         )

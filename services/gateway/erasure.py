@@ -19,6 +19,7 @@ from shared.clients import StageCallError, StageClient
 from shared.erasure import StoreCheck, ids_digest, probe_digest
 from shared.errors import InvalidArgument
 from shared.names import check_tenant_id
+from shared.privacy import PRIVACY_DIR, erase_tenant
 from shared.stubs import gateway_pb2, indexer_pb2, reranker_pb2, retriever_pb2
 
 log = logging.getLogger("ragmesh.gateway.erasure")
@@ -50,8 +51,8 @@ class Eraser:
         self.indexer, self.retriever, self.reranker = indexer, retriever, reranker
         self.answer_log = answer_log
         self.reports_dir = reports_dir
-        # Other per-tenant stores (callables (tenant_id, document_ids, whole) -> StoreCheck), e.g. the
-        # privacy mode's pseudonym mapping.
+        # Other per-tenant stores (callables (tenant_id, document_ids, whole) -> StoreCheck): the privacy
+        # mode's pseudonym map.
         self.extra_stores = list(extra_stores)
 
     def erase(self, request: gateway_pb2.EraseRequest, context) -> gateway_pb2.EraseResponse:
@@ -155,6 +156,27 @@ class Eraser:
         with open(base + ".md", "w", encoding="utf-8") as out:
             out.write(report_markdown(report))
         return base + ".json"
+
+
+def pseudonym_map_store(data_dir: str):
+    """The privacy mode's per-tenant pseudonym map (shared/privacy.py): its entries are names, not tied to a
+    document, so a document's erasure leaves it (encrypted); a tenant's erasure overwrites and removes it."""
+
+    def erase(tenant_id: str, document_ids: list[str] | None, whole_tenant: bool) -> StoreCheck:
+        folder = os.path.join(data_dir, PRIVACY_DIR)
+        check = StoreCheck(
+            "privacy:pseudonym_map",
+            os.path.join(folder, f"{tenant_id}.map"),
+            "key and encrypted map overwritten with zeros, then removed (tenant erasure only)",
+        )
+        if whole_tenant:
+            check.removed, left = erase_tenant(data_dir, tenant_id)
+            check.before, check.after = check.removed, len(left)
+        else:
+            check.note = "entries are names, kept encrypted until the tenant is erased"
+        return check
+
+    return erase
 
 
 def _check_from_pb(pb) -> StoreCheck:

@@ -24,6 +24,7 @@ from shared.errors import FailedPrecondition, InvalidArgument, NotFound, require
 from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
+from shared.privacy import redact, strict
 from shared.stubs import (
     chunker_pb2,
     chunker_pb2_grpc,
@@ -280,9 +281,9 @@ class Funnel:
         if not answer.abstained:
             problem = invalid_citations(list(answer.citations), {p.chunk.chunk_id: p.chunk for p in context_passages})
             if problem:
-                log.warning("answer rejected by citation validation: %s", problem)
+                log.warning("answer rejected by citation validation: %s", redact(problem))
                 metrics.CITATION_FAILURES.labels(problem.split(":")[0]).inc()
-                span.set_attribute("ragmesh.citation_failure", problem)
+                span.set_attribute("ragmesh.citation_failure", redact(problem))
                 answer = _not_found(
                     "citation_validation_failed", request.question, problem, generator_id=answer.generator_id
                 )
@@ -381,8 +382,8 @@ def _record_answer(span, answer: common_pb2.Answer) -> None:
     if answer.abstained:
         metrics.ABSTENTIONS.labels(answer.reason.split(":")[0]).inc()
     span.set_attribute("ragmesh.answer.abstained", answer.abstained)
-    span.set_attribute("ragmesh.answer.reason", answer.reason)
-    span.set_attribute("ragmesh.answer.text", answer.text)
+    span.set_attribute("ragmesh.answer.reason", answer.reason.split(":")[0] if strict() else answer.reason)
+    span.set_attribute("ragmesh.answer.text", redact(answer.text))
     span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
 
 

@@ -7,7 +7,7 @@ import time
 
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
-from services.gateway.erasure import REPORTS_DIR, Eraser
+from services.gateway.erasure import REPORTS_DIR, Eraser, pseudonym_map_store
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
 from services.gateway.review import FeedbackReview
@@ -167,7 +167,12 @@ def main() -> None:
         answer_log.warm_up()
         funnel.abstain_threshold = resolve_threshold(cfg, funnel)
         eraser = Eraser(
-            funnel.indexer, funnel.retriever, funnel.reranker, answer_log, os.path.join(cfg.data_dir, REPORTS_DIR)
+            funnel.indexer,
+            funnel.retriever,
+            funnel.reranker,
+            answer_log,
+            os.path.join(cfg.data_dir, REPORTS_DIR),
+            extra_stores=[pseudonym_map_store(cfg.data_dir)],
         )
         gateway_pb2_grpc.add_GatewayServicer_to_server(
             GatewayServicer(funnel, cfg.max_documents_per_ingest, eraser), server

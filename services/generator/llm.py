@@ -13,6 +13,7 @@ from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
 from services.generator.selftest import check_llama_cpp
 from shared.errors import FailedPrecondition, Unavailable
 from shared.model import Answer, Citation, ScoredChunk
+from shared.privacy import redact
 from shared.text import answer_units, content_terms
 
 log = logging.getLogger("ragmesh.generator")
@@ -157,7 +158,7 @@ class LLMGenerator:
         try:
             data = parse_reply(raw)
         except (ValueError, json.JSONDecodeError) as err:
-            log.warning("unparseable model output (%s): %r", err, raw[:200])
+            log.warning("unparseable model output (%s): %r", redact(str(err)), redact(raw[:200]))
             return Answer(
                 "",
                 [],

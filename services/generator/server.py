@@ -7,10 +7,12 @@ from opentelemetry.trace import SpanKind
 from services.generator.base import Generator
 from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
 from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
+from services.generator.privacy import PseudonymisingGenerator
 from shared import config, convert
 from shared.config import GeneratorConfig
 from shared.errors import InvalidArgument
 from shared.observability.tracing import tracer
+from shared.privacy import Pseudonymiser, redact, strict
 from shared.server import serve
 from shared.stubs import generator_pb2, generator_pb2_grpc
 
@@ -34,7 +36,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
             # Prompt size: what the generator reads (for the extractive backend, the passages).
             span.set_attribute("gen_ai.usage.input_tokens", sum(p.chunk.token_count for p in passages))
             answer = self.generator.run(request.query, passages)
-            span.set_attribute("ragmesh.answer.text", answer.text)
+            span.set_attribute("ragmesh.answer.text", redact(answer.text))
             span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
             span.set_attribute("ragmesh.answer.abstained", answer.abstained)
             span.set_attribute("ragmesh.answer.reason", answer.reason)
@@ -68,7 +70,9 @@ def build_generator(cfg: GeneratorConfig) -> Generator:
         if not cfg.openai_url:
             raise SystemExit("RAGMESH_GENERATOR_BACKEND=openai needs RAGMESH_GENERATOR_OPENAI_URL")
         backend = OpenAICompatibleBackend(cfg.openai_url, cfg.openai_model, cfg.openai_api_key)
-        return LLMGenerator(backend, cfg.max_tokens, cfg.section_token_budget, cfg.llm_passages)
+        llm = LLMGenerator(backend, cfg.max_tokens, cfg.section_token_budget, cfg.llm_passages)
+        # Strict privacy: text leaves the process here, so personal data is pseudonymised first.
+        return PseudonymisingGenerator(llm, Pseudonymiser(cfg.data_dir)) if strict() else llm
     raise SystemExit(f"RAGMESH_GENERATOR_BACKEND={cfg.backend!r}: expected extractive, llamacpp or openai")
 
 

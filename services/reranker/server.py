@@ -36,7 +36,6 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
             model_version=self.reranker.model_version,
         )
 
-
     def ForgetChunks(self, request, context):
         forget = getattr(self.reranker, "forget", None)
         if forget is None:  # a reranker without a per-chunk cache holds nothing to forget

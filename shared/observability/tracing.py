@@ -34,7 +34,7 @@ def setup_tracing(stage: str, exporter: SpanExporter | None = None) -> TracerPro
     provider = TracerProvider(resource=Resource.create({"service.name": f"ragmesh-{stage}"}))
     global _redact_queries
     settings = config.mesh()
-    _redact_queries = settings.redact_queries
+    _redact_queries = settings.redact_queries or settings.privacy == "strict"  # strict privacy: no query text
     endpoint = settings.otlp_endpoint
     if exporter is None and endpoint:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
@@ -64,7 +64,11 @@ def traced_channel(channel: grpc.Channel) -> grpc.Channel:
 
 def query_attribute(query: str) -> tuple[str, str]:
     """The query itself, or only its hash when RAGMESH_REDACT_QUERIES is on."""
-    redact = config.mesh().redact_queries if _redact_queries is None else _redact_queries
+    if _redact_queries is None:
+        settings = config.mesh()
+        redact = settings.redact_queries or settings.privacy == "strict"
+    else:
+        redact = _redact_queries
     if redact:
         return "ragmesh.query.sha256", hashlib.sha256(query.encode()).hexdigest()
     return "ragmesh.query", query
