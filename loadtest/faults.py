@@ -12,11 +12,14 @@ and for all: no request runs past its deadline, and the load corpus keeps every 
 
 import dataclasses
 import signal
+import subprocess
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import grpc
 
 from loadtest import corpus, ghz, metrics
 from loadtest.harness import TENANT, LoadMesh, log
@@ -27,6 +30,10 @@ from shared.stubs import gateway_pb2, gateway_pb2_grpc
 RECOVERY_LIMIT_S = 5.0
 # A request is hung when it ran to its deadline (ghz cancels it there) or close to it.
 HANG_MARGIN_S = 0.25
+
+
+class DrillError(RuntimeError):
+    """A drill could not be carried out (not a finding about the mesh's behaviour under the fault)."""
 
 
 @dataclasses.dataclass
@@ -47,6 +54,11 @@ class FaultResult:
     met: bool
     problems: list[str]
     first_error: str = ""
+    # Seconds from the fault: when the part was brought back and when it served again, and every request's
+    # (start, latency, status) for the timeline plot.
+    restart_at: float = 0.0
+    serving_at: float = 0.0
+    calls: list[tuple[float, float, str]] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -148,9 +160,11 @@ class Drill:
         calls = load.calls
         failed = {s: n for s, n in load.statuses().items() if s != "OK"}
         hung = sum(c.latency >= self.deadline_s - HANG_MARGIN_S or c.status == "DEADLINE_EXCEEDED" for c in calls)
-        # Recovery: from the part being back (SERVING, or SIGCONT) to the first successful Ask that started
-        # after the fault began and ended after it was back.
-        recovered = [c.end for c in calls if c.ok and c.start >= timeline.fault and c.end >= timeline.serving]
+        # Recovery: from the part being back (SERVING, or SIGCONT) to the start of the first successful Ask after
+        # the last failed one (start times: an Ask's own length, seconds on a busy machine, is not recovery).
+        since_fault = [c for c in calls if c.start >= timeline.fault]
+        last_failure = max((c.start for c in since_fault if not c.ok), default=timeline.fault)
+        recovered = [c.start for c in since_fault if c.ok and c.start >= last_failure]
         recovery = max(0.0, min(recovered) - timeline.serving) if recovered else None
         errors = [c for c in calls if not c.ok]
         late_failures = [c for c in errors if c.start > timeline.serving + RECOVERY_LIMIT_S]
@@ -199,6 +213,9 @@ class Drill:
             met=not problems,
             problems=problems,
             first_error=errors[0].error[:300] if errors else "",
+            restart_at=timeline.restart - timeline.fault,
+            serving_at=timeline.serving - timeline.fault,
+            calls=[(c.start - timeline.fault, c.latency, c.status) for c in calls],
         )
 
     # ---- the indexer, mid-ingest --------------------------------------------------------------------
@@ -213,8 +230,9 @@ class Drill:
         clean_tenant, faulted_tenant = f"{TENANT}-clean", f"{TENANT}-faulted"
         clean = self.harness.ingest(documents, clean_tenant)
         if not all(r.ok for r in clean):
-            raise SystemExit(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
+            raise DrillError(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
         first_pass: list = []
+        retried: list[str] = []
 
         def act(timeline: Timeline) -> None:
             ingest = threading.Thread(target=self._stream_ingest, args=(documents, faulted_tenant, first_pass))
@@ -227,10 +245,7 @@ class Drill:
             timeline.restart = time.time()
             self.harness.mesh.restart_stage("indexer")
             timeline.serving = time.time()
-            again = self.harness.ingest(documents, faulted_tenant)
-            failed_again = [r for r in again if not r.ok]
-            if failed_again:
-                raise SystemExit(f"re-ingest after the indexer restart failed: {failed_again[0].error}")
+            retried.append(self._ingest_until_ok(documents, faulted_tenant, timeline.serving))
 
         load, timeline, degraded = self._under_load(act)
         wanted, got = self.harness.chunk_set(clean_tenant), self.harness.chunk_set(faulted_tenant)
@@ -249,7 +264,10 @@ class Drill:
             )
         if corpus_before != corpus_after:
             result.problems.append("the load corpus changed during the indexer drill")
-        result.action += f" ({interrupted}/{len(documents)} documents interrupted; {len(wanted)} chunks compared)"
+        result.action += (
+            f" ({interrupted}/{len(documents)} documents interrupted; {len(wanted)} chunks compared; "
+            f"{', '.join(retried)})"
+        )
         result.met = not result.problems
         return result
 
@@ -266,7 +284,7 @@ class Drill:
         clean_tenant, loaded_tenant = f"{TENANT}-clean", f"{TENANT}-nodeloss"
         clean = self.harness.ingest(documents, clean_tenant)
         if not all(r.ok for r in clean):
-            raise SystemExit(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
+            raise DrillError(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
         during: list = []
 
         def act(timeline: Timeline) -> None:
@@ -282,9 +300,7 @@ class Drill:
             retry = [d for d, r in zip(documents, during, strict=False) if not r.ok] + documents[len(during) :]
             if retry:
                 log(f"opensearch-node: ingesting {len(retry)} document(s) again after green")
-                again = self.harness.ingest(retry, loaded_tenant)
-                if not all(r.ok for r in again):
-                    raise SystemExit(f"re-ingest after green failed: {[r.error for r in again if not r.ok][:3]}")
+                self._ingest_until_ok(retry, loaded_tenant, timeline.serving)
 
         load, timeline, degraded = self._under_load(act)
         result = self.judge(
@@ -312,6 +328,24 @@ class Drill:
         result.action += f" ({failed_docs}/{len(documents)} documents failed during the loss and were retried)"
         result.met = not result.problems
         return result
+
+    def _ingest_until_ok(self, documents: list, tenant: str, since: float, tries: int = 5) -> str:
+        """Ingest as a caller does after an outage: documents refused UNAVAILABLE (the gateway's channel to a
+        restarted stage reconnects within its 2 s backoff) are sent again a second later; anything else fails the
+        drill. Says how many tries it took and how long after `since` the last document was accepted."""
+        pending = documents
+        for attempt in range(1, tries + 1):
+            results = self.harness.ingest(pending, tenant)
+            refused = [r for r in results if not r.ok]
+            wrong = [r for r in refused if r.error_code != "UNAVAILABLE"]
+            if wrong:
+                raise DrillError(f"ingest refused {wrong[0].document_id}: {wrong[0].error_code} {wrong[0].error}")
+            if not refused:
+                return f"ingest again took {attempt} tries, done {time.time() - since:.1f}s after the restart"
+            failed = {r.document_id or r.source_uri for r in refused}
+            pending = [d for d in pending if (d.meta.document_id or d.meta.source_uri) in failed] or pending
+            time.sleep(1.0)
+        raise DrillError(f"{len(pending)} document(s) still refused after {tries} tries: {refused[0].error}")
 
     def _batched_ingest(self, documents: list, tenant: str, results: list, batch: int = 4) -> None:
         """The folder a few documents per request, as a client feeding a stream of documents does."""
@@ -356,6 +390,29 @@ def run_faults(harness: LoadMesh, plan: FaultPlan, deadline_s: float) -> list[Fa
         if fault == "opensearch-node" and harness.backend != "opensearch":
             log("opensearch-node: skipped (the index is embedded: --backend opensearch)")
             continue
-        results.append(drill.run(fault))
+        try:
+            results.append(drill.run(fault))
+        except (DrillError, subprocess.CalledProcessError, grpc.RpcError) as err:
+            log(f"{fault}: the drill failed: {err}")
+            results.append(
+                FaultResult(
+                    fault=fault,
+                    action=fault,
+                    requests=0,
+                    failed={},
+                    degraded=0,
+                    hung=0,
+                    max_latency_s=0.0,
+                    down_s=0.0,
+                    restart_s=None,
+                    recovery_s=None,
+                    chunks_lost=0,
+                    chunks_extra=0,
+                    expectation="the drill runs to its end",
+                    met=False,
+                    problems=[f"the drill failed: {err}"],
+                )
+            )
+            continue
         log(f"{fault}: {'met' if results[-1].met else 'FAILED: ' + '; '.join(results[-1].problems)}")
     return results

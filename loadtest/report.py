@@ -25,6 +25,7 @@ def write(out_dir: Path, report: dict, budgets: Budgets) -> list[Path]:
             _cdf_end_to_end(out_dir, report),
             _cdf_stages(out_dir, report),
             _saturation(out_dir, report, budgets),
+            _fault_timelines(out_dir, report),
         )
         if p
     ]
@@ -232,6 +233,38 @@ def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
         ax.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="upper left")
         ax.grid(True, alpha=0.3)
     path = out_dir / "saturation.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _fault_timelines(out_dir: Path, report: dict) -> Path | None:
+    faults = [f for f in report.get("faults", []) if f["calls"]]
+    if not faults:
+        return None
+    fig, axes = plt.subplots(len(faults), 1, figsize=(9, 2.6 * len(faults)), squeeze=False)
+    for ax, fault in zip(axes[:, 0], faults, strict=True):
+        for status in sorted({c[2] for c in fault["calls"]}):
+            points = [(c[0], c[1]) for c in fault["calls"] if c[2] == status]
+            ax.scatter(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                s=8,
+                label=status,
+                color="tab:green" if status == "OK" else None,
+            )
+        for at, label, style in (
+            (0.0, "fault", "-"),
+            (fault["restart_at"], "restart", "--"),
+            (fault["serving_at"], "back", ":"),
+        ):
+            ax.axvline(at, color="black", linestyle=style, linewidth=1, label=label)
+        ax.axhline(report["setup"]["deadline_s"], color="tab:red", linewidth=1, label="deadline")
+        ax.set(title=fault["action"], xlabel="request start, s from the fault", ylabel="latency s")
+        ax.legend(fontsize=7, loc="upper right", ncol=3)
+        ax.grid(True, alpha=0.3)
+    path = out_dir / "faults_timeline.png"
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
