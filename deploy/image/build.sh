@@ -13,7 +13,14 @@ WHEELS=${RAGMESH_IMAGE_WHEELS:-$HOME/.cache/ragmesh/image-wheels}
 MODELS=${RAGMESH_MODEL_CACHE:-$HOME/.cache/ragmesh/models}
 CONTEXT=${3:-.}
 mkdir -p "$WHEELS"
-.venv/bin/pip download --quiet --only-binary=:all: --find-links "$WHEELS" -d "$WHEELS" ./clients/python . setuptools pip
+# pip resolves every requirement against the index again even when the wheels are here (minutes on two busy
+# cores), so the download is skipped while the dependency lists are the ones it was made for.
+stamp="$WHEELS/.downloaded-$(cat pyproject.toml clients/python/pyproject.toml | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  .venv/bin/pip download --quiet --only-binary=:all: --find-links "$WHEELS" -d "$WHEELS" ./clients/python . setuptools pip
+  rm -f "$WHEELS"/.downloaded-*
+  touch "$stamp"
+fi
 podman build --file "$CONTEXT/Containerfile" --build-arg BASE="$BASE" \
   --volume "$WHEELS:/wheels:ro" --volume "$MODELS:/models:ro" --tag "$IMAGE" "$CONTEXT"
 podman image inspect --format "image: $IMAGE {{.Id}} {{.Size}} bytes" "$IMAGE"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts the image the two ways it is used and checks the standard gRPC health service from inside the container:
-# 1. `ragmesh up` (the default command): the whole mesh, the gateway on 7070;
+# 1. `ragmesh up` (the default command): the whole mesh, the gateway on 7070; then an ingest and a cited answer;
 # 2. one stage as the Helm chart runs it: read-only root filesystem, non-root, a plaintext health port.
 # Containers get no network (--network none): everything is on their own loopback. Removed on exit.
 set -euo pipefail
@@ -40,7 +40,14 @@ mesh=ragmesh-smoke-up-$$
 names+=("$mesh")
 podman run -d --name "$mesh" --network none "$IMAGE" >/dev/null
 wait_serving "$mesh" 127.0.0.1:7070
-podman exec "$mesh" ragmesh --help >/dev/null
+# The mesh answers for real: ingest a corpus folder, ask, and find the cited document; the HTTP front door is ready.
+podman exec "$mesh" ragmesh ingest examples/manuals
+answer=$(podman exec "$mesh" ragmesh ask "What does error E-4412 mean?")
+echo "$answer" | tail -4
+grep -q "manuals/error-codes" <<<"$answer" || { echo "smoke: the answer does not cite manuals/error-codes" >&2; exit 1; }
+podman exec "$mesh" python -c '
+import urllib.request
+print("smoke: HTTP /readyz", urllib.request.urlopen("http://127.0.0.1:8080/readyz", timeout=10).read().decode())'
 
 stage=ragmesh-smoke-stage-$$
 names+=("$stage")
