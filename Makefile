@@ -80,7 +80,7 @@ up: stubs models
 
 # The OpenSearch conformance tests need a node: one is started (and stopped again) when none answers.
 OPENSEARCH_URL ?= http://127.0.0.1:9200
-test: stubs tools buf llm check-alerts check-deploy models triton-install reranker
+test: lint stubs tools buf llm check-alerts check-deploy models triton-install reranker
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	$(PY) -m pytest -q; rc=$$?; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
@@ -129,8 +129,12 @@ opensearch-down:
 bench-retrieval: stubs opensearch-up
 	$(PY) -m loadtest.bench_retrieval $(BENCH_ARGS)
 
+# Format check, lint and type check ([tool.ruff] and [tool.mypy] in pyproject.toml), each with zero findings;
+# `make test` runs it first. .pre-commit-config.yaml runs the same checks on each commit.
 lint: stubs
+	$(VENV)/bin/ruff format --check services shared tests
 	$(VENV)/bin/ruff check services shared tests
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(STUBS_OUT)/ragmesh/v1 shared/stubs/ragmesh .ragmesh-data eval/out

@@ -424,7 +424,8 @@ def known_variables() -> set[str]:
 
 
 def _components() -> list[str]:
-    return [model.model_config.get("env_prefix", "") for model in (*STAGE_SETTINGS.values(), HttpConfig)]
+    models: list[type[Settings]] = [*STAGE_SETTINGS.values(), HttpConfig]
+    return [str(model.model_config.get("env_prefix", "")) for model in models]
 
 
 def suggest(name: str, known: set[str]) -> list[str]:

@@ -136,7 +136,7 @@ def answer_to_pb(answer: model.Answer) -> common_pb2.Answer:
     )
 
 
-def mode_to_pb(mode: str) -> int:
+def mode_to_pb(mode: str) -> retriever_pb2.RetrievalMode:
     """A retrieval mode's name ("hybrid", "bm25", "dense") as the generated RetrievalMode enum value."""
     if mode not in model.RETRIEVAL_MODES:
         raise ValueError(f"{mode!r} is not a retrieval mode: one of {', '.join(model.RETRIEVAL_MODES)}")

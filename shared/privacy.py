@@ -17,6 +17,7 @@ import os
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 from shared import config
 
@@ -45,7 +46,7 @@ class PiiDetector:
 
     def __init__(self, model: str = SPACY_MODEL):
         self.model = model
-        self._engine = None
+        self._engine: Any = None  # a presidio AnalyzerEngine, made by warm_up()
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:
@@ -151,7 +152,8 @@ class Pseudonymiser:
 def restore(text: str, reverse: dict[str, str]) -> str:
     """Pseudonyms back to the original values (longest first, so Contact-010 is not read as Contact-01...)."""
     for alias in sorted(reverse, key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(alias)}(?!\w)", lambda _, v=reverse[alias]: v, text)
+        literal = reverse[alias].replace("\\", "\\\\")  # the value as it is, backslashes too
+        text = re.sub(rf"(?<!\w){re.escape(alias)}(?!\w)", literal, text)
     return text
 
 

@@ -118,7 +118,7 @@ def make_certs(out: str | os.PathLike, hosts: list[str] | None = None, days: int
     (folder / CA_FILE).write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     write_key(folder / "ca-key.pem", ca_key)
 
-    alt_names = []
+    alt_names: list[x509.GeneralName] = []
     for host in hosts or ["localhost", "127.0.0.1"]:
         try:
             alt_names.append(x509.IPAddress(ipaddress.ip_address(host)))

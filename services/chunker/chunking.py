@@ -76,8 +76,9 @@ class SectionPacker:
         if block.kind == "table" and block.header_end:
             # The header row is repeated in the embed text of later pieces (the `| --- |` rule is
             # only noise to the embedder); a header that would crowd out the rows is not repeated.
-            header = (block.start, text.index("\n", block.start, block.header_end))
-            header_tokens = self.counter.count(text[header[0] : header[1]])
+            span = (block.start, text.index("\n", block.start, block.header_end))
+            header_tokens = self.counter.count(text[span[0] : span[1]])
+            header: tuple[int, int] | None = span
             # Rows need room too: beside the heading prefix, a repeated header must leave some.
             if (
                 header_tokens > self.max_tokens // 2

@@ -30,7 +30,7 @@ class FixedWindows:
     def spans(self, text: str, start: int = 0) -> list[tuple[int, int]]:
         """(start, end) of each window over text[start:]; together they cover every non-whitespace
         character, and each window counts at most `window` tokens."""
-        encoding = self.counter._tokenizer.encode(text[start:], add_special_tokens=False)
+        encoding = self.counter.tokenizer.encode(text[start:], add_special_tokens=False)
         offsets = [(start + a, start + b) for a, b in encoding.offsets]
         words = encoding.word_ids
         n = len(offsets)

@@ -98,8 +98,8 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
             add(Block("heading", s, e))
             i += 1
             continue
-        if _FENCE.match(line):
-            marker = _FENCE.match(line).group(1)
+        if fence := _FENCE.match(line):
+            marker = fence.group(1)
             j = i + 1
             while j < len(lines) and not lines[j][2].lstrip().startswith(marker):
                 j += 1

@@ -4,6 +4,7 @@ import sys
 
 from ragmesh.client import RagmeshClient
 from services.cli.documents import collect_files, to_source_document
+from shared.stubs import common_pb2
 
 MAX_BATCH_BYTES = 32 * 1024 * 1024
 # A file that cannot fit in one Ingest request under the gateway's 64 MiB gRPC message limit.
@@ -12,7 +13,8 @@ MAX_FILE_BYTES = 60 * 1024 * 1024
 
 def batches(files, max_docs: int):
     """Bounded requests (count and bytes); a bad document still fails alone inside its batch."""
-    batch, size = [], 0
+    batch: list[common_pb2.SourceDocument] = []
+    size = 0
     for path, uri in files:
         doc = to_source_document(path, uri)
         if batch and (len(batch) >= max_docs or size + len(doc.content) > MAX_BATCH_BYTES):

@@ -334,7 +334,7 @@ def _accept_global_options_after(sub) -> None:
 def main(argv: list[str] | None = None) -> int | str | None:
     try:
         try:
-            code = _run(argv)
+            code: int | str | None = _run(argv)
         except SystemExit as done:  # --help, --version, usage errors: their output is flushed here too
             code = done.code
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit

@@ -16,10 +16,11 @@ from shared.calibration import Calibration
 def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[float, float, float, float]:
     """(threshold, false-answer rate, answered share of answerable, correct share of answerable)."""
     scored = [r for r in results if r.top_rerank_score is not None]
-    answerable = [r for r in scored if r.case.answerable] or [None]
+    answerable = [r for r in scored if r.case.answerable]
     unanswerable = [r for r in scored if not r.case.answerable]
-    best = None
-    for t in sorted({float("-inf"), *(r.top_rerank_score for r in scored)}):
+    best: tuple[tuple[float, float, float], tuple[float, float, float, float]] | None = None
+    thresholds = {float("-inf")} | {s for r in scored if (s := r.top_rerank_score) is not None}
+    for t in sorted(thresholds):
 
         def passes(r, t=t):
             return r.answered and r.top_rerank_score >= t
@@ -27,8 +28,8 @@ def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[floa
         far = sum(passes(r) for r in unanswerable) / max(len(unanswerable), 1)
         if far > target_far + 1e-12:
             continue
-        answered = sum(passes(r) for r in answerable if r) / len(answerable)
-        correct = sum(passes(r) and bool(r.answer_correct) for r in answerable if r) / len(answerable)
+        answered = sum(passes(r) for r in answerable) / max(len(answerable), 1)
+        correct = sum(passes(r) and bool(r.answer_correct) for r in answerable) / max(len(answerable), 1)
         # Most correct answers first, then most answers; at a tie the lower threshold abstains less.
         key = (correct, answered, -t)
         if best is None or key > best[0]:

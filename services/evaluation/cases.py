@@ -67,7 +67,7 @@ class SourceTexts:
             except InvalidArgument:
                 continue  # the chunker rejects it too, so no evidence can live there
             fields = parsed.fields
-            self.texts[(fields.get("doc_id") or uri, fields.get("version") or "1")] = parsed.text
+            self.texts[(str(fields.get("doc_id") or uri), str(fields.get("version") or "1"))] = parsed.text
 
     def locate(self, gold: dict, case_id: str) -> Gold:
         key = (gold["doc_id"], gold.get("version") or "1")

@@ -7,6 +7,7 @@ import hashlib
 import json
 import sys
 import time
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from ragmesh.client import RagmeshClient
@@ -53,7 +54,7 @@ def _digest(items) -> str:
 
 
 def _ingest_beir(
-    stub, beir_dir: str, tenant: str, timeout: float, excluded: set[str] = frozenset(), batch: int = 64
+    stub, beir_dir: str, tenant: str, timeout: float, excluded: AbstractSet[str] = frozenset(), batch: int = 64
 ) -> None:
     """Upsert the corpus (less `excluded`) into its own tenant. Re-running is cheap and always right:
     unchanged chunks are neither re-embedded nor rewritten, and a changed chunker or model replaces what it must."""

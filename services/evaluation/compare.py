@@ -40,10 +40,10 @@ def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: 
     shared = [c for c in new["cases"] if c["id"] in base_cases and (not split or c.get("split") == split)]
     if not shared:
         raise ValueError("the two reports share no query ids")
-    out = {"queries": len(shared)}
+    out: dict[str, object] = {"queries": len(shared)}
     for metric in metrics:
-        pairs = [(case_value(base_cases[c["id"]], metric), case_value(c, metric)) for c in shared]
-        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+        values = [(case_value(base_cases[c["id"]], metric), case_value(c, metric)) for c in shared]
+        pairs = [(a, b) for a, b in values if a is not None and b is not None]
         if not pairs:
             raise ValueError(f"no per-query {metric} in both reports (re-run `ragmesh eval`)")
         a, b = [p[0] for p in pairs], [p[1] for p in pairs]

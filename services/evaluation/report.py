@@ -198,7 +198,7 @@ def write_plots(report: dict, out: Path, threshold: float | None) -> None:
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    scores = {True: [], False: []}
+    scores: dict[bool, list[float]] = {True: [], False: []}
     for c in report["cases"]:
         if c["top_rerank_score"] is not None:
             scores[c["category"] != "unanswerable"].append(c["top_rerank_score"])

@@ -11,6 +11,7 @@ Health and reflection stay open: launchers and load balancers probe them without
 import contextlib
 import contextvars
 import logging
+from typing import NoReturn
 
 import grpc
 
@@ -44,7 +45,7 @@ class Authenticator:
         self.store = store
         self.limits = limits or TokenBuckets(0, 0)
 
-    def _refuse(self, error, reason: str, method: str, peer: str, key_id: str = ""):
+    def _refuse(self, error, reason: str, method: str, peer: str, key_id: str = "") -> NoReturn:
         metrics.AUTH_FAILURES.labels(reason).inc()
         log.warning("refused %s from %s (%s, key id %s): %s", method, peer, reason, key_id or "-", error.message)
         raise error

@@ -40,8 +40,11 @@ class SelectingGenerator:
                 reason="empty_question",
                 generator_id=self.generator_id,
             )
+        if self.card is None:
+            raise RuntimeError(f"{self.card_path}: the selector is not loaded (warm_up() first)")
+        card = self.card
         units = selection.candidates(query, passages)
-        chosen, probability = self.card.decide(units, self.max_units)
+        chosen, probability = card.decide(units, self.max_units)
         if not chosen:
             seen = (
                 set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
@@ -53,7 +56,7 @@ class SelectingGenerator:
                 [],
                 True,
                 missing=_missing(wanted, seen & wanted),
-                reason=f"no_supporting_unit: p(answer) {probability:.3f} < {self.card.threshold:.3f}",
+                reason=f"no_supporting_unit: p(answer) {probability:.3f} < {card.threshold:.3f}",
                 generator_id=self.generator_id,
             )
         picked = [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen]

@@ -7,7 +7,7 @@ import json
 import logging
 import urllib.error
 import urllib.request
-from typing import Protocol
+from typing import Any, Protocol
 
 from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
 from services.generator.selftest import check_llama_cpp
@@ -35,7 +35,7 @@ class LlamaCppBackend:
         self.threads = threads
         self.context = context
         self.seed = seed
-        self._llm = None
+        self._llm: Any = None  # a llama_cpp.Llama, loaded by warm_up()
         self.model_id = ""
 
     def warm_up(self) -> None:
@@ -131,6 +131,7 @@ class OpenAICompatibleBackend:
                 continue
             self._format_index = self._formats(schema).index(fmt)
             return reply["choices"][0]["message"].get("content") or ""
+        assert last_error is not None  # the loop tried at least one dialect
         raise last_error
 
 

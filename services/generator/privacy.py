@@ -51,7 +51,7 @@ class PseudonymisingGenerator:
             cited = originals.get(c.chunk_id)
             start, end = c.char_start, c.char_end
             at = cited.body.find(quote) if cited and quote else -1
-            if at >= 0:  # offsets into the original text, not the pseudonymised one
+            if cited is not None and at >= 0:  # offsets into the original text, not the pseudonymised one
                 start, end = cited.char_start + at, cited.char_start + at + len(quote)
             headings = [restore(h, reverse) for h in c.heading_path]
             citations.append(dataclasses.replace(c, quote=quote, char_start=start, char_end=end, heading_path=headings))

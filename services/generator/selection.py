@@ -12,11 +12,13 @@ reranker cards.
 """
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,6 +71,7 @@ class UnitCandidate:
     start: int  # offsets into the passage's chunk body
     end: int
     features: dict[str, float]
+    terms: frozenset[str] = frozenset()  # question terms it covers (context-level features)
 
 
 def _table_header(body: str, units: list[tuple[int, int]], index: int) -> str:
@@ -114,7 +117,6 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
                     start,
                     end,
                     {
-                        "terms": covered,  # for the context-level features; removed before scoring
                         "similarity": sim,
                         "passage_score": passage.scores.rerank_score,
                         "passage_rank": rank,
@@ -139,6 +141,7 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
                         "length": math.log1p(len(text.split())),
                         "question_terms": math.log1p(len(wanted)),
                     },
+                    frozenset(covered),
                 )
             )
     _add_context_features(out)
@@ -155,12 +158,12 @@ def _add_context_features(units: list[UnitCandidate]) -> None:
     how rare each question term is among the context's units (a term every unit has tells nothing)."""
     document_frequency: dict[str, int] = {}
     for u in units:
-        for term in u.features["terms"]:
+        for term in u.terms:
             document_frequency[term] = document_frequency.get(term, 0) + 1
     idf = {t: math.log(1 + len(units) / n) for t, n in document_frequency.items()}
     total_idf = sum(idf.values()) or 1.0
     for u in units:
-        u.features["coverage_idf"] = sum(idf[t] for t in u.features.pop("terms")) / total_idf
+        u.features["coverage_idf"] = sum(idf[t] for t in u.terms) / total_idf
     best_idf = max((u.features["coverage_idf"] for u in units), default=0.0)
     present = [u.features["similarity"] for u in units if not math.isnan(u.features["similarity"])]
     floor = min(present) if present else 0.0
@@ -250,7 +253,8 @@ class Logistic:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Logistic":
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return cls(**values)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -260,10 +264,14 @@ class Boosted:
     features: tuple[str, ...]
     model: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        _ = self._booster  # parse the model now: a broken card fails when it is loaded
+
+    @functools.cached_property
+    def _booster(self) -> Any:
         import lightgbm
 
-        object.__setattr__(self, "_booster", lightgbm.Booster(model_str=self.model))
+        return lightgbm.Booster(model_str=self.model)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return self._booster.predict(x) if len(x) else np.zeros(0)

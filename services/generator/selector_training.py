@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from google.protobuf.json_format import MessageToDict, ParseDict
 
+from ragmesh.client import RagmeshClient
 from services.evaluation.cases import EvalCase, load_cases
 from services.evaluation.runner import cites_gold
 from services.generator import selection
@@ -247,7 +248,8 @@ def run(args) -> int:
         )
         with _mesh_or_gateway(args) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
-            _ingest_corpus_dirs(stub, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
+            client = RagmeshClient(channel=channel, api_key="")
+            _ingest_corpus_dirs(client, args.corpus or ["examples"], {c.tenant for c in cases}, args.timeout)
             rows = record_contexts(stub, cases, args.timeout)
         contexts_file.parent.mkdir(parents=True, exist_ok=True)
         contexts_file.write_text("".join(json.dumps(r) + "\n" for r in rows))

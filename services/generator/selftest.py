@@ -13,6 +13,7 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 
 from shared.errors import FailedPrecondition
 
@@ -35,6 +36,7 @@ def _child(model_path: str, threads: int) -> None:
     prompt = "Read the policy and answer.\n\n" + _PASSAGE * PROMPT_REPEATS + "\nQuestion: how long does a refund take?"
     tokens = len(llm.tokenize(prompt.encode()))
     reply = llm.create_completion(prompt, max_tokens=4, temperature=0.0)
+    assert not isinstance(reply, Iterator)  # not streamed
     print(
         json.dumps(
             {

@@ -16,6 +16,7 @@ import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class TritonScorer:
         self.address, self.model_name, self.timeout_s = address, model_name, timeout_s
         self.model_id, self.model_version, self.weight, self.k = "", "", 0.0, fusion.RRF_K
         self.maxsim_weight = 0.0
-        self._client = None
+        self._client: Any = None  # a tritonclient.grpc.InferenceServerClient, made by warm_up()
 
     def warm_up(self) -> None:
         import tritonclient.grpc as triton
@@ -103,7 +104,9 @@ class OnnxScorer:
         self.weight, self.maxsim_weight = weights["weight"], weights["maxsim_weight"]
         self.k = int(card["fusion"].get("k", fusion.RRF_K))
         self.max_length = int(card.get("max_length", 128))
-        self._session = self._tokenizer = None
+        # Set by warm_up(): an onnxruntime session and a tokenizers.Tokenizer.
+        self._session: Any = None
+        self._tokenizer: Any = None
         self._input_names: set[str] = set()
 
     def warm_up(self) -> None:
@@ -145,7 +148,7 @@ class HubScorer:
         self.name, self.max_length, self.threads = name, max_length, threads
         self.model_id, self.model_version, self.weight, self.k = name, "hub", 1.0, fusion.RRF_K
         self.maxsim_weight = 0.0
-        self._model = None
+        self._model: Any = None  # a sentence_transformers.CrossEncoder, loaded by warm_up()
 
     def warm_up(self) -> None:
         import torch
@@ -189,7 +192,8 @@ class CrossEncoderReranker:
     def __init__(self, scorer, rescore_k: int = 50, maxsim_factory=None):
         self.scorer = scorer
         self.rescore_k = rescore_k
-        self._maxsim_factory, self._maxsim, self._maxsim_pool = maxsim_factory, None, None
+        self._maxsim_factory, self._maxsim = maxsim_factory, None
+        self._maxsim_pool: ThreadPoolExecutor | None = None
 
     @property
     def model_id(self) -> str:
@@ -229,6 +233,7 @@ class CrossEncoderReranker:
         if self.scorer.maxsim_weight > 0:
             # Embedding the head's sentences overlaps the cross-encoder call (Triton's GPU in production).
             maxsim = self._maxsim_ranker()
+            assert self._maxsim_pool is not None  # made with the maxsim ranker
             pending = self._maxsim_pool.submit(maxsim.head_scores, query, head)
         scores = self.scorer.score(query, [rerank_text(sc.chunk) for sc in head])
         more = ((pending.result(), self.scorer.maxsim_weight),) if pending else ()

@@ -61,7 +61,7 @@ class MaxSimReranker:
         self.rescore_k = rescore_k
         self.fusion_weight = fusion_weight
         # Chunk ids are derived from content, so a chunk's unit vectors never go stale.
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._cache_size = cache_chunks
         self._lock = threading.Lock()
 
@@ -92,11 +92,12 @@ class MaxSimReranker:
             with self._lock:
                 for i, sc in enumerate(missing):
                     mine = owners_arr == i
-                    cached[sc.chunk.chunk_id] = (vectors[mine], units_arr[mine])
-                    self._cache[sc.chunk.chunk_id] = cached[sc.chunk.chunk_id]
+                    entry = (vectors[mine], units_arr[mine])
+                    cached[sc.chunk.chunk_id] = self._cache[sc.chunk.chunk_id] = entry
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        return [cached[sc.chunk.chunk_id] for sc in candidates]
+        found = {chunk_id: entry for chunk_id, entry in cached.items() if entry is not None}
+        return [found[sc.chunk.chunk_id] for sc in candidates]
 
     def forget(self, chunk_ids: list[str]) -> tuple[int, int, int, int]:
         """Erasure: drops the cached view vectors of these chunks. (removed, still cached, size before, after)"""

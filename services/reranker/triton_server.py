@@ -190,10 +190,11 @@ def main(argv=None) -> int:
     if server.ready():
         print(f"tritonserver already serving {MODEL_NAME} on 127.0.0.1:{args.http_port}")
         return 0
-    server.start()
-    pid_file.write_text(str(server.process.pid))
+    process = server.start().process
+    assert process is not None  # start() launched it
+    pid_file.write_text(str(process.pid))
     print(
-        f"tritonserver pid {server.process.pid}: gRPC {server.grpc_address}, HTTP 127.0.0.1:{args.http_port}, "
+        f"tritonserver pid {process.pid}: gRPC {server.grpc_address}, HTTP 127.0.0.1:{args.http_port}, "
         f"model repository {repository}; log {server.log_path}"
     )
     return 0

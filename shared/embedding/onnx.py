@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,8 +72,9 @@ class OnnxEmbedder:
         self.batch_size = batch_size
         self.max_batch_tokens = max_batch_tokens
         self.spec: ModelSpec = spec.model_spec()
-        self._session = None
-        self._tokenizer = None
+        # Set by warm_up(): an onnxruntime session and a tokenizers.Tokenizer.
+        self._session: Any = None
+        self._tokenizer: Any = None
         self._input_names: set[str] = set()
 
     @property
@@ -122,7 +124,8 @@ class OnnxEmbedder:
         """Indices of `ids` grouped longest-first into batches of similar length, bounded by count and
         by padded tokens (batch rows x longest row)."""
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
-        groups, current = [], []
+        groups: list[list[int]] = []
+        current: list[int] = []
         for i in order:
             longest = len(ids[current[0]]) if current else len(ids[i])
             if current and (len(current) >= self.batch_size or (len(current) + 1) * longest > self.max_batch_tokens):

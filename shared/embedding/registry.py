@@ -202,8 +202,11 @@ def folder_spec(folder: str) -> OnnxSpec:
     )
 
 
-def _output_dimension(model_path: Path) -> int:
+def _output_dimension(model_path: Path | None) -> int:
     import onnxruntime as ort
+
+    if model_path is None:
+        raise FileNotFoundError("no *.onnx model to read the output dimension from")
 
     shape = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"]).get_outputs()[0].shape
     if not isinstance(shape[-1], int):

@@ -32,17 +32,23 @@ class TokenCounter:
         if prefix:
             self.max_tokens -= len(self._tokenizer.encode(prefix, add_special_tokens=False).ids)
 
+    @property
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            raise RuntimeError(f"token counter for {self.model_name}: call warm_up() first")
+        return self._tokenizer
+
     def count(self, text: str) -> int:
-        return len(self._tokenizer.encode(text).ids)
+        return len(self.tokenizer.encode(text).ids)
 
     def count_many(self, texts: list[str]) -> list[int]:
-        return [len(e.ids) for e in self._tokenizer.encode_batch(texts)]
+        return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
 
 
 def token_windows(counter: TokenCounter, text: str, start: int, end: int, budget: int) -> list[tuple[int, int]]:
     """Cut text[start:end] into spans of at most `budget` tokens at token boundaries (last resort
     for a sentence longer than the window). Spans are contiguous, so no character is lost."""
-    encoding = counter._tokenizer.encode(text[start:end], add_special_tokens=False)
+    encoding = counter.tokenizer.encode(text[start:end], add_special_tokens=False)
     offsets = encoding.offsets
     spans, piece_start = [], 0
     for i in range(budget, len(offsets), budget):

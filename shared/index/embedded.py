@@ -687,7 +687,8 @@ class _Sq8Scan:
     def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
         """Slots of the best `count` (by 8-bit score) that the mask lets through, unordered."""
         bitmap = np.packbits(mask[: self.n], bitorder="little")
-        params = self.faiss.SearchParameters(sel=self.faiss.IDSelectorBitmap(self.n, self.faiss.swig_ptr(bitmap)))
+        selector = self.faiss.IDSelectorBitmap(self.n, self.faiss.swig_ptr(bitmap))
+        params = self.faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # kwargs added by faiss's wrapper
         _, slots = self.index.search(query[None, :], count, params=params)
         slots = slots[0]
         return slots[slots >= 0]
@@ -787,6 +788,7 @@ class _VectorView:
         # A vector of another dimension (another model) is stored as zeros: the model check refuses first.
         blob = b"".join(r[1] if len(r[1]) == width else bytes(width) for r in rows)
         vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), self.dim)
+        assert self.vectors is not None  # made when the view is first loaded
         self.vectors.add(vectors)
         if self.sq8 is not None:
             self.sq8.add(vectors)
@@ -818,6 +820,7 @@ class _VectorView:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self.cols["alive"][: self.n])
+        assert self.vectors is not None  # made when the view is first loaded
         self.vectors.keep(keep)
         if self.sq8 is not None:
             self.sq8.keep(keep)
@@ -859,6 +862,7 @@ class _VectorView:
             visible_rows = int(np.count_nonzero(mask))
             if visible_rows == 0:
                 return nothing
+            assert self.vectors is not None  # a view with rows has its vectors
             count = max(_RESCORE_FACTOR * top_k, _RESCORE_MIN)
             if self.sq8 is not None and visible_rows > count:
                 slots = self.sq8.top(query, mask, count)

@@ -325,7 +325,7 @@ class OpenSearchIndex:
     @staticmethod
     def _filters(tenant_id: str, filters: SearchFilters) -> list[dict]:
         """The filter clauses every read shares, so BM25 and k-NN see exactly the same chunks."""
-        clauses = [
+        clauses: list[dict] = [
             {"term": {"tenant_id": tenant_id}},
             {"terms": {"access_scopes": visible_scopes(filters.access_scopes)}},
         ]

@@ -12,6 +12,7 @@ headers, footers, comments and text boxes are not read.
 import io
 import re
 import zipfile
+from typing import Any
 
 import docx
 from docx.opc.exceptions import PackageNotFoundError
@@ -77,7 +78,8 @@ class _Numbering:
 def _list_info(paragraph: Paragraph) -> tuple[str, str] | None:
     """(numId, level) of a list paragraph, from its own properties or its style's."""
     for ppr in (paragraph._p.pPr, paragraph.style.element.pPr if paragraph.style is not None else None):
-        num = ppr.numPr if ppr is not None else None
+        # python-docx's oxml child properties are descriptors that its annotations type loosely.
+        num: Any = ppr.numPr if ppr is not None else None
         if num is not None and num.numId is not None and num.numId.val != 0:
             return str(num.numId.val), str(num.ilvl.val if num.ilvl is not None else 0)
     style = paragraph.style.name if paragraph.style is not None else ""

@@ -23,7 +23,7 @@ import logging
 import re
 from collections import Counter
 
-from pypdf import PdfReader
+from pypdf import PasswordType, PdfReader
 from pypdf.errors import PdfReadError
 
 from services.chunker.formats.canonical import CanonicalWriter
@@ -109,7 +109,7 @@ def _open(content: bytes, name: str) -> PdfReader:
             try:
                 opened = reader.decrypt("")
             except Exception:  # noqa: BLE001 - e.g. AES without a crypto backend: still "cannot open"
-                opened = 0
+                opened = PasswordType.NOT_DECRYPTED
             if not opened:
                 raise InvalidArgument("document.content", f"{name} is an encrypted PDF (password required)")
         len(reader.pages)
@@ -208,8 +208,9 @@ def _page_elements(
         else:
             anchors = line.starts
             table = None
-            if len(anchors) >= 2 and i + 1 < len(lines) and _row(lines[i + 1], anchors) is not None:
-                table = _Element("table", rows=[_row(line, anchors)], anchors=anchors)
+            first = _row(line, anchors) if len(anchors) >= 2 else None
+            if first is not None and i + 1 < len(lines) and _row(lines[i + 1], anchors) is not None:
+                table = _Element("table", rows=[first], anchors=anchors)
                 i += 1
         if table is not None:
             while i < len(lines) and (row := _row(lines[i], table.anchors)) is not None:
@@ -265,7 +266,7 @@ def parse_pdf(content: bytes, name: str) -> ParsedDocument:
         pages = [_page_lines(page) for page in reader.pages]
     except Exception as exc:  # noqa: BLE001 - a broken content stream fails this document only
         raise InvalidArgument("document.content", f"{name} is not a readable PDF ({exc})") from None
-    chars = Counter()
+    chars: Counter[float] = Counter()
     for lines in pages:
         for line in lines:
             for frag in line.frags:

@@ -152,13 +152,13 @@ def choose_weight(model, tune: list[data.Query], maxsim: list[np.ndarray] | None
     are given); the best, ties going to the smaller weights."""
     maxsim_grid = MAXSIM_GRID if maxsim is not None else (0.0,)
     cells = [(m, w) for m in maxsim_grid for w in fusion.WEIGHT_GRID]
-    ndcg = {cell: [] for cell in cells}
-    recall5 = {cell: [] for cell in cells}
+    ndcg: dict[tuple[float, float], list[float]] = {cell: [] for cell in cells}
+    recall5: dict[tuple[float, float], list[float]] = {cell: [] for cell in cells}
     for n, q in enumerate(tune):
         first = [c.first_rank for c in q.candidates]
         scores = loop.score_pairs(model, q.text, [c.text for c in q.candidates])
         for m, w in cells:
-            more = ((maxsim[n], m),) if m else ()
+            more = ((maxsim[n], m),) if m and maxsim is not None else ()
             order = fusion.fused_order(first, scores, w, more=more)
             ranks = {q.candidates[i].doc_id: pos for pos, i in enumerate(order, start=1)}
             ndcg[(m, w)].append(ndcg_at(ranks, q.gains, 10))
