@@ -143,9 +143,10 @@ class GhzLoad:
             report = json.loads(self._out_file.read_text())
         finally:
             shutil.rmtree(self._scratch, ignore_errors=True)
+        # ghz's timestamp is when the call ended (the gRPC stats End event), not when it began.
         calls = [
             Call(
-                start=_unix(detail["timestamp"]),
+                start=_unix(detail["timestamp"]) - detail["latency"] / 1e9,
                 latency=detail["latency"] / 1e9,
                 status=code_name(detail.get("status", "")),
                 error=detail.get("error", ""),
