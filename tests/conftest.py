@@ -5,5 +5,3 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
-
-MODEL = "sentence-transformers/all-MiniLM-L6-v2"

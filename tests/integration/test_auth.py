@@ -8,7 +8,7 @@ import pytest
 
 from shared.keys import KEYS_FILE, KeyStore
 from shared.stubs import gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
-from tests.integration.conftest import TENANT
+from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
 

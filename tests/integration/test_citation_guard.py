@@ -12,7 +12,7 @@ import pytest
 
 from services.cli.mesh import free_port
 from shared.stubs import common_pb2, gateway_pb2, generator_pb2, generator_pb2_grpc
-from tests.integration.conftest import TENANT, extra_stages
+from tests.support.mesh import TENANT, extra_stages
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ import pytest
 from services.cli.main import EXIT_ABSTAINED, EXIT_BROKEN_PIPE
 from services.cli.mesh import ROOT_DIR
 from shared.credentials import API_KEY_ENV
-from tests.integration.conftest import TENANT
+from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
 

@@ -18,9 +18,9 @@ from opensearchpy import OpenSearch
 from services.cli.mesh import ROOT_DIR, Mesh
 from shared.credentials import API_KEY_ENV
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
-from tests.integration.conftest import ingest_paths
+from tests.support.mesh import ingest_paths
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 OPENSEARCH_URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
 SECRET_DOC = """# Kestrelwood settlement
@@ -91,7 +91,7 @@ def backend_mesh(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def gateway(backend_mesh):
+def backend_gateway(backend_mesh):
     _, mesh = backend_mesh
     channel = mesh.gateway_channel()
     yield gateway_pb2_grpc.GatewayStub(channel)
@@ -117,12 +117,12 @@ def _opensearch_hits(prefix: str, needles: list[str]) -> int:
     return hits
 
 
-def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, gateway, tmp_path):
+def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, backend_gateway, tmp_path):
     kind, mesh = backend_mesh
     tenant = "erase-doc"
     mesh.key_for(tenant)
-    _ingest(gateway, tenant, tmp_path / "corpus")
-    answered = gateway.Ask(
+    _ingest(backend_gateway, tenant, tmp_path / "corpus")
+    answered = backend_gateway.Ask(
         gateway_pb2.AskRequest(tenant_id=tenant, question=QUESTION, include_candidates=True), timeout=120
     )
     secret_ids = sorted({c.chunk.chunk_id for c in answered.candidates if c.chunk.meta.document_id == "kestrelwood.md"})
@@ -132,8 +132,8 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, gateway,
         answered.top_rerank_score,
         [(c.chunk.meta.document_id, c.scores.rerank_score) for c in answered.candidates],
     )
-    gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question="what class do employees fly?"), timeout=120)
-    gateway.Feedback(
+    backend_gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question="what class do employees fly?"), timeout=120)
+    backend_gateway.Feedback(
         gateway_pb2.FeedbackRequest(
             tenant_id=tenant,
             answer_id=answered.answer_id,
@@ -186,9 +186,11 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, gateway,
     assert "Ottoline" not in export.read_text()
     if kind == "opensearch":
         assert _opensearch_hits(mesh.opensearch_prefix, needles) == 0
-    again = gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question=QUESTION), timeout=120)
+    again = backend_gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question=QUESTION), timeout=120)
     assert all(c.chunk.meta.document_id != "kestrelwood.md" for c in again.candidates or again.context)
-    found = gateway.Search(gateway_pb2.SearchRequest(tenant_id=tenant, query="Ottoline Farraday escrow", top_k=20))
+    found = backend_gateway.Search(
+        gateway_pb2.SearchRequest(tenant_id=tenant, query="Ottoline Farraday escrow", top_k=20)
+    )
     assert [r.chunk.meta.document_id for r in found.results] in ([], ["travel.md"])
 
     # Idempotent: a second erasure finds nothing to remove and is verified.
@@ -197,13 +199,13 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, gateway,
     assert all(s["removed"] == 0 for s in json.loads(repeat.stdout)["stores"] if s["store"] != "retriever:memory")
 
 
-def test_erasing_a_tenant_leaves_other_tenants(backend_mesh, gateway, tmp_path):
+def test_erasing_a_tenant_leaves_other_tenants(backend_mesh, backend_gateway, tmp_path):
     kind, mesh = backend_mesh
     gone, kept = "erase-all", "erase-keep"
     for tenant in (gone, kept):
         mesh.key_for(tenant)
-        _ingest(gateway, tenant, tmp_path / tenant)
-        gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question=QUESTION), timeout=120)
+        _ingest(backend_gateway, tenant, tmp_path / tenant)
+        backend_gateway.Ask(gateway_pb2.AskRequest(tenant_id=tenant, question=QUESTION), timeout=120)
 
     refused = _cli(mesh, "erase", "--tenant", gone)
     assert refused.returncode == 2 and "--yes" in refused.stderr  # a whole tenant needs confirming
@@ -212,9 +214,9 @@ def test_erasing_a_tenant_leaves_other_tenants(backend_mesh, gateway, tmp_path):
     report = json.loads(done.stdout)
     assert report["verified"] and report["subject"]["scope"] == "tenant"
     assert sorted(report["subject"]["document_ids"]) == ["kestrelwood.md", "travel.md"]
-    listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=gone), timeout=30)
+    listed = backend_gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=gone), timeout=30)
     assert list(listed.documents) == []
-    still = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=kept), timeout=30)
+    still = backend_gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=kept), timeout=30)
     assert sorted(d.document_id for d in still.documents) == ["kestrelwood.md", "travel.md"]
-    kept_answer = gateway.Ask(gateway_pb2.AskRequest(tenant_id=kept, question=QUESTION), timeout=120)
+    kept_answer = backend_gateway.Ask(gateway_pb2.AskRequest(tenant_id=kept, question=QUESTION), timeout=120)
     assert any(c.chunk.meta.document_id == "kestrelwood.md" for c in kept_answer.context)

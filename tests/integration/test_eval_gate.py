@@ -8,7 +8,7 @@ from services.evaluation import gate
 from services.evaluation.cases import load_cases
 from services.evaluation.command import evaluate
 from services.evaluation.report import HEADLINE, build_report, write_report
-from tests.integration.conftest import EXAMPLES, ROOT
+from tests.support.mesh import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.integration
 CASES = os.path.join(ROOT, "eval", "cases", "sample.jsonl")

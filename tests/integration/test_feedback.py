@@ -11,7 +11,7 @@ from services.cli.main import main as ragmesh
 from shared.credentials import API_KEY_ENV
 from shared.keys import KEYS_FILE, KeyStore
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
-from tests.integration.conftest import TENANT
+from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
 

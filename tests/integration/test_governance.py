@@ -4,7 +4,7 @@ nothing stated as confidential is readable as public."""
 import pytest
 
 from shared.stubs import gateway_pb2
-from tests.integration.conftest import ingest_paths
+from tests.support.mesh import ingest_paths
 
 pytestmark = pytest.mark.integration
 TENANT = "governed"

@@ -9,7 +9,7 @@ import grpc
 import pytest
 from grpc_reflection.v1alpha import reflection_pb2
 
-from tests.integration.conftest import ROOT, TENANT
+from tests.support.mesh import ROOT, TENANT
 
 pytestmark = pytest.mark.integration
 GRPCURL = os.path.join(ROOT, ".tools", "grpcurl")

@@ -8,7 +8,7 @@ from ragmesh.client import RagmeshClient
 from services.cli.feedback import open_log
 from services.cli.mesh import free_port
 from services.http.proto_json import to_json
-from tests.integration.conftest import TENANT, start_front_door, wait_http
+from tests.support.mesh import TENANT, start_front_door, wait_http
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ import re
 import openai
 import pytest
 
-from tests.integration.conftest import TENANT
+from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from services.cli.feedback import open_log
-from tests.integration.conftest import TENANT
+from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from services.gateway.answer_log import AnswerLog, feedback_to_case
 from shared.keys import KEYS_FILE, KeyStore
 from shared.stubs import gateway_pb2, gateway_pb2_grpc, retriever_pb2
-from tests.integration.conftest import ingest_paths
+from tests.support.mesh import ingest_paths
 
 pytestmark = pytest.mark.integration
 SCOPES = ("public", "hr", "finance")

@@ -14,9 +14,9 @@ from services.cli.mesh import free_port
 from services.generator.llm import packaged_gguf
 from services.generator.selftest import check_llama_cpp
 from shared.stubs import gateway_pb2
-from tests.integration.conftest import TENANT, extra_stages
+from tests.support.mesh import TENANT, extra_stages
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def wait_http(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:

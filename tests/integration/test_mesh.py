@@ -10,7 +10,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from shared.config import STAGES
 from shared.stubs import common_pb2, gateway_pb2, indexer_pb2, indexer_pb2_grpc, retriever_pb2
-from tests.integration.conftest import EXAMPLES, TENANT, ingest_paths
+from tests.support.mesh import EXAMPLES, TENANT, ingest_paths
 
 pytestmark = pytest.mark.integration
 

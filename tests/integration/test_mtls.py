@@ -9,9 +9,9 @@ from services.cli.mesh import Mesh
 from shared.stubs import gateway_pb2
 from shared.stubs import gateway_pb2_grpc as gateway_grpc
 from shared.tls import TLS_ENV, channel_credentials, make_certs, stage_channel
-from tests.integration.conftest import TENANT, ingest_paths
+from tests.support.mesh import TENANT, ingest_paths
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from shared.config import STAGES
 from shared.stubs import gateway_pb2
-from tests.integration.conftest import TENANT, ingest_paths
+from tests.support.mesh import TENANT, ingest_paths
 
 pytestmark = pytest.mark.integration
 # OTLP's SpanKind numbers.

@@ -12,8 +12,8 @@ import pytest
 from services.cli.mesh import Mesh
 from shared.config import STAGES
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
-from tests.integration.conftest import ingest_paths
 from tests.integration.otlp_receiver import OtlpReceiver
+from tests.support.mesh import ingest_paths
 
 pytestmark = pytest.mark.integration
 TENANT = "crm"

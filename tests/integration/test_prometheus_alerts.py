@@ -18,7 +18,7 @@ import yaml
 from services.cli.mesh import free_port
 from shared.config import DEFAULT_METRICS_PORTS, STAGES
 from shared.stubs import gateway_pb2
-from tests.integration.conftest import TENANT
+from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
 

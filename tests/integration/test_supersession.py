@@ -6,7 +6,7 @@ with superseded versions requested)."""
 import pytest
 
 from shared.stubs import common_pb2, gateway_pb2, retriever_pb2
-from tests.integration.conftest import ingest_paths
+from tests.support.mesh import ingest_paths
 
 pytestmark = pytest.mark.integration
 TENANT = "supersede-test"

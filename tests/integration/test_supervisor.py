@@ -22,7 +22,7 @@ from shared.config import STAGES
 from shared.credentials import gateway_channel
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 TENANT = "demo"
 LINE = re.compile(r"^(\w+)\s+(\S*)\s+pid (\d+)\s+metrics (\S+)")

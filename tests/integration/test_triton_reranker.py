@@ -14,9 +14,9 @@ from services.reranker.triton_server import TritonServer, rerankers_root
 from shared import convert
 from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
 from shared.stubs import gateway_pb2, gateway_pb2_grpc, reranker_pb2, reranker_pb2_grpc
-from tests.integration.conftest import EXAMPLES, TENANT, extra_stages, ingest_paths
+from tests.support.mesh import EXAMPLES, TENANT, extra_stages, ingest_paths
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 MODEL_DIR = rerankers_root() / "sample"
 # Sections of the same documents: the relevant one must beat its siblings, whose words overlap.

@@ -1,13 +1,6 @@
 import pytest
 
-from services.chunker.service import DocumentChunker
-from tests.conftest import MODEL
-
-
-def make_chunker(**kwargs) -> DocumentChunker:
-    chunker = DocumentChunker(MODEL, **kwargs)
-    chunker.warm_up()
-    return chunker
+from tests.support.chunker import make_chunker
 
 
 @pytest.fixture(scope="session")

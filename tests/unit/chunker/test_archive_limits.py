@@ -9,7 +9,7 @@ import pytest
 
 from shared.errors import ResourceExhausted
 from shared.model import DocumentMeta
-from tests.unit.chunker.conftest import make_chunker
+from tests.support.chunker import make_chunker
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "contracts" / "professional-services-addendum.docx"
 

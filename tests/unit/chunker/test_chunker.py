@@ -1,9 +1,8 @@
 import pytest
 
-from services.chunker.service import DocumentChunker
 from shared.errors import InvalidArgument
 from shared.model import DocumentMeta
-from tests.conftest import MODEL
+from tests.support.chunker import make_chunker
 
 DOC = """---
 doc_id: handbook/refunds
@@ -29,13 +28,6 @@ Consumers may request a refund within 14 days of purchase.
 1. The first clause.
 2. The second clause.
 """
-
-
-@pytest.fixture(scope="module")
-def chunker():
-    c = DocumentChunker(MODEL)
-    c.warm_up()
-    return c
 
 
 def run(chunker, content, uri="doc.md", **meta):
@@ -148,7 +140,6 @@ def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, nee
 
 
 def test_size_limit(chunker):
-    small = DocumentChunker(MODEL, max_bytes=100)
-    small.warm_up()
+    small = make_chunker(max_bytes=100)
     with pytest.raises(InvalidArgument, match="over the 100-byte limit"):
         run(small, "# Big\n\n" + "word " * 100, uri="big.md")

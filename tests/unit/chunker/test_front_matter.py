@@ -11,7 +11,7 @@ from services.chunker.frontmatter import split_front_matter
 from services.chunker.parsing import content_type_for
 from shared.errors import InvalidArgument
 from shared.model import DocumentMeta
-from tests.unit.chunker.conftest import make_chunker
+from tests.support.chunker import make_chunker
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 BODY = "# Salaries\n\nThe engineering bands are confidential.\n"

@@ -8,7 +8,7 @@ from services.chunker.fixed import FixedWindows
 from services.chunker.server import ChunkerConfig
 from services.chunker.structure import Block, Section
 from shared import config
-from tests.unit.chunker.conftest import make_chunker
+from tests.support.chunker import make_chunker
 from tests.unit.chunker.documents import check_invariants, run
 
 

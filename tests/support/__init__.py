@@ -1,0 +1,1 @@
+"""Helpers the tests import; conftest.py files keep only fixtures (pytest loads those by itself)."""

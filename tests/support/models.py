@@ -1,0 +1,3 @@
+"""Models the tests use (shipped by a package, never downloaded at run time)."""
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
