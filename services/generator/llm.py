@@ -5,9 +5,8 @@ and again in the gateway (every cited id was in the context)."""
 
 import json
 import logging
-import urllib.error
-import urllib.request
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
 from services.generator.selftest import check_llama_cpp
@@ -16,7 +15,11 @@ from shared.model import Answer, Citation, ScoredChunk
 from shared.privacy import redact
 from shared.text import answer_units, content_terms
 
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletion
+
 log = logging.getLogger("ragmesh.generator")
+T = TypeVar("T")
 
 
 class ChatBackend(Protocol):
@@ -65,74 +68,92 @@ class LlamaCppBackend:
         return reply["choices"][0]["message"]["content"] or ""
 
 
+# Structured-output dialects, most standard first: OpenAI's (vLLM, TGI, Ollama, llama.cpp's llama-server) names
+# a JSON schema in `response_format`; llama-cpp-python's server takes `json_object` with the schema beside it.
+JSON_SCHEMA, JSON_OBJECT = "json_schema", "json_object"
+DIALECTS = (JSON_SCHEMA, JSON_OBJECT)
+
+
 class OpenAICompatibleBackend:
+    """Any OpenAI-compatible endpoint through the official `openai` client, the reply constrained to the
+    answer schema by a structured-output parameter. Which form the endpoint takes is found at warm-up by
+    asking for one token in each (json_schema first): a request the endpoint accepts, not an error text read."""
+
     def __init__(self, base_url: str, model: str = "", api_key: str = "", timeout: float = 120.0):
+        import openai
+
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.api_key = api_key
-        self.timeout = timeout
         self.model_id = ""
-        self._format_index: int | None = None
+        self.dialect = ""  # set by warm_up
+        # The endpoint's root or its /v1: the client wants the latter. No retries: the gateway's deadline rules.
+        api_root = self.base_url if self.base_url.endswith("/v1") else self.base_url + "/v1"
+        self._client = openai.OpenAI(base_url=api_root, api_key=api_key or "none", timeout=timeout, max_retries=0)
 
     def warm_up(self) -> None:
         if not self.model:
-            models = self._request("GET", "/v1/models")
-            self.model = models["data"][0]["id"]
+            models = self._call(self._client.models.list)
+            if not models.data:
+                raise FailedPrecondition(f"LLM endpoint {self.base_url} serves no model")
+            self.model = models.data[0].id
         self.model_id = f"openai:{self.model}@{self.base_url}"
+        self.dialect = self._negotiate_dialect()
+        log.info("%s (%s): structured output as %s", self.base_url, self.model, self.dialect)
 
-    def _request(self, method: str, path: str, body: dict | None = None) -> dict:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            self.base_url + path,
-            method=method,
-            headers=headers,
-            data=json.dumps(body).encode() if body is not None else None,
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as reply:
-                return json.loads(reply.read())
-        except urllib.error.HTTPError as err:
-            raise FailedPrecondition(
-                f"LLM endpoint {self.base_url} answered {err.code}: {err.read()[:300].decode(errors='replace')}"
-            ) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-            raise Unavailable(f"LLM endpoint {self.base_url} unreachable: {err}") from None
+    def _negotiate_dialect(self) -> str:
+        import openai
 
-    @staticmethod
-    def _formats(schema: dict) -> list[dict]:
-        """Structured-output dialects, most standard first: OpenAI/vLLM `json_schema`, then the
-        llama.cpp server's `json_object` with a schema."""
-        return [
-            {"type": "json_schema", "json_schema": {"name": "grounded_answer", "schema": schema, "strict": True}},
-            {"type": "json_object", "schema": schema},
-        ]
-
-    def complete(self, messages, schema, max_tokens) -> str:
-        formats = self._formats(schema)
-        if self._format_index is not None:
-            formats = formats[self._format_index : self._format_index + 1]
-        last_error = None
-        for fmt in formats:
-            body = {
-                "model": self.model,
-                "messages": messages,
-                "temperature": 0.0,
-                "max_tokens": max_tokens,
-                "response_format": fmt,
-            }
+        probe = [{"role": "user", "content": "Reply with a JSON object."}]
+        refused = []
+        for dialect in DIALECTS:
             try:
-                reply = self._request("POST", "/v1/chat/completions", body)
-            except FailedPrecondition as err:
-                if "response_format" not in err.message:
-                    raise
-                last_error = err  # this endpoint speaks another dialect: try the next one
-                continue
-            self._format_index = self._formats(schema).index(fmt)
-            return reply["choices"][0]["message"].get("content") or ""
-        assert last_error is not None  # the loop tried at least one dialect
-        raise last_error
+                self._call(self._client.chat.completions.create, **self._request(probe, {"type": "object"}, 1, dialect))
+                return dialect
+            except openai.APIStatusError as err:
+                refused.append(f"{dialect}: {err.status_code}")
+        raise FailedPrecondition(
+            f"LLM endpoint {self.base_url} takes neither structured-output form ({'; '.join(refused)})"
+        )
+
+    def _call(self, method: Callable[..., T], **kwargs: Any) -> T:
+        """Unreachable (timeouts included) becomes Unavailable; a refusal stays the client's APIStatusError."""
+        import openai
+
+        try:
+            return method(**kwargs)
+        except openai.APIConnectionError as err:
+            raise Unavailable(f"LLM endpoint {self.base_url} unreachable: {err.message}") from None
+
+    def _request(self, messages: list[dict], schema: dict, max_tokens: int, dialect: str) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": 0.0,
+            "max_tokens": max_tokens,
+        }
+        if dialect == JSON_SCHEMA:
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "grounded_answer", "schema": schema, "strict": True},
+            }
+        else:  # not in the client's types: sent as it is
+            request["extra_body"] = {"response_format": {"type": "json_object", "schema": schema}}
+        return request
+
+    def complete(self, messages: list[dict], schema: dict, max_tokens: int) -> str:
+        import openai
+
+        if not self.dialect:
+            raise FailedPrecondition("the OpenAI-compatible backend is not warmed up")
+        try:
+            reply: ChatCompletion = self._call(
+                self._client.chat.completions.create, **self._request(messages, schema, max_tokens, self.dialect)
+            )
+        except openai.APIStatusError as err:
+            raise FailedPrecondition(
+                f"LLM endpoint {self.base_url} answered {err.status_code}: {err.message}"
+            ) from None
+        return reply.choices[0].message.content or ""
 
 
 class LLMGenerator:
