@@ -32,6 +32,7 @@ import numpy as np
 
 from loadtest.figures import figure, record
 from services.retriever.service import HybridRetriever
+from shared import config
 from shared.embedding.base import ModelSpec
 from shared.index.base import SearchHit
 from shared.index.embedded import EmbeddedIndex, _row_to_chunk, fts_query
@@ -412,7 +413,7 @@ def print_table(rows, args, hnsw: HnswParams) -> None:
         f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
         f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
         f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
-        f"embedded: {os.environ.get('RAGMESH_INDEX_KNN', 'sq8')} scan (sq8: 8-bit, top max(4k, 200) rescored)"
+        f"embedded: {config.mesh().index_knn} scan (sq8: 8-bit, top max(4k, 200) rescored)"
     )
     header = (
         "chunks",

@@ -9,13 +9,13 @@ import os
 import re
 from collections.abc import Mapping
 
-from shared.config import mesh
+from shared.config import MeshSettings, mesh
 from shared.index.base import IndexBackend
 from shared.index.embedded import EmbeddedIndex
 
 BACKENDS = ("embedded", "opensearch")
-DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
-DEFAULT_OPENSEARCH_PREFIX = "ragmesh"
+DEFAULT_OPENSEARCH_URL: str = MeshSettings.model_fields["opensearch_url"].default
+DEFAULT_OPENSEARCH_PREFIX: str = MeshSettings.model_fields["opensearch_prefix"].default
 
 
 def generation(embed_model: str) -> str:
@@ -29,7 +29,7 @@ def open_index(
     kind: str, data_dir: str, env: Mapping[str, str] | None = None, embed_model: str | None = None
 ) -> IndexBackend:
     """The backend; with `embed_model`, that model's generation (what the services open)."""
-    env = os.environ if env is None else env
+    settings = mesh(env)
     suffix = f"-{generation(embed_model)}" if embed_model else ""
     if kind == "embedded":
         return EmbeddedIndex(os.path.join(data_dir, f"index{suffix}.sqlite"))
@@ -38,13 +38,11 @@ def open_index(
         from shared.index.opensearch import OpenSearchIndex
 
         # Every process of one mesh (indexer and retrievers) must name the same index.
-        prefix = env.get("RAGMESH_OPENSEARCH_PREFIX", DEFAULT_OPENSEARCH_PREFIX)
-        layout = mesh(env)
         return OpenSearchIndex(
-            env.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH_URL),
-            f"{prefix}-chunks{suffix}",
+            settings.opensearch_url,
+            f"{settings.opensearch_prefix}-chunks{suffix}",
             # The chunk index's layout on a cluster, used when it is created (deploy/helm: opensearch.shards/replicas).
-            shards=layout.opensearch_shards,
-            replicas=layout.opensearch_replicas,
+            shards=settings.opensearch_shards,
+            replicas=settings.opensearch_replicas,
         )
     raise ValueError(f"RAGMESH_INDEX={kind!r}: supported backends are {', '.join(BACKENDS)}")
