@@ -71,6 +71,12 @@ class PrivateOpenSearch:
     def down(self) -> None:
         subprocess.run(["bash", str(OPENSEARCH_DOWN)], check=True, env=self.env)
 
+    def remove_data(self) -> None:
+        """After the run: the nodes' data (the server itself stays installed for the next run)."""
+        root = Path(self.env["RAGMESH_OPENSEARCH_ROOT"])
+        for data in (root / "data", root / "node-1" / "data", root / "node-2" / "data"):
+            shutil.rmtree(data, ignore_errors=True)
+
     def node(self, action: str, number: int) -> None:
         """pair.sh kill N / start N (start waits until the cluster is green)."""
         subprocess.run(["bash", str(OPENSEARCH_PAIR), action, str(number)], check=True, env=self.env)
@@ -174,6 +180,7 @@ class LoadMesh:
             self.triton.stop()
         if self.private_opensearch:
             self.private_opensearch.down()
+            self.private_opensearch.remove_data()
 
     # ---- what a load needs ----------------------------------------------------------------------------
 
