@@ -14,6 +14,8 @@ import os
 import secrets
 import sqlite3
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from shared.model import normalize_time, utc_now
@@ -92,12 +94,13 @@ def _check_scopes(scopes) -> tuple[str, ...]:
 
 
 class KeyStore:
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, clock: Callable[[], float] = time.monotonic):
         self.path = Path(path)
         self._verified: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self._schema_ready = False
-        self._verify_budget = TokenBuckets(_VERIFY_RATE, _VERIFY_BURST)
+        # `clock` paces failed secret checks; a test passes a still one so scrypt's speed cannot refill the budget.
+        self._verify_budget = TokenBuckets(_VERIFY_RATE, _VERIFY_BURST, clock)
 
     @contextlib.contextmanager
     def _db(self):

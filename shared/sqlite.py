@@ -1,8 +1,10 @@
 """SQLite connections for stores shared by threads and processes: one per thread, WAL mode (a
 writer never blocks readers), and a generous busy timeout instead of 'database is locked'."""
 
+import contextlib
 import sqlite3
 import threading
+from collections.abc import Iterator
 
 
 class ThreadLocalSQLite:
@@ -24,3 +26,16 @@ class ThreadLocalSQLite:
             conn.row_factory = sqlite3.Row
             self._local.conn = conn
         return conn
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One writer at a time (BEGIN IMMEDIATE takes the write lock up front, so two writers never deadlock
+    upgrading read locks); committed when the block ends, rolled back when it raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

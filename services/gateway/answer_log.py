@@ -10,7 +10,7 @@ import uuid
 
 from shared.erasure import ScanResult, StoreCheck, scan_files, scan_text, sqlite_files
 from shared.privacy import redact, strict
-from shared.sqlite import ThreadLocalSQLite
+from shared.sqlite import ThreadLocalSQLite, write_transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -232,8 +232,7 @@ class AnswerLog:
         ids = sorted(chunk_ids)
         whole = document_ids is None
         docs = document_ids or []
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             if whole:
                 gone = [r[0] for r in conn.execute("SELECT answer_id FROM answers WHERE tenant_id=?", (tenant_id,))]
                 scrub: dict[str, None] = {}
@@ -247,10 +246,6 @@ class AnswerLog:
             conn.executemany("DELETE FROM answers WHERE answer_id=?", [(a,) for a in gone])  # cascades
             for answer_id in scrub:
                 self._scrub_candidates(conn, answer_id, set(docs), set(ids))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         # A vacuum rewrites the file without free pages; the truncating checkpoint empties the -wal file.
         conn.execute("VACUUM")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -33,7 +33,7 @@ from shared.model import (
     utc_now,
     visible_scopes,
 )
-from shared.sqlite import ThreadLocalSQLite
+from shared.sqlite import ThreadLocalSQLite, write_transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -144,8 +144,7 @@ class EmbeddedIndex:
         eff_from = normalize_time(meta.effective_from, "effective_from") or utc_now()
         eff_to = normalize_time(meta.effective_to, "effective_to")
         scopes = sorted(set(meta.access_scopes)) or [PUBLIC_SCOPE]
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             stored = {
                 r["chunk_id"]: (r["rowid"], r["embedding_model_id"])
                 for r in conn.execute(
@@ -220,10 +219,6 @@ class EmbeddedIndex:
                 conn.execute("INSERT INTO chunks_fts (rowid, search_text) VALUES (?, ?)", (rowid, chunk.embed_text))
                 written += 1
             self._bump_generation(conn, meta.tenant_id, touched)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return UpsertResult(written=written, unchanged=unchanged, removed=len(stale))
 
     def document_scopes(self, tenant_id: str, document_id: str) -> set[str]:
@@ -234,8 +229,7 @@ class EmbeddedIndex:
 
     def delete_document(self, tenant_id: str, document_id: str) -> int:
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             rowids = [
                 r[0]
                 for r in conn.execute(
@@ -244,10 +238,6 @@ class EmbeddedIndex:
             ]
             self._delete_rows(conn, rowids)
             self._bump_generation(conn, tenant_id, rowids)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return len(rowids)
 
     def erase(self, tenant_id: str, document_id: str | None) -> int:
@@ -255,8 +245,7 @@ class EmbeddedIndex:
         and tells every reader's vector view of the tenant to reload rather than keep the rows' vectors in
         dead slots. Returns the rows removed."""
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             sql, params = "SELECT rowid FROM chunks WHERE tenant_id=?", [tenant_id]
             if document_id is not None:
                 sql, params = sql + " AND document_id=?", [tenant_id, document_id]
@@ -266,10 +255,6 @@ class EmbeddedIndex:
             conn.execute(
                 "INSERT OR REPLACE INTO meta SELECT 'purge:' || ?, value FROM meta WHERE key='generation'", (tenant_id,)
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return len(rowids)
 
     def purge(self) -> None:
@@ -289,8 +274,7 @@ class EmbeddedIndex:
         replaces it). Returns the chunks updated."""
         end = normalize_time(effective_to, "effective_to")
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             rowids = [
                 r[0]
                 for r in conn.execute(
@@ -301,10 +285,6 @@ class EmbeddedIndex:
             ]
             conn.executemany("UPDATE chunks SET effective_to=? WHERE rowid=?", [(end, r) for r in rowids])
             self._bump_generation(conn, tenant_id, rowids)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return len(rowids)
 
     def forget_tenant(self, tenant_id: str) -> bool:

@@ -5,10 +5,9 @@ import pytest
 import requests
 
 from ragmesh.client import RagmeshClient
-from services.cli.feedback import open_log
 from services.cli.mesh import free_port
 from services.http.proto_json import to_json
-from tests.support.mesh import TENANT, start_front_door, wait_http
+from tests.support.mesh import TENANT, answer_log, start_front_door, wait_http
 
 pytestmark = pytest.mark.integration
 
@@ -152,7 +151,7 @@ def test_feedback_reaches_the_answer_log(front_door, ingested, key, mesh):
     reply = post(front_door, "/v1/feedback", key, body)
     assert reply.status_code == 200, reply.text
     feedback_id = reply.json()["feedback_id"]
-    rows = {r["feedback_id"]: r for r in open_log(mesh.data_dir).feedback_rows()}
+    rows = {r["feedback_id"]: r for r in answer_log(mesh.data_dir).feedback_rows()}
     row = rows[feedback_id]
     assert (row["answer_id"], row["rating"], row["comment"], row["expected_document_id"]) == (
         answer_id,

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from services.cli.feedback import open_log
-from tests.support.mesh import TENANT
+from tests.support.mesh import TENANT, answer_log
 
 pytestmark = pytest.mark.integration
 
@@ -74,7 +73,7 @@ def test_ask_open_a_citation_and_send_feedback(page, front_door, ingested, mesh,
     page.click("#send-feedback")
     expect(page.locator("#feedback-status")).to_contain_text("Feedback stored (")
     feedback_id = page.locator("#feedback-status").inner_text().split("(")[1].rstrip(").")
-    rows = {r["feedback_id"]: r for r in open_log(mesh.data_dir).feedback_rows()}
+    rows = {r["feedback_id"]: r for r in answer_log(mesh.data_dir).feedback_rows()}
     row = rows[feedback_id]
     assert (row["answer_id"], row["rating"], row["expected_document_id"], row["comment"]) == (
         reply["answer_id"],

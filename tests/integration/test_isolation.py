@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.gateway.answer_log import AnswerLog, feedback_to_case
+from services.gateway.answer_log import feedback_to_case
 from shared.keys import KEYS_FILE, KeyStore
 from shared.stubs import gateway_pb2, gateway_pb2_grpc, retriever_pb2
-from tests.support.mesh import ingest_paths
+from tests.support.mesh import answer_log, ingest_paths
 
 pytestmark = pytest.mark.integration
 SCOPES = ("public", "hr", "finance")
@@ -131,9 +131,7 @@ def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory,
             )
 
     # What triage and export read: each tenant's answers hold only its own candidates and context.
-    log = AnswerLog(os.path.join(mesh.data_dir, "answers.sqlite"))
-    log.warm_up()
-    for row in log.feedback_rows():
+    for row in answer_log(mesh.data_dir).feedback_rows():
         tenant = row["tenant_id"]
         if tenant not in world:
             continue

@@ -13,6 +13,7 @@ import grpc
 
 from services.cli.documents import collect_files, to_source_document
 from services.cli.mesh import ROOT_DIR
+from services.gateway.answer_log import AnswerLog
 from shared.credentials import gateway_channel
 from shared.keys import local_key
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
@@ -20,6 +21,14 @@ from shared.stubs import gateway_pb2, gateway_pb2_grpc
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")
 TENANT = "demo"
+
+
+def answer_log(data_dir: str) -> AnswerLog:
+    """The gateway's answer log file in a mesh's data dir, read as the store it is (tests only: clients go through
+    the gateway's ListFeedback)."""
+    log = AnswerLog(os.path.join(data_dir, "answers.sqlite"))
+    log.warm_up()
+    return log
 
 
 def ingest_paths(gateway, tenant, paths, timeout=300):
