@@ -261,7 +261,7 @@ def _fault_timelines(out_dir: Path, report: dict) -> Path | None:
         ):
             ax.axvline(at, color="black", linestyle=style, linewidth=1, label=label)
         ax.axhline(report["setup"]["deadline_s"], color="tab:red", linewidth=1, label="deadline")
-        ax.set(title=fault["action"], xlabel="request start, s from the fault", ylabel="latency s")
+        ax.set(title=fault["action"].split(" (")[0], xlabel="request start, s from the fault", ylabel="latency s")
         ax.legend(fontsize=7, loc="upper right", ncol=3)
         ax.grid(True, alpha=0.3)
     path = out_dir / "faults_timeline.png"
