@@ -1,4 +1,4 @@
-"""Tenant and scope isolation through the real gateway, as a property (hypothesis, embedded index).
+"""Tenant and scope isolation through the real gateway, as a property (hypothesis), on both index backends.
 
 Random tenants (some with a single chunk, some sharing text with another tenant), random scopes per
 document and per key; queries made of the other tenants' distinctive tokens go through Search, Ask
@@ -14,7 +14,9 @@ import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from opensearchpy import OpenSearch
 
+from services.cli.mesh import Mesh
 from services.gateway.answer_log import feedback_to_case
 from shared.keys import KEYS_FILE, KeyStore
 from shared.stubs import gateway_pb2, gateway_pb2_grpc, retriever_pb2
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.integration
 SCOPES = ("public", "hr", "finance")
 SHARED = "Refunds for annual plans are paid within ten business days."
 TALLY = {"cases": 0, "calls": 0, "leaks": 0}
+OPENSEARCH_URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
 
 
 @st.composite
@@ -44,16 +47,32 @@ def worlds(draw):
     return world, held
 
 
-@pytest.fixture(scope="module")
-def keys(mesh):
-    return KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+@pytest.fixture(scope="module", params=["embedded", "opensearch"])
+def backend(request, tmp_path_factory):
+    """The session mesh (embedded index) or a mesh of its own on OpenSearch, with its gateway and key store."""
+    if request.param == "embedded":
+        mesh = request.getfixturevalue("mesh")
+        yield mesh, request.getfixturevalue("gateway"), KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+        return
+    prefix = f"ragmesh-iso-{uuid.uuid4().hex[:8]}"
+    env = {"RAGMESH_INDEX": "opensearch", "RAGMESH_OPENSEARCH_PREFIX": prefix}
+    mesh = Mesh.on_free_ports(str(tmp_path_factory.mktemp("iso-opensearch")), extra_env=env)
+    mesh.start(timeout=240)
+    channel = mesh.gateway_channel()
+    try:
+        yield mesh, gateway_pb2_grpc.GatewayStub(channel), KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+    finally:
+        channel.close()
+        mesh.stop()
+        OpenSearch(hosts=[OPENSEARCH_URL]).indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
 
 
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
 @given(case=worlds())
-def test_nothing_foreign_reaches_a_tenant(mesh, gateway, keys, tmp_path_factory, case):
+def test_nothing_foreign_reaches_a_tenant(backend, tmp_path_factory, case):
+    mesh, gateway, keys = backend
     world, held = case
     for tenant, docs in world.items():
         folder = tmp_path_factory.mktemp(tenant)
