@@ -132,8 +132,8 @@ bench-retrieval: stubs opensearch-up
 # Format check, lint and type check ([tool.ruff] and [tool.mypy] in pyproject.toml), each with zero findings;
 # `make test` runs it first. .pre-commit-config.yaml runs the same checks on each commit.
 lint: stubs
-	$(VENV)/bin/ruff format --check services shared tests
-	$(VENV)/bin/ruff check services shared tests
+	$(VENV)/bin/ruff format --check services shared tests loadtest clients deploy
+	$(VENV)/bin/ruff check services shared tests loadtest clients deploy
 	$(VENV)/bin/mypy
 
 clean:

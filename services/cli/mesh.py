@@ -14,7 +14,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from shared.config import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
+from shared.config import DEFAULT_HTTP_PORT, DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
 from shared.credentials import DEFAULT_TENANT, gateway_channel
 from shared.keys import local_key
 from shared.names import TENANT_ID
@@ -25,7 +25,6 @@ ROOT_DIR = str(Path(__file__).resolve().parents[2])
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
 # The HTTP front door (services/http): a client of the gateway, started after it when a mesh asks for it.
 HTTP = "http"
-DEFAULT_HTTP_PORT = 8080
 
 
 def free_port() -> int:
