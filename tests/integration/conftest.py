@@ -1,5 +1,6 @@
 """A real mesh: six service processes on free loopback ports, stopped by pid at the end."""
 
+import grpc
 import pytest
 
 from services.cli.mesh import Mesh, free_port
@@ -32,6 +33,13 @@ def gateway(mesh):
     channel = mesh.gateway_channel()
     yield gateway_pb2_grpc.GatewayStub(channel)
     channel.close()
+
+
+@pytest.fixture(scope="session")
+def raw(mesh):
+    """A gateway stub that sends only the metadata each test gives it (no key unless the test adds one)."""
+    with grpc.insecure_channel(mesh.address("gateway")) as channel:
+        yield gateway_pb2_grpc.GatewayStub(channel)
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ import grpc
 import pytest
 
 from shared.keys import KEYS_FILE, KeyStore
-from shared.stubs import gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
-from tests.support.mesh import TENANT
+from shared.stubs import gateway_pb2, indexer_pb2, retriever_pb2
+from tests.support.mesh import TENANT, bearer
 
 pytestmark = pytest.mark.integration
 
@@ -16,17 +16,6 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def keys(mesh):
     return KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
-
-
-@pytest.fixture(scope="module")
-def raw(mesh):
-    """A gateway stub that sends only the metadata each test gives it."""
-    with grpc.insecure_channel(mesh.address("gateway")) as channel:
-        yield gateway_pb2_grpc.GatewayStub(channel)
-
-
-def bearer(token: str):
-    return (("authorization", f"Bearer {token}"),)
 
 
 def search(raw, token=None, tenant=TENANT, scopes=(), query="refund policy"):

@@ -10,8 +10,8 @@ import pytest
 from services.cli.main import main as ragmesh
 from shared.credentials import API_KEY_ENV
 from shared.keys import KEYS_FILE, KeyStore
-from shared.stubs import gateway_pb2, gateway_pb2_grpc
-from tests.support.mesh import TENANT
+from shared.stubs import gateway_pb2
+from tests.support.mesh import TENANT, bearer
 
 pytestmark = pytest.mark.integration
 
@@ -118,16 +118,6 @@ def test_list_feedback_carries_each_entrys_pile_and_case(gateway, ingested):
     assert list(later.entries) == []
 
 
-@pytest.fixture(scope="module")
-def raw(mesh):
-    with grpc.insecure_channel(mesh.address("gateway")) as channel:
-        yield gateway_pb2_grpc.GatewayStub(channel)
-
-
-def _bearer(token: str):
-    return (("authorization", f"Bearer {token}"),)
-
-
 def test_feedback_review_needs_a_writer_key_of_the_tenant(mesh, gateway, raw, ingested):
     _feedback_down(gateway, "what is the parental leave policy", should_abstain=True)
     keys = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
@@ -135,17 +125,17 @@ def test_feedback_review_needs_a_writer_key_of_the_tenant(mesh, gateway, raw, in
     _, stranger = keys.create("review-stranger", ["*"], "writer")
     record = gateway_pb2.RecordFeedbackExportRequest(tenant_id=TENANT, path="/tmp/cases.jsonl", feedback_ids=["x"])
     for call in (
-        lambda: raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=_bearer(reader), timeout=10),
-        lambda: raw.RecordFeedbackExport(record, metadata=_bearer(reader), timeout=10),
+        lambda: raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=bearer(reader), timeout=10),
+        lambda: raw.RecordFeedbackExport(record, metadata=bearer(reader), timeout=10),
     ):
         with pytest.raises(grpc.RpcError) as err:
             call()
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and "needs writer" in err.value.details()
     with pytest.raises(grpc.RpcError) as err:
-        raw.ListFeedback(gateway_pb2.ListFeedbackRequest(tenant_id=TENANT), metadata=_bearer(stranger), timeout=10)
+        raw.ListFeedback(gateway_pb2.ListFeedbackRequest(tenant_id=TENANT), metadata=bearer(stranger), timeout=10)
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and "not 'demo'" in err.value.details()
     # The key's own tenant: none of the other tenant's feedback.
-    own = raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=_bearer(stranger), timeout=10)
+    own = raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=bearer(stranger), timeout=10)
     assert list(own.entries) == []
     mine = gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(), timeout=10)
     assert any(e.should_abstain for e in mine.entries)

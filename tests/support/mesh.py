@@ -23,6 +23,11 @@ EXAMPLES = os.path.join(ROOT, "examples")
 TENANT = "demo"
 
 
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """gRPC metadata presenting an API key."""
+    return (("authorization", f"Bearer {token}"),)
+
+
 def answer_log(data_dir: str) -> AnswerLog:
     """The gateway's answer log file in a mesh's data dir, read as the store it is (tests only: clients go through
     the gateway's ListFeedback)."""
