@@ -220,17 +220,24 @@ class Drill:
 
     # ---- the indexer, mid-ingest --------------------------------------------------------------------
 
+    def _clean_ingest(self) -> tuple[list, str]:
+        """A fresh folder of abstracts the load corpus does not hold, ingested into the reference tenant that a
+        drill's faulted ingest is compared with; its documents and that tenant."""
+        folder = Path(tempfile.mkdtemp(prefix="folder-", dir=self.harness.mesh.data_dir))
+        self._write_folder(folder)
+        documents = [to_source_document(path, uri) for path, uri in collect_files([str(folder)])]
+        clean_tenant = f"{TENANT}-clean"
+        clean = self.harness.ingest(documents, clean_tenant)
+        if not all(r.ok for r in clean):
+            raise DrillError(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
+        return documents, clean_tenant
+
     def indexer(self, corpus_before: set) -> FaultResult:
         """A folder of SciFact abstracts the load corpus does not hold: a clean ingest into one tenant; then,
         under the Ask load, an ingest into another tenant whose indexer is killed a third of the way through,
         the indexer restarted and the folder ingested again. Both tenants must hold the same chunks."""
-        folder = Path(tempfile.mkdtemp(prefix="folder-", dir=self.harness.mesh.data_dir))
-        self._write_folder(folder)
-        documents = [to_source_document(path, uri) for path, uri in collect_files([str(folder)])]
-        clean_tenant, faulted_tenant = f"{TENANT}-clean", f"{TENANT}-faulted"
-        clean = self.harness.ingest(documents, clean_tenant)
-        if not all(r.ok for r in clean):
-            raise DrillError(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
+        documents, clean_tenant = self._clean_ingest()
+        faulted_tenant = f"{TENANT}-faulted"
         first_pass: list = []
         retried: list[str] = []
 
@@ -278,13 +285,8 @@ class Drill:
         folder run, start it again and wait for green. Ingest results that failed are ingested again once the
         cluster is green (the caller's retry); then the folder's chunks must equal a clean ingest's, and no
         Ask may fail once the cluster has noticed the lost node."""
-        folder = Path(tempfile.mkdtemp(prefix="folder-", dir=self.harness.mesh.data_dir))
-        self._write_folder(folder)
-        documents = [to_source_document(path, uri) for path, uri in collect_files([str(folder)])]
-        clean_tenant, loaded_tenant = f"{TENANT}-clean", f"{TENANT}-nodeloss"
-        clean = self.harness.ingest(documents, clean_tenant)
-        if not all(r.ok for r in clean):
-            raise DrillError(f"the clean ingest of {folder} failed: {[r.error for r in clean if not r.ok][:3]}")
+        documents, clean_tenant = self._clean_ingest()
+        loaded_tenant = f"{TENANT}-nodeloss"
         during: list = []
 
         def act(timeline: Timeline) -> None:

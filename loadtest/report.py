@@ -151,6 +151,13 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
 # ---- plots -------------------------------------------------------------------------------------------
 
 
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _cdf_end_to_end(out_dir: Path, report: dict) -> Path | None:
     runs = [(rpc, s) for rpc, steps in report["steps"].items() for s in steps if s["latencies"]]
     if not runs:
@@ -182,11 +189,7 @@ def _cdf_end_to_end(out_dir: Path, report: dict) -> Path | None:
     ax.set(xscale="log", xlabel="latency (ms, log)", ylabel="share of requests", title="End-to-end latency CDF")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    path = out_dir / "cdf_end_to_end.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "cdf_end_to_end.png")
 
 
 def _cdf_stages(out_dir: Path, report: dict) -> Path | None:
@@ -205,11 +208,7 @@ def _cdf_stages(out_dir: Path, report: dict) -> Path | None:
     axes[0][0].set_ylabel("share of calls")
     axes[0][-1].legend(fontsize=7)
     fig.suptitle("Per-stage latency CDF under Ask load (gateway histograms)")
-    path = out_dir / "cdf_stages.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "cdf_stages.png")
 
 
 def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
@@ -232,11 +231,7 @@ def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
         handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
         ax.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="upper left")
         ax.grid(True, alpha=0.3)
-    path = out_dir / "saturation.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "saturation.png")
 
 
 def _fault_timelines(out_dir: Path, report: dict) -> Path | None:
@@ -264,8 +259,4 @@ def _fault_timelines(out_dir: Path, report: dict) -> Path | None:
         ax.set(title=fault["action"].split(" (")[0], xlabel="request start, s from the fault", ylabel="latency s")
         ax.legend(fontsize=7, loc="upper right", ncol=3)
         ax.grid(True, alpha=0.3)
-    path = out_dir / "faults_timeline.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "faults_timeline.png")
