@@ -32,14 +32,7 @@ class SelectingGenerator:
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         wanted = content_terms(query)
         if not wanted:
-            return Answer(
-                "",
-                [],
-                True,
-                missing="a question with content words",
-                reason="empty_question",
-                generator_id=self.generator_id,
-            )
+            return _empty_question(self.generator_id)
         if self.card is None:
             raise RuntimeError(f"{self.card_path}: the selector is not loaded (warm_up() first)")
         card = self.card
@@ -80,14 +73,7 @@ class ExtractiveGenerator:
         # answers it: a passage about E-4413 does not answer a question about E-6001.
         named = identifiers(query)
         if not wanted:
-            return Answer(
-                "",
-                [],
-                True,
-                missing="a question with content words",
-                reason="empty_question",
-                generator_id=self.generator_id,
-            )
+            return _empty_question(self.generator_id)
         scored = []  # (score, passage rank, start, end, passage)
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
@@ -127,6 +113,13 @@ class ExtractiveGenerator:
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
         return _quoted_answer([(p, start, end) for _, _, start, end, p in chosen[: self.max_units]], self.generator_id)
+
+
+def _empty_question(generator_id: str) -> Answer:
+    """The abstention for a question with no content words to look for (both extractive generators)."""
+    return Answer(
+        "", [], True, missing="a question with content words", reason="empty_question", generator_id=generator_id
+    )
 
 
 def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str) -> Answer:
