@@ -48,6 +48,19 @@ def chunk_from_pb(pb: common_pb2.Chunk) -> model.Chunk:
         position=pb.position,
         section_text=pb.section_text,
         embedding_model_id=pb.embedding_model_id,
+        views=views_from_pb(pb.views) if pb.HasField("views") else None,
+    )
+
+
+def views_from_pb(pb: common_pb2.ViewVectors) -> model.ViewVectors:
+    return model.ViewVectors(
+        model_id=pb.model_id, dim=pb.dim, units=list(pb.unit_indices), vectors=pb.vectors, dtype=pb.dtype
+    )
+
+
+def views_to_pb(views: model.ViewVectors) -> common_pb2.ViewVectors:
+    return common_pb2.ViewVectors(
+        model_id=views.model_id, dtype=views.dtype, dim=views.dim, vectors=views.vectors, unit_indices=views.units
     )
 
 
@@ -65,6 +78,7 @@ def chunk_to_pb(chunk: model.Chunk) -> common_pb2.Chunk:
         position=chunk.position,
         section_text=chunk.section_text,
         embedding_model_id=chunk.embedding_model_id,
+        views=views_to_pb(chunk.views) if chunk.views is not None else None,
     )
 
 

@@ -21,6 +21,19 @@ class DocumentMeta:
 
 
 @dataclasses.dataclass
+class ViewVectors:
+    """A chunk's scoring views (shared/embedding/views.py) embedded at ingest, so the maxsim reranker reads
+    them instead of embedding at query time. `vectors` is row-major (len(units) x dim) little-endian
+    `dtype` bytes; `units[i]` is the answer unit view i reads (-1: the section title)."""
+
+    model_id: str
+    dim: int
+    units: list[int]
+    vectors: bytes
+    dtype: str = "float16"
+
+
+@dataclasses.dataclass
 class Chunk:
     chunk_id: str
     meta: DocumentMeta
@@ -34,6 +47,8 @@ class Chunk:
     position: int
     section_text: str = ""
     embedding_model_id: str = ""
+    # Stored view vectors, when the index holds them (None: the reranker embeds the views itself).
+    views: ViewVectors | None = None
 
 
 @dataclasses.dataclass

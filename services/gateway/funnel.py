@@ -197,8 +197,8 @@ class Funnel:
                 raise
             log.warning("answering from the fused order: %s", reason)
             metrics.DEGRADED.labels("reranker").inc()
-            return candidates[:top_n], "", reason
-        return list(response.candidates), response.model_id, ""
+            return _without_view_vectors(candidates[:top_n]), "", reason
+        return _without_view_vectors(list(response.candidates)), response.model_id, ""
 
     def reranker_model_id(self) -> str:
         """The model the reranker stage is serving (an empty rerank costs nothing)."""
@@ -224,6 +224,8 @@ class Funnel:
         model_id, degraded = "", ""
         if request.rerank and candidates:
             candidates, model_id, degraded = self._rerank(request.query, candidates, top_k, context, timings)
+        else:
+            candidates = _without_view_vectors(candidates)
         return gateway_pb2.SearchResponse(
             results=candidates[:top_k], reranker_model_id=model_id, degraded=bool(degraded), timings=timings
         )
@@ -361,6 +363,7 @@ class Funnel:
             context,
         )
         chunk = found.chunk
+        chunk.ClearField("views")  # the reranker's, not the caller's (see _without_view_vectors)
         start = chunk.section_text.find(chunk.body)
         start = max(start, 0)
         return gateway_pb2.ChunkView(chunk=chunk, highlight_start=start, highlight_end=start + len(chunk.body))
@@ -400,3 +403,12 @@ def _not_found(reason: str, question: str, detail: str = "", generator_id: str =
         missing=missing,
         generator_id=generator_id,
     )
+
+
+def _without_view_vectors(candidates: list) -> list:
+    """Drops the stored view vectors (several KiB a chunk, for the reranker only) from candidates before
+    they go to the generator or back to a caller: Search and Ask answers stay as small as before. The
+    reranker's per-unit similarities (StageScores.unit_similarity), which answer selection reads, stay."""
+    for candidate in candidates:
+        candidate.chunk.ClearField("views")
+    return candidates

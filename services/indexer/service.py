@@ -1,6 +1,7 @@
 """The indexer component: embeds new chunks and writes a document version through the index backend."""
 
 from shared.embedding.base import Embedder
+from shared.embedding.views import attach_views
 from shared.errors import InvalidArgument, PermissionDenied, require
 from shared.index.base import IndexBackend, UpsertResult
 from shared.index.erasure import IndexErasure, erase
@@ -40,6 +41,8 @@ class DocumentIndexer:
         existing = self.index.existing_chunk_ids(meta, self.model_id)
         fresh = [c for c in chunks if c.chunk_id not in existing]
         vectors = self.embedder.embed_passages([c.embed_text for c in fresh])
+        # The maxsim reranker's view vectors, stored with the chunk in the same write (unchanged chunks keep theirs).
+        attach_views(self.embedder, fresh)
         result = self.index.replace_document_version(
             meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors, strict=True)}, self.model_id
         )

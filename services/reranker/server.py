@@ -30,6 +30,8 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
             ranked = self.reranker.run(request.query, candidates, request.top_n or self.default_top_n)
             annotate_candidates(span, "ragmesh.rerank", ranked)
             annotate_documents(span, ranked, "rerank_score")
+        for sc in ranked:
+            sc.chunk.views = None  # read here; no later stage needs them back
         return reranker_pb2.RerankResponse(
             candidates=[convert.scored_to_pb(c) for c in ranked],
             model_id=self.reranker.model_id,

@@ -14,18 +14,22 @@ replacing scored nDCG@10 0.720 against the fused order's 0.739, fusing with weig
 A negative weight restores the replace behaviour.
 """
 
+import logging
 import threading
 from collections import OrderedDict
 
 import numpy as np
 
 from services.reranker import fusion
+from shared.embedding import views as view_vectors
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument
 from shared.model import ScoredChunk
-from shared.text import identifiers, scoring_views
+from shared.observability.metrics import RERANK_VIEW_SOURCES
+from shared.text import identifiers
 
-MAX_VIEWS_PER_CANDIDATE = 48
+log = logging.getLogger("ragmesh.reranker")
+
 # Large enough to lift an exact identifier match over any plain similarity difference; a section
 # whose heading names the identifier (the definition) beats a passage that merely mentions it.
 IDENTIFIER_IN_HEADING_BONUS = 0.3
@@ -73,30 +77,43 @@ class MaxSimReranker:
     def warm_up(self) -> None:
         self.embedder.warm_up()
 
+    def _stored(self, sc: ScoredChunk) -> tuple[np.ndarray, np.ndarray] | None:
+        """The view vectors the index stored with the chunk, when this reranker's model made them."""
+        views = sc.chunk.views
+        if views is None or views.model_id != self.embedder.spec.model_id:
+            return None
+        try:
+            return view_vectors.unpack(views)
+        except ValueError as exc:  # a damaged entry costs an embedding, never the request
+            log.warning("chunk %s: stored view vectors unusable (%s); embedding its views", sc.chunk.chunk_id, exc)
+            return None
+
     def _unit_vectors(self, candidates: list[ScoredChunk]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per candidate: its view vectors and, per view, the answer unit it reads (-1: the title)."""
+        """Per candidate: its view vectors and, per view, the answer unit it reads (-1: the title). Stored
+        vectors first (the index keeps them with the chunk); the cache or an embedding only for chunks
+        stored without them (rows older than view storage, or another model's)."""
+        found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for sc in candidates:
+            stored = self._stored(sc)
+            if stored is not None:
+                found[sc.chunk.chunk_id] = stored
+        stored_count = len(found)
         with self._lock:
-            cached = {sc.chunk.chunk_id: self._cache.get(sc.chunk.chunk_id) for sc in candidates}
-        missing = [sc for sc in candidates if cached[sc.chunk.chunk_id] is None]
-        texts, owners, units = [], [], []
-        for i, sc in enumerate(missing):
-            # A document without headings is still under its title: "Title: sentence" keeps the context.
-            headings = sc.chunk.heading_path or ([sc.chunk.meta.title] if sc.chunk.meta.title else [])
-            views = scoring_views(headings, sc.chunk.body, MAX_VIEWS_PER_CANDIDATE) or [(sc.chunk.body, -1)]
-            texts += [text for text, _ in views]
-            units += [unit for _, unit in views]
-            owners += [i] * len(views)
-        if texts:
-            vectors = self.embedder.embed_passages(texts)
-            owners_arr, units_arr = np.array(owners), np.array(units)
+            for sc in candidates:
+                cached = None if sc.chunk.chunk_id in found else self._cache.get(sc.chunk.chunk_id)
+                if cached is not None:
+                    found[sc.chunk.chunk_id] = cached
+        missing = list({sc.chunk.chunk_id: sc for sc in candidates if sc.chunk.chunk_id not in found}.values())
+        RERANK_VIEW_SOURCES.labels("stored").inc(stored_count)
+        RERANK_VIEW_SOURCES.labels("cache").inc(len(found) - stored_count)
+        RERANK_VIEW_SOURCES.labels("embedded").inc(len(missing))
+        if missing:
+            embedded = view_vectors.embed_views(self.embedder, [sc.chunk for sc in missing])
             with self._lock:
-                for i, sc in enumerate(missing):
-                    mine = owners_arr == i
-                    entry = (vectors[mine], units_arr[mine])
-                    cached[sc.chunk.chunk_id] = self._cache[sc.chunk.chunk_id] = entry
+                for sc, entry in zip(missing, embedded, strict=True):
+                    found[sc.chunk.chunk_id] = self._cache[sc.chunk.chunk_id] = entry
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        found = {chunk_id: entry for chunk_id, entry in cached.items() if entry is not None}
         return [found[sc.chunk.chunk_id] for sc in candidates]
 
     def forget(self, chunk_ids: list[str]) -> tuple[int, int, int, int]:

@@ -29,6 +29,7 @@ from shared.model import (
     Chunk,
     DocumentMeta,
     SearchFilters,
+    ViewVectors,
     normalize_time,
     utc_now,
     visible_scopes,
@@ -62,7 +63,12 @@ CREATE TABLE IF NOT EXISTS chunks (
   position INTEGER NOT NULL,
   embedding_model_id TEXT NOT NULL,
   embedding BLOB NOT NULL,
-  indexed_at TEXT NOT NULL
+  indexed_at TEXT NOT NULL,
+  view_model_id TEXT NOT NULL DEFAULT '',
+  view_dtype TEXT NOT NULL DEFAULT '',
+  view_dim INTEGER NOT NULL DEFAULT 0,
+  view_units TEXT NOT NULL DEFAULT '[]',
+  view_vectors BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (tenant_id, document_id, version);
 CREATE TABLE IF NOT EXISTS chunk_scopes (
@@ -83,6 +89,17 @@ CREATE INDEX IF NOT EXISTS chunk_log_tenant ON chunk_log (tenant_id, generation)
 CREATE INDEX IF NOT EXISTS chunk_log_generation ON chunk_log (generation);
 INSERT OR IGNORE INTO meta SELECT 'log_floor', value FROM meta WHERE key='generation';
 """
+
+# The maxsim reranker's view vectors (shared/embedding/views.py) sit in the chunk's own row, last, so they
+# are written, replaced and deleted (erased, purged) with it; reads that do not name them never touch their
+# overflow pages. Files made before they existed gain the columns at warm-up (empty: the reranker embeds).
+_VIEW_COLUMNS = (
+    ("view_model_id", "TEXT NOT NULL DEFAULT ''"),
+    ("view_dtype", "TEXT NOT NULL DEFAULT ''"),
+    ("view_dim", "INTEGER NOT NULL DEFAULT 0"),
+    ("view_units", "TEXT NOT NULL DEFAULT '[]'"),
+    ("view_vectors", "BLOB"),
+)
 
 _LOG_KEEP = 2000
 # A view refreshes incrementally unless the writes touched more than this share of its rows (and
@@ -125,6 +142,20 @@ class EmbeddedIndex:
         conn = self._conn()
         conn.executescript(_SCHEMA)
         conn.commit()
+        self._add_view_columns(conn)
+
+    @staticmethod
+    def _add_view_columns(conn: sqlite3.Connection) -> None:
+        have = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}
+        for name, decl in _VIEW_COLUMNS:
+            if name in have:
+                continue
+            try:
+                conn.execute(f"ALTER TABLE chunks ADD COLUMN {name} {decl}")
+                conn.commit()
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc):
+                    raise
 
     def _conn(self) -> sqlite3.Connection:
         return self._db.connection()
@@ -175,6 +206,12 @@ class EmbeddedIndex:
                             kept[0],
                         ),
                     )
+                    if chunk.views is not None:  # e.g. a copy onto a row stored without them
+                        conn.execute(
+                            "UPDATE chunks SET view_model_id=?, view_dtype=?, view_dim=?, view_units=?, "
+                            "view_vectors=? WHERE rowid=?",
+                            (*_view_values(chunk), kept[0]),
+                        )
                     conn.execute("DELETE FROM chunk_scopes WHERE chunk_rowid=?", (kept[0],))
                     conn.executemany("INSERT INTO chunk_scopes VALUES (?, ?)", [(kept[0], s) for s in scopes])
                     touched.append(kept[0])
@@ -185,8 +222,9 @@ class EmbeddedIndex:
                     "INSERT INTO chunks (chunk_id, tenant_id, document_id, version, effective_from, "
                     "effective_to, access_scopes, source_uri, content_type, title, source_sha256, "
                     "heading_path, body, embed_text, char_start, char_end, parent_section_id, "
-                    "section_text, token_count, position, embedding_model_id, embedding, indexed_at) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "section_text, token_count, position, embedding_model_id, embedding, indexed_at, "
+                    "view_model_id, view_dtype, view_dim, view_units, view_vectors) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         chunk.chunk_id,
                         meta.tenant_id,
@@ -211,6 +249,7 @@ class EmbeddedIndex:
                         model_id,
                         vector.tobytes(),
                         now,
+                        *_view_values(chunk),
                     ),
                 )
                 rowid = cur.lastrowid
@@ -532,6 +571,28 @@ def _row_to_chunk(row: sqlite3.Row) -> Chunk:
         position=row["position"],
         section_text=row["section_text"],
         embedding_model_id=row["embedding_model_id"],
+        views=_row_views(row),
+    )
+
+
+def _view_values(chunk: Chunk) -> tuple:
+    """The view columns' values for a chunk (empty ones when it carries no view vectors)."""
+    views = chunk.views
+    if views is None:
+        return "", "", 0, "[]", None
+    return views.model_id, views.dtype, views.dim, json.dumps(views.units), views.vectors
+
+
+def _row_views(row: sqlite3.Row) -> ViewVectors | None:
+    """The row's stored view vectors, or None (none stored, or a query that did not read them)."""
+    if "view_vectors" not in row.keys() or not row["view_model_id"] or row["view_vectors"] is None:
+        return None
+    return ViewVectors(
+        model_id=row["view_model_id"],
+        dim=row["view_dim"],
+        units=json.loads(row["view_units"]),
+        vectors=bytes(row["view_vectors"]),
+        dtype=row["view_dtype"],
     )
 
 
@@ -541,7 +602,8 @@ def _row_to_chunk(row: sqlite3.Row) -> Chunk:
 _CHUNK_COLUMNS = (
     "c.rowid, chunk_id, tenant_id, document_id, version, effective_from, effective_to, access_scopes, "
     "source_uri, content_type, title, source_sha256, heading_path, body, embed_text, char_start, "
-    "char_end, parent_section_id, section_text, token_count, position, embedding_model_id"
+    "char_end, parent_section_id, section_text, token_count, position, embedding_model_id, "
+    "view_model_id, view_dtype, view_dim, view_units, view_vectors"
 )
 _VECTOR_COLUMNS = (
     "rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, embedding_model_id"

@@ -11,6 +11,7 @@ document for being under the default 10% threshold) and the probes searched as p
 
 import dataclasses
 import glob
+import mmap
 import os
 import re
 import time
@@ -66,8 +67,16 @@ def _erase_embedded(index: EmbeddedIndex, tenant_id: str, document_id: str | Non
     texts: dict[str, list[str]] = {}
     chunk_ids: list[str] = []
     before: dict[str, int] = {}
+    view_blobs: dict[str, list[bytes]] = {}
     for gen in generations:
         gen.warm_up()
+        # The reranker's view vectors live in the chunk's row; their bytes are probes of the raw scan too.
+        view_blobs[gen.path] = [
+            bytes(blob)
+            for (blob,) in gen._conn().execute(
+                f"SELECT view_vectors FROM chunks WHERE {where} AND view_vectors IS NOT NULL", params
+            )
+        ]
         rows = gen._conn().execute(f"SELECT document_id, chunk_id, title, body FROM chunks WHERE {where}", params)
         count = 0
         for doc, chunk_id, title, body in rows:
@@ -103,12 +112,14 @@ def _erase_embedded(index: EmbeddedIndex, tenant_id: str, document_id: str | Non
         check = StoreCheck(
             store="index:embedded",
             location=gen.path,
-            method="DELETE with secure_delete=ON; FTS5 optimize; wal_checkpoint(TRUNCATE); "
-            "verified by SQL, FTS5 phrase queries and a raw byte scan of the file, -wal and -shm",
+            method="DELETE with secure_delete=ON (the row holds the text, vector and view vectors); FTS5 "
+            "optimize; wal_checkpoint(TRUNCATE); verified by SQL, FTS5 phrase queries and a raw byte scan of "
+            "the file, -wal and -shm for the text, the chunk ids and the view vectors' bytes",
             removed=removed,
             before=before[gen.path],
         )
         _verify_embedded(gen, tenant_id, document_id, probes, chunk_ids, check)
+        _verify_view_bytes(gen, view_blobs[gen.path], check)
         checks.append(check)
     return IndexErasure(sorted(texts), sorted(set(chunk_ids)), probes, checks)
 
@@ -135,6 +146,19 @@ def _verify_embedded(
     check.probes_checked, check.ids_checked = len(probes), len(ids)
     check.probes_found, check.ids_found = found_probes, found_ids
     check.add_scan(scan_files(sqlite_files(gen.path), probes, ids))
+
+
+def _verify_view_bytes(gen: EmbeddedIndex, blobs: list[bytes], check: StoreCheck) -> None:
+    """Erased chunks' view vectors found anywhere in the raw bytes count as rows the store still holds."""
+    found: set[int] = set()
+    for path in sqlite_files(gen.path):
+        if os.path.getsize(path) == 0:
+            continue
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            found |= {i for i, blob in enumerate(blobs) if i not in found and data.find(blob) >= 0}
+    note = f"view vectors: {len(blobs)} erased chunks' bytes scanned, {len(found)} found"
+    check.note = f"{check.note}; {note}" if check.note else note
+    check.after += len(found)
 
 
 # ---- OpenSearch --------------------------------------------------------------------------------

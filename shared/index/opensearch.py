@@ -7,6 +7,7 @@ not one transaction: new and updated chunks are written before stale ones are de
 may briefly see both versions of a chunk, never neither.
 """
 
+import base64
 import dataclasses
 import functools
 from collections.abc import Iterable, Iterator
@@ -24,6 +25,7 @@ from shared.model import (
     Chunk,
     DocumentMeta,
     SearchFilters,
+    ViewVectors,
     normalize_time,
     utc_now,
     visible_scopes,
@@ -216,8 +218,14 @@ class OpenSearchIndex:
         actions, written, unchanged, now = [], 0, 0, utc_now()
         for chunk in chunks:
             if stored.get(chunk.chunk_id) == model_id:
-                # Same content: only governance metadata may have changed.
-                actions.append({"_op_type": "update", "_id": chunk.chunk_id, "doc": governance})
+                # Same content: only governance metadata may have changed (and view vectors given for a
+                # chunk stored without them, e.g. by a copy, are added: a partial update merges into payload).
+                doc = (
+                    governance
+                    if chunk.views is None
+                    else {**governance, "payload": {"views": _views_json(chunk.views)}}
+                )
+                actions.append({"_op_type": "update", "_id": chunk.chunk_id, "doc": doc})
                 unchanged += 1
                 continue
             vector = np.asarray(vectors[chunk.chunk_id], dtype=np.float32)
@@ -493,8 +501,35 @@ def _chunk_source(
             "section_text": chunk.section_text,
             "token_count": chunk.token_count,
             "position": chunk.position,
+            # The maxsim reranker's view vectors: in the chunk's own document (written and deleted with
+            # it), unindexed like the rest of the payload.
+            **({"views": _views_json(chunk.views)} if chunk.views is not None else {}),
         },
     }
+
+
+def _views_json(views: ViewVectors) -> dict:
+    """View vectors in _source: the packed bytes as base64 (JSON has no bytes; float16 stays 2 bytes a number
+    before base64's third, where JSON floats would take ~10)."""
+    return {
+        "model_id": views.model_id,
+        "dtype": views.dtype,
+        "dim": views.dim,
+        "units": views.units,
+        "vectors": base64.b64encode(views.vectors).decode("ascii"),
+    }
+
+
+def _views_from_json(stored: dict | None) -> ViewVectors | None:
+    if not stored:
+        return None
+    return ViewVectors(
+        model_id=stored["model_id"],
+        dim=int(stored["dim"]),
+        units=[int(u) for u in stored["units"]],
+        vectors=base64.b64decode(stored["vectors"]),
+        dtype=stored["dtype"],
+    )
 
 
 def _document_version(hits: list[dict]) -> DocumentVersion:
@@ -531,4 +566,5 @@ def _hit_to_chunk(hit: dict) -> Chunk:
         position=p["position"],
         section_text=p["section_text"],
         embedding_model_id=s["embedding_model_id"],
+        views=_views_from_json(p.get("views")),
     )

@@ -25,6 +25,12 @@ CANDIDATES = Histogram(
     "ragmesh_retrieval_candidates", "Candidates returned per retrieval", ["mode"], buckets=SIZE_BUCKETS
 )
 RERANK_BATCH = Histogram("ragmesh_rerank_batch_size", "Candidates per rerank request", buckets=SIZE_BUCKETS)
+RERANK_VIEW_SOURCES = Counter(
+    "ragmesh_rerank_view_vectors_total",
+    "Candidates the maxsim reranker scored, by where their view vectors came from: stored (with the chunk at "
+    "ingest), cache (embedded by an earlier query), embedded (at query time)",
+    ["source"],
+)
 ANSWERS = Counter("ragmesh_answers_total", "Ask outcomes", ["outcome"])
 ABSTENTIONS = Counter("ragmesh_abstentions_total", "Questions answered with not-found", ["reason"])
 CITATION_FAILURES = Counter(

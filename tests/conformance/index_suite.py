@@ -4,11 +4,14 @@ A backend's test module subclasses `IndexConformance` and provides an `index` fi
 fresh, warmed-up backend. Vectors are synthetic unit vectors: the suite tests the index, not a model.
 """
 
+import zlib
+
 import numpy as np
 import pytest
 
+from shared.embedding.views import pack, unpack
 from shared.errors import FailedPrecondition
-from shared.model import Chunk, DocumentMeta, SearchFilters
+from shared.model import Chunk, DocumentMeta, SearchFilters, ViewVectors
 
 MODEL_ID = "test/model"
 DIM = 8
@@ -57,6 +60,32 @@ def write(index, m: DocumentMeta, bodies_and_vectors: list[tuple[str, np.ndarray
         c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors, strict=True) if c.chunk_id not in existing
     }
     return index.replace_document_version(m, chunks, vectors, MODEL_ID)
+
+
+def views_for(chunk_id: str, count: int = 3) -> ViewVectors:
+    """Synthetic view vectors for a chunk (unit rows, a title view and one per unit), distinct per chunk id."""
+    rng = np.random.default_rng(zlib.crc32(chunk_id.encode()))
+    matrix = rng.standard_normal((count, DIM)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return pack(MODEL_ID, matrix, np.arange(-1, count - 1))
+
+
+def write_with_views(index, m: DocumentMeta, bodies_and_vectors: list[tuple[str, np.ndarray]]) -> list[Chunk]:
+    """write(), each chunk carrying view vectors as the indexer attaches them; returns the chunks."""
+    chunks = [chunk(m, i, body) for i, (body, _) in enumerate(bodies_and_vectors)]
+    for c in chunks:
+        c.views = views_for(c.chunk_id)
+    existing = index.existing_chunk_ids(m, MODEL_ID)
+    vectors = {
+        c.chunk_id: v for c, (_, v) in zip(chunks, bodies_and_vectors, strict=True) if c.chunk_id not in existing
+    }
+    index.replace_document_version(m, chunks, vectors, MODEL_ID)
+    return chunks
+
+
+def stored_views(index, tenant: str = "acme") -> dict[str, ViewVectors | None]:
+    """Every stored chunk's view vectors by chunk id, as export reads them."""
+    return {c.chunk_id: c.views for _, chunks, _ in index.export(tenant) for c in chunks}
 
 
 def ids(hits) -> list[str]:
@@ -183,3 +212,44 @@ class IndexConformance:
         write(index, meta(), [("refund emoji policy", unit(1))])
         hits = index.bm25("acme", query, self.ANY, 10)
         assert isinstance(hits, list)
+
+    # ---- view vectors stored with the chunk (the maxsim reranker reads them instead of embedding) ----
+
+    def test_view_vectors_are_stored_and_returned_with_the_chunk(self, index):
+        chunks = write_with_views(
+            index, meta(doc="v"), [("rerank views ride along", unit(1)), ("views too", unit(1, 1))]
+        )
+        write(index, meta(doc="plain"), [("plain views absent", unit(1, 0, 1))])
+        want = {c.chunk_id: c.views for c in chunks}
+        everything = self.ANY
+        hits = index.bm25("acme", "views", everything, 10) + index.knn("acme", unit(1), MODEL_ID, everything, 10)
+        assert {h.chunk.meta.document_id for h in hits} == {"v", "plain"}
+        for hit in hits:
+            assert hit.chunk.views == want.get(hit.chunk.chunk_id), hit.chunk.chunk_id  # None for "plain"
+        exported = stored_views(index)
+        assert {cid: exported[cid] for cid in want} == want
+        vectors, units = unpack(exported[chunks[0].chunk_id])
+        assert vectors.shape == (3, DIM) and units.tolist() == [-1, 0, 1]
+        rng = np.random.default_rng(zlib.crc32(chunks[0].chunk_id.encode()))
+        original = rng.standard_normal((3, DIM)).astype(np.float32)
+        original /= np.linalg.norm(original, axis=1, keepdims=True)
+        assert np.allclose(vectors, original, atol=1e-3)  # float16 storage
+
+    def test_view_vectors_go_with_their_chunk(self, index):
+        m = meta(doc="v")
+        first = write_with_views(index, m, [("first body", unit(1)), ("kept body", unit(0, 1))])
+        # The same version again: the changed chunk's row (and its views) is purged, the unchanged one keeps its
+        # views even when rewritten by a writer that carries none.
+        second = write_with_views(index, m, [("replacement body", unit(1)), ("kept body", unit(0, 1))])
+        write(index, m, [("replacement body", unit(1)), ("kept body", unit(0, 1))])
+        stored = stored_views(index)
+        assert set(stored) == {second[0].chunk_id, first[1].chunk_id} and first[0].chunk_id not in stored
+        assert stored[first[1].chunk_id] == first[1].views and stored[second[0].chunk_id] == second[0].views
+        hits = index.bm25("acme", "first body replacement kept", SearchFilters(include_superseded=True), 10)
+        assert first[0].chunk_id not in {h.chunk.chunk_id for h in hits}
+        # A second version supersedes the first; deleting the document removes both with their views.
+        write_with_views(index, meta(doc="v", version="2"), [("second version body", unit(1))])
+        write_with_views(index, meta(doc="keep"), [("another document", unit(0, 1))])
+        assert index.delete_document("acme", "v") == 3
+        assert [c for c in stored_views(index) if c.startswith("acme-v-")] == []
+        assert list(stored_views(index).values()) == [views_for(next(iter(stored_views(index))))]

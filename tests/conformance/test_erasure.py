@@ -11,7 +11,7 @@ from shared.erasure import scan_files, sqlite_files
 from shared.index.embedded import EmbeddedIndex
 from shared.index.erasure import erase
 from shared.model import SearchFilters
-from tests.conformance.index_suite import MODEL_ID, unit, write
+from tests.conformance.index_suite import MODEL_ID, stored_views, unit, write, write_with_views
 from tests.conformance.index_suite import meta as make_meta
 
 URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
@@ -81,3 +81,26 @@ def test_erasing_a_tenant_leaves_other_tenants(index):
     assert index.stats("globex")["chunks"] == 1
     if isinstance(index, EmbeddedIndex):
         assert result.probes and scan_files(sqlite_files(index.path), result.probes, result.chunk_ids).ids_found == 0
+
+
+def _raw_bytes(index) -> bytes:
+    return b"".join(open(path, "rb").read() for path in sqlite_files(index.path))
+
+
+def test_erasing_a_document_leaves_none_of_its_view_vectors(index):
+    secret = write_with_views(index, make_meta(doc="secret"), [(SECRET, unit(1)), (SECRET + " Annex.", unit(1, 1))])
+    kept = write_with_views(index, make_meta(doc="other-doc"), [(SHARED, unit(0, 1))])
+    blobs = [c.views.vectors for c in secret if c.views is not None]
+    embedded = isinstance(index, EmbeddedIndex)
+    if embedded:
+        assert all(blob in _raw_bytes(index) for blob in blobs)  # the scan below can fail
+
+    result = erase(index, "acme", "secret")
+
+    assert result.checks and all(c.clean for c in result.checks), result.checks
+    assert stored_views(index) == {kept[0].chunk_id: kept[0].views}
+    hits = index.knn("acme", unit(1), MODEL_ID, ANY, 10) + index.bm25("acme", "Kestrelwood refunds", ANY, 10)
+    assert {h.chunk.chunk_id for h in hits} == {kept[0].chunk_id}
+    if embedded:
+        assert not any(blob in _raw_bytes(index) for blob in blobs)
+        assert "view vectors: 2 erased chunks' bytes scanned, 0 found" in result.checks[0].note
