@@ -101,32 +101,31 @@ class AnswerLog:
     ) -> str:
         answer_id = uuid.uuid4().hex
         now = time.time()
-        conn = self._conn()
-        conn.execute(
-            "INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                answer_id,
-                trace_id,
-                now,
-                tenant_id,
-                redact(query),
-                json.dumps(candidates),
-                json.dumps(context_ids),
-                redact(answer),
-                json.dumps(cited_ids),
-                int(abstained),
-                reason.split(":")[0] if strict() else reason,
-                prompt_tokens,
-                reranker_model_id,
-                int(degraded),
-            ),
+        private = strict()  # read once: each read parses the mesh settings from the environment
+        row = (
+            answer_id,
+            trace_id,
+            now,
+            tenant_id,
+            redact(query) if private else query,
+            json.dumps(candidates),
+            json.dumps(context_ids),
+            redact(answer) if private else answer,
+            json.dumps(cited_ids),
+            int(abstained),
+            reason.split(":")[0] if private else reason,
+            prompt_tokens,
+            reranker_model_id,
+            int(degraded),
         )
-        conn.executemany(
-            "INSERT INTO answer_chunks VALUES (?,?,?,?,?)",
-            _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids),
-        )
-        # Retention is enforced on write, so an idle log does not need a sweeper.
-        conn.execute("DELETE FROM answers WHERE created_at < ?", (now - self.retention_seconds,))
+        lineage = _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids)
+        # One transaction: the answer, its lineage and the retention sweep commit together (in autocommit
+        # mode each lineage row was a commit of its own, ~60 per answer), and a failure leaves none of them.
+        with write_transaction(self._conn()) as conn:
+            conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+            conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
+            # Retention is enforced on write, so an idle log does not need a sweeper.
+            conn.execute("DELETE FROM answers WHERE created_at < ?", (now - self.retention_seconds,))
         return answer_id
 
     def answer(self, tenant_id: str, answer_id: str) -> sqlite3.Row | None:

@@ -385,8 +385,9 @@ def _record_answer(span, answer: common_pb2.Answer) -> None:
     if answer.abstained:
         metrics.ABSTENTIONS.labels(answer.reason.split(":")[0]).inc()
     span.set_attribute("ragmesh.answer.abstained", answer.abstained)
-    span.set_attribute("ragmesh.answer.reason", answer.reason.split(":")[0] if strict() else answer.reason)
-    span.set_attribute("ragmesh.answer.text", redact(answer.text))
+    private = strict()  # read once: each read parses the mesh settings from the environment
+    span.set_attribute("ragmesh.answer.reason", answer.reason.split(":")[0] if private else answer.reason)
+    span.set_attribute("ragmesh.answer.text", redact(answer.text) if private else answer.text)
     span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
 
 

@@ -1,0 +1,80 @@
+"""The answer log writes an answer and its lineage as one transaction: both or neither."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from services.gateway.answer_log import AnswerLog
+
+
+def _candidates(n: int) -> list[dict]:
+    return [
+        {
+            "chunk_id": f"chunk-{i}",
+            "document_id": f"doc-{i % 3}",
+            "version": "v1",
+            "bm25_rank": i + 1,
+            "dense_rank": i + 1,
+            "fused_score": 0.5,
+            "rerank_score": 0.25,
+        }
+        for i in range(n)
+    ]
+
+
+def _record(log: AnswerLog, candidates: list[dict], context_ids: list[str]) -> str:
+    return log.record(
+        trace_id="0" * 32,
+        tenant_id="acme",
+        query="what does the policy say?",
+        candidates=candidates,
+        context_ids=context_ids,
+        answer="it says so",
+        cited_ids=context_ids[:1],
+        abstained=False,
+        reason="",
+        prompt_tokens=42,
+        reranker_model_id="maxsim",
+        degraded=False,
+    )
+
+
+def _counts(path: Path) -> tuple[int, int]:
+    """Rows as another connection (another process) sees them: only what was committed."""
+    with sqlite3.connect(path) as conn:
+        answers = conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        lineage = conn.execute("SELECT COUNT(*) FROM answer_chunks").fetchone()[0]
+    return answers, lineage
+
+
+def test_answer_and_lineage_are_committed_together(tmp_path):
+    path = tmp_path / "answers.sqlite"
+    log = AnswerLog(str(path))
+    log.warm_up()
+    answer_id = _record(log, _candidates(50), ["chunk-0", "chunk-1"])
+    # 50 candidates + 2 context + 1 cited, visible to a reader outside this connection.
+    assert _counts(path) == (1, 53)
+    assert log.answer("acme", answer_id)["query"] == "what does the policy say?"
+
+
+def test_a_failed_record_leaves_no_half_written_answer(tmp_path):
+    path = tmp_path / "answers.sqlite"
+    log = AnswerLog(str(path))
+    log.warm_up()
+    _record(log, _candidates(3), ["chunk-0"])
+    broken = _candidates(3) + [{"chunk_id": "chunk-x", "document_id": None}]  # NOT NULL document_id
+    with pytest.raises(sqlite3.IntegrityError):
+        _record(log, broken, ["chunk-0"])
+    assert _counts(path) == (1, 5)  # the first answer only; the broken one's row was rolled back
+    _record(log, _candidates(2), [])  # and the log still takes writes
+    assert _counts(path) == (2, 7)
+
+
+def test_strict_privacy_keeps_no_question_or_answer_text(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMESH_PRIVACY", "strict")
+    log = AnswerLog(str(tmp_path / "answers.sqlite"))
+    log.warm_up()
+    row = log.answer("acme", _record(log, _candidates(2), ["chunk-0"]))
+    assert "policy" not in row["query"] and row["query"].startswith("[redacted sha256:")
+    assert "says so" not in row["answer"] and row["answer"].startswith("[redacted sha256:")
