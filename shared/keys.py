@@ -101,6 +101,8 @@ class KeyStore:
         self._schema_ready = False
         # `clock` paces failed secret checks; a test passes a still one so scrypt's speed cannot refill the budget.
         self._verify_budget = TokenBuckets(_VERIFY_RATE, _VERIFY_BURST, clock)
+        # Per thread: a kept-open connection for the per-call lookups and the rows it read (see _cached_row).
+        self._reader = threading.local()
 
     @contextlib.contextmanager
     def _db(self):
@@ -177,13 +179,39 @@ class KeyStore:
         with self._db() as conn:
             return conn.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
 
+    def _cached_row(self, key_id: str):
+        """The key's row as the file holds it now, without opening the file per call: rows are kept per thread
+        until any other connection (a revoke or create, from this process or `ragmesh keys` in another) commits,
+        which SQLite's data_version shows, or the file is replaced (another inode)."""
+        local = self._reader
+        try:
+            identity = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            return self._row(key_id)  # creates the file, as the first call always did
+        conn = getattr(local, "conn", None)
+        if conn is None or local.identity != identity:
+            if conn is not None:
+                conn.close()
+            conn = local.conn = self._connect()
+            local.identity, local.version, local.rows = identity, None, {}
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != local.version:
+            local.version, local.rows = version, {}
+        row = local.rows.get(key_id)
+        if row is None:
+            row = conn.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
+            if row is not None:  # unknown ids are not kept: guessed ids cannot grow the cache
+                local.rows[key_id] = row
+        return row
+
     def authenticate(self, token: str) -> ApiKey:
-        """The active key behind `token`, or KeyRejected. Revocation and expiry are read on every call."""
+        """The active key behind `token`, or KeyRejected. Revocation and expiry are checked on every call
+        (a revocation committed anywhere is seen by the next call)."""
         prefix, _, rest = token.partition("_")
         key_id, _, secret = rest.partition("_")
         if prefix != _PREFIX or not key_id or not secret:
             raise KeyRejected("malformed", "malformed API key (expected rmk_<id>_<secret>)")
-        row = self._row(key_id)
+        row = self._cached_row(key_id)
         if row is None:
             raise KeyRejected("unknown", "unknown API key", key_id)
         digest = hashlib.sha256(secret.encode()).digest()

@@ -2,6 +2,8 @@
 
 import os
 import stat
+import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -97,3 +99,47 @@ def test_guessing_at_a_known_key_id_is_throttled_but_the_right_secret_still_work
     # A burst of 10 secret checks, one spent on the right secret above: 9 guesses are checked, the rest refused.
     assert reasons == ["unknown"] * 9 + ["throttled"] * 6
     assert store.authenticate(token) == key
+
+
+def test_a_revocation_from_another_process_is_seen_by_the_next_call(tmp_path):
+    """The gateway keeps key rows between calls; `ragmesh keys revoke` writes through a store of its own."""
+    gateway = KeyStore(tmp_path / KEYS_FILE)
+    key, token = gateway.create("acme", [], "writer")
+    for _ in range(3):
+        assert gateway.authenticate(token) == key
+    assert KeyStore(tmp_path / KEYS_FILE).revoke(key.key_id)
+    with pytest.raises(KeyRejected, match="revoked"):
+        gateway.authenticate(token)
+
+
+def test_a_key_created_elsewhere_after_a_miss_is_found(tmp_path):
+    gateway = KeyStore(tmp_path / KEYS_FILE)
+    gateway.create("acme", [], "reader")  # the file exists and the gateway has read from it
+    cli = KeyStore(tmp_path / KEYS_FILE)
+    _, token = cli.create("acme", [], "reader")
+    key_id = token.split("_")[1]
+    cli.revoke(key_id)  # a row the gateway has not read yet is read fresh, revoked state included
+    with pytest.raises(KeyRejected, match="revoked"):
+        gateway.authenticate(token)
+    _, fresh = cli.create("acme", [], "reader")
+    assert gateway.authenticate(fresh).key_id == fresh.split("_")[1]
+
+
+def test_a_replaced_key_file_is_read_again(tmp_path):
+    gateway = KeyStore(tmp_path / KEYS_FILE)
+    _, token = gateway.create("acme", [], "writer")
+    gateway.authenticate(token)
+    (tmp_path / KEYS_FILE).unlink()  # e.g. restored from a backup without this key
+    KeyStore(tmp_path / KEYS_FILE).create("acme", [], "writer")
+    with pytest.raises(KeyRejected, match="unknown"):
+        gateway.authenticate(token)
+
+
+def test_expiry_is_checked_on_every_call(tmp_path):
+    gateway = KeyStore(tmp_path / KEYS_FILE)
+    soon = (datetime.now(UTC) + timedelta(seconds=1.5)).isoformat(timespec="seconds")
+    _, token = gateway.create("acme", [], "writer", expires_at=soon)
+    gateway.authenticate(token)
+    time.sleep(2.1)
+    with pytest.raises(KeyRejected, match="expired"):
+        gateway.authenticate(token)
