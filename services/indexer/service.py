@@ -11,9 +11,11 @@ from shared.names import ALL_SCOPES
 
 
 class DocumentIndexer:
-    def __init__(self, index: IndexBackend, embedder: Embedder):
+    def __init__(self, index: IndexBackend, embedder: Embedder, store_views: bool = True):
         self.index = index
         self.embedder = embedder
+        # The maxsim reranker's view vectors (off only to measure what they cost: loadtest/bench_maxsim.py).
+        self.store_views = store_views
 
     def warm_up(self) -> None:
         self.index.warm_up()
@@ -42,7 +44,8 @@ class DocumentIndexer:
         fresh = [c for c in chunks if c.chunk_id not in existing]
         vectors = self.embedder.embed_passages([c.embed_text for c in fresh])
         # The maxsim reranker's view vectors, stored with the chunk in the same write (unchanged chunks keep theirs).
-        attach_views(self.embedder, fresh)
+        if self.store_views:
+            attach_views(self.embedder, fresh)
         result = self.index.replace_document_version(
             meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors, strict=True)}, self.model_id
         )

@@ -16,7 +16,16 @@ from shared.index.factory import open_index
 from shared.index.lexical import search_phrases
 from shared.index.opensearch import OpenSearchIndex
 from shared.model import SearchFilters
-from tests.conformance.index_suite import MODEL_ID, IndexConformance, chunk, meta, unit, write
+from tests.conformance.index_suite import (
+    MODEL_ID,
+    IndexConformance,
+    chunk,
+    meta,
+    stored_views,
+    unit,
+    write,
+    write_with_views,
+)
 from tests.conformance.isolation import IsolationConformance
 
 URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
@@ -190,6 +199,37 @@ def test_copy_index_embedded_to_opensearch_and_back(client, tmp_path, monkeypatc
         # Copying again stores the same rows: nothing is duplicated.
         _copy(monkeypatch, str(tmp_path / "b"), prefix, "opensearch", "embedded")
         assert round_trip.count_chunks() == original.count_chunks() == 5
+    finally:
+        opensearch.drop()
+
+
+def test_copy_index_carries_view_vectors(client, tmp_path, monkeypatch, capsys):
+    """The reranker's view vectors travel with their chunks both ways, and each copy returns them as the
+    original does; a chunk stored without them stays without."""
+    prefix = f"ragmesh-test-copy-{uuid.uuid4().hex[:8]}"
+    original = open_index("embedded", str(tmp_path / "a"), embed_model=MODEL_ID)
+    original.warm_up()
+    write_with_views(
+        original, meta(doc="v"), [("views travel with the chunk", unit(1)), ("views and back", unit(0, 1))]
+    )
+    write(original, meta(tenant="beta", doc="plain"), [("no views here", unit(1))])
+    opensearch = open_index("opensearch", "", {"OPENSEARCH_URL": URL, "RAGMESH_OPENSEARCH_PREFIX": prefix}, MODEL_ID)
+    try:
+        _copy(monkeypatch, str(tmp_path / "a"), prefix, "embedded", "opensearch")
+        _copy(monkeypatch, str(tmp_path / "b"), prefix, "opensearch", "embedded")
+        assert "3 chunks copied from opensearch to embedded" in capsys.readouterr().out
+        round_trip = open_index("embedded", str(tmp_path / "b"), embed_model=MODEL_ID)
+        want = stored_views(original)
+        assert len(want) == 2 and all(v is not None for v in want.values())
+        assert stored_views(opensearch) == want and stored_views(round_trip) == want
+        assert (
+            list(stored_views(opensearch, "beta").values()) == list(stored_views(round_trip, "beta").values()) == [None]
+        )
+        for copy in (opensearch, round_trip):
+            hits = copy.bm25("acme", "views", SearchFilters(), 10) + copy.knn(
+                "acme", unit(1), MODEL_ID, SearchFilters(), 10
+            )
+            assert {h.chunk.chunk_id: h.chunk.views for h in hits} == want
     finally:
         opensearch.drop()
 
