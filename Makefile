@@ -190,6 +190,14 @@ triton-down:
 bench-rerank: stubs triton-install reranker
 	$(PY) -m loadtest.bench_rerank --name $(RERANKER) $(BENCH_ARGS)
 
+# MaxSim rerank of 50 candidates on a new reranker process, with the view vectors stored at ingest vs embedded
+# per query, their agreement, and what storing them adds to ingest (loadtest/bench_maxsim.py; ~4 min on the
+# sample corpus). MAXSIM_ARGS: --scifact-docs N for a SciFact slice. Part of bench-rerank.
+.PHONY: bench-maxsim
+bench-maxsim: stubs models
+	$(PY) -m loadtest.bench_maxsim $(MAXSIM_ARGS)
+bench-rerank: bench-maxsim
+
 # What the extractive generator (coverage rule, and the learned answer selector) adds to an Ask, replayed on
 # the labelled questions' recorded contexts (recorded once by a private mesh, ~5 min; the card is not touched).
 .PHONY: bench-answer
