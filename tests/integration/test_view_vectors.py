@@ -79,7 +79,11 @@ def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, ques
     assert later.get("stored", 0) == after.get("stored", 0)
     assert later.get("embedded", 0) + later.get("cache", 0) - after.get("embedded", 0) - after.get("cache", 0) == head
 
-    assert [c.chunk.chunk_id for c in stored] == [c.chunk.chunk_id for c in on_the_fly]
+    # The same order, unless two rescored candidates tie within float16 noise (e.g. two chunks under one title).
+    if [c.chunk.chunk_id for c in stored] != [c.chunk.chunk_id for c in on_the_fly]:
+        rescored = {c.chunk.chunk_id for c in candidates[:head]}
+        scores = np.sort([c.scores.rerank_score for c in on_the_fly if c.chunk.chunk_id in rescored])
+        assert np.min(np.diff(scores)) < TOLERANCE, "the order differs without a near tie"
     for a, b in zip(stored, on_the_fly, strict=True):
         assert a.scores.rerank_score == pytest.approx(b.scores.rerank_score, abs=TOLERANCE)
         assert len(a.scores.unit_similarity) == len(b.scores.unit_similarity)
