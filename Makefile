@@ -190,6 +190,14 @@ triton-down:
 bench-rerank: stubs triton-install reranker
 	$(PY) -m loadtest.bench_rerank --name $(RERANKER) $(BENCH_ARGS)
 
+# MaxSim rerank of 50 candidates on a new reranker process, with the view vectors stored at ingest vs embedded
+# per query, their agreement, and what storing them adds to ingest (loadtest/bench_maxsim.py; ~4 min on the
+# sample corpus). MAXSIM_ARGS: --scifact-docs N for a SciFact slice. Part of bench-rerank.
+.PHONY: bench-maxsim
+bench-maxsim: stubs models
+	$(PY) -m loadtest.bench_maxsim $(MAXSIM_ARGS)
+bench-rerank: bench-maxsim
+
 # What the extractive generator (coverage rule, and the learned answer selector) adds to an Ask, replayed on
 # the labelled questions' recorded contexts (recorded once by a private mesh, ~5 min; the card is not touched).
 .PHONY: bench-answer
@@ -202,14 +210,6 @@ bench-answer: stubs models
 .PHONY: bench
 bench: bench-embed bench-rerank bench-retrieval bench-answer
 
-# Load and fault tests (loadtest/, scenarios in loadtest/scenarios/): ghz, the gRPC load generator, from the Go
-# module proxy into .tools/ (~3 min the first time; make tools includes it, for the smoke test in make test); a
-# private mesh on free ports; reports in loadtest/out/<scenario>/ (report.md, report.json, plots). Exit 1 names
-# the broken budget (deploy/observability/budgets.yaml) or the failed fault expectation.
-# LOADTEST_ARGS: --backend opensearch (needs make opensearch-up), --reranker triton (make triton-install reranker).
-GHZ_VERSION := v0.121.0
-.PHONY: ghz alerts loadtest loadtest-faults
-$(TOOLS)/ghz:
 # Ask p50/p95/p99 end to end and each stage's share, default configuration, one question at a time, on the sample
 # corpus and on SciFact (5,183 abstracts); each corpus's index is ingested once and cached (loadtest/snapshot.py).
 # Run under `nice`; the load average is printed with the figures. BENCH_ASK_ARGS: --corpus sample, --questions N.
@@ -218,6 +218,14 @@ bench: bench-ask
 bench-ask: stubs models
 	nice -n 10 $(PY) -m loadtest.bench_ask $(BENCH_ASK_ARGS)
 
+# Load and fault tests (loadtest/, scenarios in loadtest/scenarios/): ghz, the gRPC load generator, from the Go
+# module proxy into .tools/ (~3 min the first time; make tools includes it, for the smoke test in make test); a
+# private mesh on free ports; reports in loadtest/out/<scenario>/ (report.md, report.json, plots). Exit 1 names
+# the broken budget (deploy/observability/budgets.yaml) or the failed fault expectation.
+# LOADTEST_ARGS: --backend opensearch (needs make opensearch-up), --reranker triton (make triton-install reranker).
+GHZ_VERSION := v0.121.0
+.PHONY: ghz alerts loadtest loadtest-faults
+$(TOOLS)/ghz:
 	GOBIN=$(TOOLS) go install github.com/bojand/ghz/cmd/ghz@$(GHZ_VERSION)
 
 ghz: $(TOOLS)/ghz
