@@ -10,6 +10,11 @@ Batches are real: each is one tuning query of the trained model with its first-s
 triton/raw is the cost of serving the model; service/raw adds the service (and maxsim, when fused).
 Prints a table and writes JSON to --out.
 
+Then the CPU trade-off curve (services/reranker/training/variants.py): int8 quantisations, windows, candidates,
+threads and graph optimisation, each with p50/p95 of a rerank and nDCG@10 on the model's held-out queries
+(the SciFact dev portion for a SciFact model); `--tradeoff-queries` bounds how many queries the timing-only
+configurations are timed on. Every figure also goes to loadtest/out/bench.json.
+
     python -m loadtest.bench_rerank --name sample --requests 20
 """
 
@@ -28,7 +33,8 @@ import numpy as np
 from loadtest.figures import figure, record
 from services.chunker.chunking import stable_id
 from services.cli.mesh import ROOT_DIR, free_port
-from services.reranker.cross_encoder import OnnxScorer, TritonScorer
+from services.reranker.cross_encoder import CARD_FILE, OnnxScorer, TritonScorer
+from services.reranker.training import variants
 from services.reranker.training.data import load_queries
 from services.reranker.triton_server import TritonServer, rerankers_root
 from shared import convert
@@ -72,6 +78,45 @@ def measure(fn, work: list) -> dict:
     }
 
 
+def tradeoff(model_dir: Path, timed_queries: int) -> None:
+    """Measures the variants (the int8 files are written next to the fp32 one when missing), prints the table
+    and records each figure; the card's `serving` block says which one is served."""
+    variants.make_variants(model_dir)
+    card = json.loads((model_dir / CARD_FILE).read_text())
+    split, results = variants.study(
+        model_dir, variants.default_configs(int(card["max_length"])), timed_queries, lambda m: print(m, flush=True)
+    )
+    served = card.get("serving", {})
+    print(
+        f"\ncross-encoder {card['model_id']} ({card['model_version']}) on its {split} queries; CPU trade-off "
+        f"(idle p95 = CPU time / threads; wall figures at the load shown); served: {served.get('variant', 'fp32')}"
+        f"@{served.get('max_length', card['max_length'])}"
+    )
+    print("\n".join(variants.table(results)))
+    figures = []
+    for r in results:
+        config = {
+            "bench": "rerank-tradeoff",
+            "model": card["model_id"],
+            "model_version": card["model_version"],
+            "split": split,
+            "variant": r.config.variant,
+            "max_length": r.config.max_length,
+            "candidates": r.config.candidates,
+            "threads": r.config.threads,
+            "optimization": r.config.optimization,
+            "timed_queries": r.timed_queries,
+        }
+        figures += [
+            figure("rerank.tradeoff.p50", r.p50_ms, "ms", **config),
+            figure("rerank.tradeoff.p95", r.p95_ms, "ms", **config),
+            figure("rerank.tradeoff.idle_p95", r.idle_p95_ms, "ms", **config),
+            figure("rerank.tradeoff.ndcg10_fused", r.ndcg, "nDCG@10", **config),
+            figure("rerank.tradeoff.ndcg10_alone", r.ce_ndcg, "nDCG@10", **config),
+        ]
+    print(f"figures: {record(figures)}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="bench_rerank")
     parser.add_argument("--name", default=os.environ.get("RERANKER", "sample"))
@@ -79,8 +124,12 @@ def main(argv=None) -> int:
     parser.add_argument("--candidates", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default="eval/out/bench-rerank.json")
+    parser.add_argument("--tradeoff-queries", type=int, default=10, help="0: time every held-out query")
+    parser.add_argument("--no-tradeoff", action="store_true", help="skip the CPU trade-off curve")
     args = parser.parse_args(argv)
     model_dir = rerankers_root() / args.name
+    if not args.no_tradeoff:
+        tradeoff(model_dir, args.tradeoff_queries)
     work = batches(model_dir, args.requests, args.candidates)
     results = {}
 

@@ -306,6 +306,10 @@ class RerankerConfig(ServerConfig, env_prefix="RAGMESH_RERANKER_"):
     """in-process model: a model folder, a trained model's name in the cache, or a hub name"""
     cross_encoder_threads: int = 2
     """torch threads of the in-process cross-encoder"""
+    cross_encoder_variant: str = "card"
+    """how a trained cross-encoder runs in-process: `card` = the variant its card chose on the dev split for a
+    CPU budget (e.g. int8 weights, a shorter window; `bench-rerank` prints the trade-off), `fp32` = the full
+    model at its trained window, or an int8 variant's name (`int8`, `int8-tensor`, `int8-all`)"""
     cache: str = "~/.cache/ragmesh/rerankers"
     """where `ragmesh train-reranker` writes models (each with its Triton repository)"""
 

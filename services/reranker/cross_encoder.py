@@ -26,6 +26,9 @@ from shared.model import ScoredChunk
 
 log = logging.getLogger("ragmesh.reranker")
 CARD_FILE = "ragmesh-reranker.json"
+FP32_FILE = "model.onnx"
+# ONNX Runtime's GraphOptimizationLevel members by short name (onnxruntime is imported where it runs).
+GRAPH_LEVELS = {"basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED", "all": "ORT_ENABLE_ALL"}
 
 
 def served_weights(card: dict) -> dict:
@@ -93,17 +96,51 @@ class TritonScorer:
         return result.as_numpy("SCORE").reshape(-1).astype(np.float32)
 
 
-class OnnxScorer:
-    """The files `ragmesh train-reranker` writes, run in-process (no Triton)."""
+def serving_variant(card: dict, variant: str = "card") -> dict:
+    """{"variant", "file", "max_length"} that a CPU runs: with `variant="card"`, what the card's `serving`
+    block chose on its dev split (e.g. int8 weights, a shorter window); with `fp32`, the full exported model
+    at its trained window; any other name, that variant's file (model.<name>.onnx) at the trained window."""
+    full = {"variant": "fp32", "file": FP32_FILE, "max_length": int(card.get("max_length", 128))}
+    if variant == "card":
+        chosen = card.get("serving") or {}
+        return {k: chosen.get(k, v) for k, v in full.items()}
+    if variant == "fp32":
+        return full
+    return {**full, "variant": variant, "file": f"model.{variant}.onnx"}
 
-    def __init__(self, model_dir: Path | str, threads: int = 2):
-        self.model_dir, self.threads = Path(model_dir), threads
+
+def served_version(card: dict, serving: dict) -> str:
+    """The model version a reranker reports: the card's, marked with the variant when it is not the fp32
+    model at its trained window (an int8 model ranks a little differently from the one it came from)."""
+    if serving["variant"] == "fp32" and int(serving["max_length"]) == int(card.get("max_length", 128)):
+        return str(card["model_version"])
+    return f"{card['model_version']}+{serving['variant']}@{serving['max_length']}"
+
+
+class OnnxScorer:
+    """The files `ragmesh train-reranker` writes, run in-process (no Triton). `variant` picks the file and
+    window (see serving_variant); `max_length` and `optimization` (ONNX Runtime's graph optimisation level:
+    basic, extended or all) override them for measurements."""
+
+    def __init__(
+        self,
+        model_dir: Path | str,
+        threads: int = 2,
+        variant: str = "card",
+        max_length: int | None = None,
+        optimization: str = "all",
+    ):
+        self.model_dir, self.threads, self.optimization = Path(model_dir), threads, optimization
         card = json.loads((self.model_dir / CARD_FILE).read_text())
-        self.model_id, self.model_version = card["model_id"], card["model_version"]
+        serving = serving_variant(card, variant)
+        if max_length:
+            serving["max_length"] = max_length
+        self.variant, self.model_file = str(serving["variant"]), str(serving["file"])
+        self.model_id, self.model_version = card["model_id"], served_version(card, serving)
         weights = served_weights(card)
         self.weight, self.maxsim_weight = weights["weight"], weights["maxsim_weight"]
         self.k = int(card["fusion"].get("k", fusion.RRF_K))
-        self.max_length = int(card.get("max_length", 128))
+        self.max_length = int(serving["max_length"])
         # Set by warm_up(): an onnxruntime session and a tokenizers.Tokenizer.
         self._session: Any = None
         self._tokenizer: Any = None
@@ -113,11 +150,16 @@ class OnnxScorer:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        path = self.model_dir / self.model_file
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{path}: the {self.variant} variant of {self.model_id} is missing; "
+                f"`python -m services.reranker.training.variants --name {self.model_dir.name}` writes it"
+            )
         options = ort.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
-        self._session = ort.InferenceSession(
-            str(self.model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_LEVELS[self.optimization])
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input_names = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
@@ -161,17 +203,17 @@ class HubScorer:
         return np.asarray(self._model.predict([(query, p) for p in passages], activation_fn=None), dtype=np.float32)
 
 
-def resolve_scorer(name: str, cache_root: Path, threads: int = 2):
+def resolve_scorer(name: str, cache_root: Path, threads: int = 2, variant: str = "card"):
     """The in-process scorer, resolved in a fixed order (logged): an explicit model folder, a model of that
     name in the local cache (what `ragmesh train-reranker --name` wrote), a hub name. None when nothing
-    loads (the caller says how to train one)."""
+    loads (the caller says how to train one). `variant` is the trained model's (see serving_variant)."""
     if os.path.isdir(name) and (Path(name) / CARD_FILE).is_file():
-        log.info("cross-encoder: explicit path %s", name)
-        return OnnxScorer(name, threads)
+        log.info("cross-encoder: explicit path %s (variant %s)", name, variant)
+        return OnnxScorer(name, threads, variant)
     cached = cache_root / name
     if (cached / CARD_FILE).is_file():
-        log.info("cross-encoder: local cache %s", cached)
-        return OnnxScorer(cached, threads)
+        log.info("cross-encoder: local cache %s (variant %s)", cached, variant)
+        return OnnxScorer(cached, threads, variant)
     if "/" in name and not os.path.exists(name):
         log.info("cross-encoder: %s is not a folder or a cached model; hub name for sentence-transformers", name)
         return HubScorer(name, threads=threads)

@@ -65,7 +65,9 @@ def build_reranker(cfg: RerankerConfig) -> Reranker:
             TritonScorer(cfg.triton_address, cfg.triton_model, cfg.triton_timeout_s), cfg.cross_encoder_k, maxsim
         )
     if cfg.model == "cross-encoder":
-        scorer = resolve_scorer(cfg.cross_encoder, config.expand(cfg.cache), cfg.cross_encoder_threads)
+        scorer = resolve_scorer(
+            cfg.cross_encoder, config.expand(cfg.cache), cfg.cross_encoder_threads, cfg.cross_encoder_variant
+        )
         if scorer is None:
             raise SystemExit(
                 "RAGMESH_RERANKER_MODEL=cross-encoder: no model to load; run `ragmesh train-reranker` "

@@ -26,12 +26,13 @@ import numpy as np
 from ragmesh.client import RagmeshClient
 from services.evaluation.metrics import ndcg_at, recall_at
 from services.reranker import fusion
-from services.reranker.cross_encoder import CARD_FILE, served_weights
-from services.reranker.training import data, loop
+from services.reranker.cross_encoder import CARD_FILE, served_version, served_weights, serving_variant
+from services.reranker.training import data, loop, variants
 from services.reranker.triton_server import MODEL_TEMPLATE, rerankers_root
 from shared.embedding.base import resolve_model_dir
 
 TRITON_TEMPLATE = MODEL_TEMPLATE / "cross_encoder"
+DEV_FILE = "mined-dev.jsonl"
 
 
 def _say(message: str) -> None:
@@ -41,7 +42,10 @@ def _say(message: str) -> None:
 def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[data.Query]]:
     """(labelled training queries, tuning queries, self-supervised queries), mined once, cached in `work`."""
     paths = [work / "mined-train.jsonl", work / "mined-tune.jsonl", work / "mined-self.jsonl"]
-    if all(p.is_file() for p in paths):
+    # The excluded (dev) queries are mined too, never trained or tuned on: the benchmark measures on them.
+    dev_path = work / DEV_FILE
+    wants_dev = bool(args.beir and args.exclude_queries)
+    if all(p.is_file() for p in paths) and (dev_path.is_file() or not wants_dev):
         _say(f"reusing mined candidates in {work}")
         return tuple(data.load_queries(p) for p in paths)  # type: ignore[return-value]
     from services.cli.mesh import Mesh
@@ -59,8 +63,11 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
             stage_channel(mesh.address("chunker"), "chunker", "launcher") as chunker_channel,
         ):
             stub = gateway_pb2_grpc.GatewayStub(channel)
+            dev: list[data.Query] = []
             if args.beir:
                 train, tune, self_supervised = _mine_beir(args, stub)
+                if wants_dev:
+                    dev = _mine_dev(args, stub)
             else:
                 client = RagmeshClient(channel=channel, api_key="")  # the channel sends the mesh's keys
                 train, tune, self_supervised = _mine_corpus(
@@ -68,7 +75,19 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
                 )
     for path, queries in zip(paths, (train, tune, self_supervised), strict=True):
         data.save_queries(path, queries)
+    if wants_dev:
+        data.save_queries(dev_path, dev)
     return train, tune, self_supervised
+
+
+def _mine_dev(args, stub) -> list[data.Query]:
+    """The `--exclude-queries` with their first-stage candidates, for measuring (bench-rerank), never training."""
+    from services.evaluation.cases import load_beir
+
+    excluded = set(Path(args.exclude_queries).read_text().split())
+    cases = [c for c in load_beir(args.beir, args.split) if c.case_id in excluded]
+    _say(f"mining {len(cases)} excluded (dev) queries for evaluation only")
+    return data.mine_queries(stub, cases, args.depth, _say)
 
 
 def _mine_beir(args, stub):
@@ -195,15 +214,17 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(TRITON_TEMPLATE, target)
-    for name in ("model.onnx", "tokenizer.json", CARD_FILE, "MODEL_CARD.md"):
+    card = json.loads((model_dir / CARD_FILE).read_text())
+    serving = serving_variant(card)
+    # The card's CPU variant (e.g. int8) next to the fp32 model, which a GPU instance runs.
+    for name in sorted({"model.onnx", serving["file"], "tokenizer.json", CARD_FILE, "MODEL_CARD.md"}):
         shutil.copy2(model_dir / name, target / "1" / name)
     if with_torch:
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
-    card = json.loads((model_dir / CARD_FILE).read_text())
     weights = served_weights(card)
     served = {
         "ragmesh_model_id": card["model_id"],
-        "ragmesh_model_version": card["model_version"],
+        "ragmesh_model_version": served_version(card, serving),
         "ragmesh_fusion_weight": str(weights["weight"]),
         "ragmesh_fusion_k": str(card["fusion"]["k"]),
         "ragmesh_maxsim_weight": str(weights["maxsim_weight"]),
@@ -339,6 +360,11 @@ def run(args) -> int:
     }
     _write_card(work, card)
     installed = install_into_triton(work, work / "triton", args.triton_torch)
+    if not args.no_variants:
+        _say("quantising and measuring the CPU variants on the held-out queries")
+        serving = variants.run(work, timed_queries=10)
+        install_into_triton(work, work / "triton", args.triton_torch)
+        _say(f"CPU serving variant: {serving['variant']} window {serving['max_length']}")
     _say(f"{model_id} version {version} written to {work}; Triton model at {installed}")
     print(
         json.dumps(
@@ -410,6 +436,12 @@ def add_parser(sub) -> None:
         "Triton model (a GPU instance runs it when ONNX Runtime has no CUDA provider)",
     )
     p.add_argument("--device", default="auto", help="auto (a GPU when one is visible), cpu or cuda[:N]")
+    p.add_argument(
+        "--no-variants",
+        action="store_true",
+        help="skip the int8 variants and their measurement on the held-out queries "
+        "(the card then serves the fp32 model; `python -m services.reranker.training.variants` does it later)",
+    )
     p.set_defaults(func=run)
 
 
