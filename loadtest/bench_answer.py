@@ -2,7 +2,8 @@
 
 It replays recorded contexts (the passages, with the reranker's per-unit similarities, that the gateway
 handed the generator for each labelled question; `ragmesh train-selector` records them) through the
-coverage rule and, when a card exists, the learned answer selector, in-process, one question at a time,
+coverage rule and, when their cards exist, the learned answer selector and the support reader's decision (a
+cross-encoder over every unit of the context, services/generator/reading.py), in-process, one question at a time,
 and prints p50 / p95 / max milliseconds. The gRPC hop is the same for both and is not included.
 
     python -m loadtest.bench_answer --contexts eval/out/selector/contexts.jsonl --repeat 3
@@ -17,7 +18,8 @@ from google.protobuf.json_format import ParseDict
 
 from loadtest.figures import figure, record
 from services.evaluation.cases import read_jsonl
-from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
+from services.generator.extractive import ExtractiveGenerator, ReadingGenerator, SelectingGenerator
+from services.generator.reading import DEFAULT_READER_CARD
 from services.generator.selection import DEFAULT_CARD
 from shared import convert
 from shared.stubs import common_pb2
@@ -57,6 +59,7 @@ def main() -> None:
     parser.add_argument("--contexts", default="eval/out/selector/contexts.jsonl")
     parser.add_argument("--cases", default="eval/cases/sample.jsonl")
     parser.add_argument("--card", default=str(DEFAULT_CARD))
+    parser.add_argument("--reader-card", default=str(DEFAULT_READER_CARD), help="the support reader's decision")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if not Path(args.contexts).exists():
@@ -65,6 +68,8 @@ def main() -> None:
     generators = {"coverage rule (extractive-v1)": ExtractiveGenerator()}
     if Path(args.card).exists():
         generators["answer selector (extractive-v2)"] = SelectingGenerator(args.card)
+    if Path(args.reader_card).exists():
+        generators["support reader (extractive-v3)"] = ReadingGenerator(args.reader_card)
     print(f"{len(questions)} recorded contexts, {args.repeat} passes, one question at a time")
     print(f"{'generator':<34} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
     figures = []

@@ -8,7 +8,7 @@ applies: abstain when no unit (read under its heading path) covers enough of the
 
 import logging
 
-from services.generator import selection
+from services.generator import reading, selection, support
 from shared.model import Answer, Citation, ScoredChunk
 from shared.text import answer_units, content_terms, identifiers, is_table_header
 
@@ -54,6 +54,59 @@ class SelectingGenerator:
             )
         picked = [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen]
         return _quoted_answer(picked, self.generator_id)
+
+
+class ReadingGenerator:
+    """Answers with the units the support reader (a cross-encoder) finds best supported, when one calibrated
+    probability over the reader's and the passages' evidence clears the card's threshold."""
+
+    def __init__(self, card_path: str, max_units: int = 3, threads: int = 2):
+        self.card_path, self.max_units, self.threads = card_path, max_units, threads
+        self.card: reading.ReaderCard | None = None
+        self.reader: support.SupportReader | None = None
+        self.generator_id = "extractive-v3"
+
+    def warm_up(self) -> None:
+        card = reading.ReaderCard.load(self.card_path)
+        folder = support.resolve(card.reader)
+        if folder is None:
+            raise RuntimeError(
+                f"{self.card_path}: support reader {card.reader!r} is not in {support.cache_root()}; "
+                "train it with `make support-reader`"
+            )
+        reader = support.SupportReader(folder, self.threads)
+        if reader.model_id != card.reader_model_id:
+            raise RuntimeError(
+                f"{self.card_path} was fitted on reader {card.reader_model_id}, but {folder} holds "
+                f"{reader.model_id}; refit the card with `ragmesh fit-reader-decision`"
+            )
+        reader.warm_up()
+        self.card, self.reader = card, reader
+        self.generator_id = f"extractive-v3/{card.model_id}"
+        log.info("answer decision %s (threshold %.4f) over %s", card.model_id, card.threshold, reader.model_id)
+
+    def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
+        if not content_terms(query):
+            return _empty_question(self.generator_id)
+        if self.card is None or self.reader is None:
+            raise RuntimeError(f"{self.card_path}: the reader is not loaded (warm_up() first)")
+        units = selection.candidates(query, passages)
+        scores = self.reader.score(query, [u.text for u in units])  # one batch: every unit of the context
+        chosen, probability = self.card.decide(units, scores, self.max_units)
+        if not chosen:
+            wanted = content_terms(query)
+            seen = set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
+            return Answer(
+                "",
+                [],
+                True,
+                missing=_missing(wanted, seen & wanted),
+                reason=f"no_supporting_unit: p(answer) {probability:.3f} < {self.card.threshold:.3f}",
+                generator_id=self.generator_id,
+            )
+        return _quoted_answer(
+            [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen], self.generator_id
+        )
 
 
 class ExtractiveGenerator:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from services.generator.support import unit_text
 from shared.model import ScoredChunk
 from shared.text import answer_units, content_terms, identifiers, is_list_item, is_table_header
 
@@ -72,6 +73,7 @@ class UnitCandidate:
     end: int
     features: dict[str, float]
     terms: frozenset[str] = frozenset()  # question terms it covers (context-level features)
+    text: str = ""  # what the support reader reads: the unit under its heading path (support.unit_text)
 
 
 def _table_header(body: str, units: list[tuple[int, int]], index: int) -> str:
@@ -142,6 +144,7 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
                         "question_terms": math.log1p(len(wanted)),
                     },
                     frozenset(covered),
+                    unit_text(passage, start, end, header),
                 )
             )
     _add_context_features(out)

@@ -232,10 +232,10 @@ def train(data: Dataset, target_far: float, max_units: int, ratio: float = 0.5) 
     return card, report
 
 
-def run(args) -> int:
+def ensure_contexts(args, cases: list[EvalCase]) -> bytes:
+    """The recorded contexts file's bytes, recorded first by a private mesh when missing or asked for."""
     from services.evaluation.command import _ingest_corpus_dirs, _mesh_or_gateway
 
-    cases = load_cases(args.cases, args.corpus or ["examples"])
     contexts_file = Path(args.contexts)
     if args.record or not contexts_file.exists():
         args.spawn, args.env = (
@@ -253,7 +253,12 @@ def run(args) -> int:
             rows = record_contexts(stub, cases, args.timeout)
         contexts_file.parent.mkdir(parents=True, exist_ok=True)
         contexts_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    raw = contexts_file.read_bytes()
+    return contexts_file.read_bytes()
+
+
+def run(args) -> int:
+    cases = load_cases(args.cases, args.corpus or ["examples"])
+    raw = ensure_contexts(args, cases)
     contexts = {r["id"]: r["context"] for r in map(json.loads, raw.decode().splitlines())}
     data = Dataset(cases, contexts)
     card, report = train(data, args.target_far, args.max_units)

@@ -5,7 +5,7 @@ import os
 from opentelemetry.trace import SpanKind
 
 from services.generator.base import Generator
-from services.generator.extractive import ExtractiveGenerator, SelectingGenerator
+from services.generator.extractive import ExtractiveGenerator, ReadingGenerator, SelectingGenerator
 from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
 from services.generator.privacy import PseudonymisingGenerator
 from shared import config, convert
@@ -54,6 +54,13 @@ def _provider(generator: Generator) -> str:
 
 def build_generator(cfg: GeneratorConfig) -> Generator:
     if cfg.backend == "extractive":
+        if cfg.reader_card not in ("", "none"):
+            if not os.path.exists(cfg.reader_card):
+                raise SystemExit(
+                    f"RAGMESH_GENERATOR_READER_CARD={cfg.reader_card}: no such file; fit one with "
+                    "`ragmesh fit-reader-decision`, or set it to none"
+                )
+            return ReadingGenerator(cfg.reader_card, cfg.max_units)
         if cfg.selector_card in ("", "none"):
             return ExtractiveGenerator(cfg.max_units)
         if not os.path.exists(cfg.selector_card):
