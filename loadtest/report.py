@@ -36,6 +36,33 @@ def write(out_dir: Path, report: dict, budgets: Budgets) -> list[Path]:
 # ---- markdown ----------------------------------------------------------------------------------------
 
 
+def breakdown_lines(comparison: dict) -> list[str]:
+    """Where the mesh's extra time goes, in ms per Ask (means over the timed pass; the parts add up)."""
+    parts = comparison.get("breakdown_mean_s")
+    if not parts or parts.get("client") is None:
+        return []
+    direct = parts["in_process"]
+    lines = [
+        "",
+        "Where the time goes, mean ms per Ask over the timed pass (sums of the stages' own histograms / Asks):",
+        "",
+        "| part | in-process | mesh: stage server | mesh: gateway's call | hop (call - server) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, stage in parts["stages"].items():
+        hop = None if None in (stage["gateway_call"], stage["server"]) else stage["gateway_call"] - stage["server"]
+        lines.append(
+            f"| {name} | {ms(direct.get(name))} | {ms(stage['server'])} | {ms(stage['gateway_call'])} | {ms(hop)} |"
+        )
+    into_gateway = None if parts["gateway_ask"] is None else parts["client"] - parts["gateway_ask"]
+    lines += [
+        f"| gateway's own work (auth, answer log, tracing, response) | - | - | {ms(parts['gateway_own'])} | - |",
+        f"| ghz to gateway and back (transport, (de)serialization) | - | - | - | {ms(into_gateway)} |",
+        f"| **total** | {ms(direct['total'])} | - | {ms(parts['client'])} (as ghz saw it) | - |",
+    ]
+    return lines
+
+
 def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
     setup = report["setup"]
     lines = [
@@ -47,8 +74,16 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
         f"start {setup['load_average']} (ghz runs on the same machine, 1 CPU).",
         f"- Mesh: {setup['backend']} index, {setup['reranker']} reranker, {setup['generator']} generator; gateway "
         "rate limit off; every call carries the tenant's local API key.",
-        f"- Corpus: {setup['documents']} documents, {setup['chunks']} chunks, ingested in {setup['ingest_s']:.1f} s; "
-        f"{setup['questions']} questions (labelled evaluation questions interleaved with SciFact queries).",
+        f"- Corpus: {setup['documents']} documents, {setup['chunks']} chunks, ingested in {setup['ingest_s']:.1f} s"
+        + (
+            f" (when its index snapshot {setup['ingest_cached']} was made; this run restored it)"
+            if setup.get("ingest_cached")
+            else ""
+        )
+        + f"; {setup['questions']} questions (labelled evaluation questions interleaved with SciFact queries).",
+        "- Where the run's time went: "
+        + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in report.get("phases", {}).items())
+        + ".",
         f"- Deadline per request: {setup['deadline_s']:g} s. Latencies in ms; stage figures are the gateway's "
         "histograms (interpolated inside buckets, as Prometheus' histogram_quantile does).",
         "",
@@ -120,6 +155,7 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
                 f"{n} {ms(stages[n]['p50'])}/{ms(stages[n]['p95'])}" for n in ("retrieve", "rerank", "generate")
             ),
         ]
+        lines += breakdown_lines(comparison)
     faults = report.get("faults")
     if faults:
         lines += [

@@ -142,17 +142,26 @@ def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> d
     questions = harness.questions[:requests]
     messages = [{"tenant_id": TENANT, "question": q} for q in questions]
     log(f"in-process comparison: {len(questions)} questions through the mesh, then in this process")
+
     # Each side answers the questions once untimed, then timed: both rerankers have then cached the same
     # chunks' sentence vectors, and neither side's figure is flattered by the other's warm caches.
-    passes = [
-        ghz.run(harness.address, "Ask", messages, harness.api_key, 1, requests=len(questions), deadline_s=deadline_s)
-        for _ in ("untimed", "timed")
-    ]
-    mesh = passes[-1]
+    def ask_all():
+        return ghz.run(
+            harness.address, "Ask", messages, harness.api_key, 1, requests=len(questions), deadline_s=deadline_s
+        )
+
+    ask_all()  # untimed
+    urls = harness.metrics_urls(STAGES)
+    before = metrics.scrape(urls)
+    mesh = ask_all()
+    breakdown = metrics.mesh_breakdown(metrics.delta(before, metrics.scrape(urls)), FUNNEL_STAGES)
     pipeline = InProcessPipeline(harness.mesh.env())
     direct = pipeline.run(TENANT, questions)
     mesh_q = mesh.percentiles()
     ratio = {q: (mesh_q[q] / direct["total"][q]) if mesh_q[q] and direct["total"][q] else None for q in mesh_q}
+    ok = mesh.ok_latencies
+    breakdown["client"] = float(ok.mean()) if len(ok) else None
+    breakdown["in_process"] = {part: direct["mean"][part] for part in ("total", *FUNNEL_STAGES)}
     log("  mesh/in-process " + ", ".join(f"{q} {r:.2f}" for q, r in ratio.items() if r))
     return {
         "requests": len(questions),
@@ -160,6 +169,7 @@ def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> d
         "mesh_failed": mesh.failed(),
         "in_process": direct,
         "ratio": ratio,
+        "breakdown_mean_s": breakdown,
         "mesh_latencies": [c.latency for c in mesh.calls if c.ok],
     }
 
@@ -187,8 +197,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scifact", type=Path, default=ROOT.parent / "shared" / "data" / "scifact")
     parser.add_argument("--out", type=Path, default=ROOT / "loadtest" / "out")
     parser.add_argument("--keep", action="store_true", help="keep the mesh's data dir and logs")
+    parser.add_argument(
+        "--fresh-ingest",
+        action="store_true",
+        help="ingest the corpus even when a snapshot of its index is cached (loadtest/snapshot.py)",
+    )
+    parser.add_argument("--only", default="", help="run only these fault drills of the scenario (comma-separated)")
     args = parser.parse_args(argv)
     scenario = load(args.scenario)
+    if args.only and scenario.faults:
+        chosen = tuple(f for f in scenario.faults.faults if f in args.only.split(","))
+        if not chosen:
+            raise SystemExit(f"--only {args.only}: none of the scenario's faults {scenario.faults.faults}")
+        scenario = dataclasses.replace(scenario, faults=dataclasses.replace(scenario.faults, faults=chosen))
     budgets = budget_file.load()
     started, clock = datetime.now(UTC), time.monotonic()
     out: dict = {
@@ -199,7 +220,18 @@ def main(argv: list[str] | None = None) -> int:
         "budgets": dataclasses.asdict(budgets),
         "steps": {},
     }
-    with load_mesh(scenario, args.backend, args.reranker, args.scifact, args.keep) as harness:
+    phases: dict[str, float] = {}
+    mark = time.monotonic()
+
+    def phase(name: str) -> None:
+        """Seconds since the previous phase ended, under `name` (the report says where a run's time went)."""
+        nonlocal mark
+        now = time.monotonic()
+        phases[name] = phases.get(name, 0.0) + now - mark
+        mark = now
+
+    with load_mesh(scenario, args.backend, args.reranker, args.scifact, args.keep, not args.fresh_ingest) as harness:
+        phase("mesh start and ingest")
         env = harness.mesh.env()
         out["setup"] = {
             "cpus": os.cpu_count(),
@@ -210,25 +242,32 @@ def main(argv: list[str] | None = None) -> int:
             "documents": harness.documents,
             "chunks": harness.chunks,
             "ingest_s": harness.ingest_seconds,
+            "ingest_cached": harness.ingest_cached,
             "questions": len(harness.questions),
             "deadline_s": scenario.deadline_s,
         }
         warm_up(harness, scenario)
+        phase("warm-up")
         for step in scenario.steps:
             out["steps"].setdefault(step.rpc, []).extend(run_step(harness, step, scenario.deadline_s, budgets))
+            phase(f"{step.rpc} steps")
         for step in scenario.steps:
             if step.to_knee:
                 out["knee"] = knee(out["steps"][step.rpc], budgets.rpcs[step.rpc].p95, step.rpc)
                 log(out["knee"]["summary"])
         if scenario.in_process_requests:
             out["in_process"] = compare_in_process(harness, scenario.in_process_requests, scenario.deadline_s)
+            phase("in-process comparison")
         if scenario.faults:
             out["faults"] = [dataclasses.asdict(f) for f in run_faults(harness, scenario.faults, scenario.deadline_s)]
+            phase("faults")
     out["violations"] = violations(out["steps"], budgets)
     out["violations"] += [
         f"fault {f['fault']}: {'; '.join(f['problems'])}" for f in out.get("faults", []) if not f["met"]
     ]
+    phase("mesh stop")
     out["seconds"] = time.monotonic() - clock
+    out["phases"] = phases
     written = report.write(args.out / scenario.name, out, budgets)
     log(f"wrote {', '.join(str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p) for p in written)}")
     for line in out["violations"]:
