@@ -11,7 +11,7 @@ from shared.erasure import scan_files, sqlite_files
 from shared.index.embedded import EmbeddedIndex
 from shared.index.erasure import erase
 from shared.model import SearchFilters
-from tests.conformance.index_suite import MODEL_ID, stored_views, unit, write, write_with_views
+from tests.conformance.index_suite import MODEL_ID, chunk, stored_views, unit, write, write_with_views
 from tests.conformance.index_suite import meta as make_meta
 
 URL = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
@@ -103,4 +103,20 @@ def test_erasing_a_document_leaves_none_of_its_view_vectors(index):
     assert {h.chunk.chunk_id for h in hits} == {kept[0].chunk_id}
     if embedded:
         assert not any(blob in _raw_bytes(index) for blob in blobs)
-        assert "view vectors: 2 erased chunks' bytes scanned, 0 found" in result.checks[0].note
+        assert "view vectors: 2 erased chunks' bytes (held by no other chunk) scanned, 0 found" in result.checks[0].note
+
+
+def test_view_vectors_another_tenant_also_holds_stay_and_do_not_fail_the_check(index):
+    """The same text under the same heading has the same views: erasing one tenant leaves another's copy,
+    and finding those bytes in the file is no evidence against the erasure."""
+    mine = write_with_views(index, make_meta(doc="secret"), [(SECRET, unit(1))])
+    theirs = chunk(make_meta(tenant="globex", doc="secret"), 0, SECRET)
+    theirs.views = mine[0].views
+    index.replace_document_version(theirs.meta, [theirs], {theirs.chunk_id: unit(1)}, MODEL_ID)
+
+    result = erase(index, "acme", None)
+
+    assert result.checks and all(c.clean for c in result.checks), result.checks
+    assert stored_views(index, "acme") == {} and stored_views(index, "globex") == {theirs.chunk_id: mine[0].views}
+    if isinstance(index, EmbeddedIndex):
+        assert "view vectors: 0 erased chunks' bytes (held by no other chunk) scanned" in result.checks[0].note

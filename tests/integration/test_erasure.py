@@ -1,6 +1,6 @@
 """Erasure with proof on a real mesh, for each index backend (embedded SQLite, and a real OpenSearch node):
-a document is ingested, asked about (the answer log, the reranker's cache and the retriever's k-NN view
-now hold it), rated with feedback and exported as an evaluation case; `ragmesh erase` removes it, and
+a document is ingested, asked about (the answer log and the retriever's k-NN view now hold it; the reranker
+scores it from the view vectors stored with its chunks, so its cache does not), rated with feedback and exported as an evaluation case; `ragmesh erase` removes it, and
 the test checks, independently of the report, that none of its text or chunk ids is left in any file
 under the data folder (the raw SQLite files and their -wal included), in the export, or in OpenSearch.
 A second test erases a whole tenant."""
@@ -12,12 +12,13 @@ import sys
 import uuid
 from pathlib import Path
 
+import grpc
 import pytest
 from opensearchpy import OpenSearch
 
 from services.cli.mesh import ROOT_DIR, Mesh
 from shared.credentials import API_KEY_ENV
-from shared.stubs import gateway_pb2, gateway_pb2_grpc
+from shared.stubs import gateway_pb2, gateway_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from tests.support.mesh import ingest_paths
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -59,6 +60,26 @@ def _files_holding(folder: str, needles: list[str]) -> dict[str, list[str]]:
         if hits:
             found[str(path)] = hits
     return found
+
+
+def _files_holding_bytes(folder: str, needles: list[bytes]) -> list[str]:
+    """Every file under `folder` whose raw bytes hold one of the (binary) needles, erasure reports excluded."""
+    return [
+        str(path)
+        for path in Path(folder).rglob("*")
+        if path.is_file() and "erasure-reports" not in path.parts and any(n in path.read_bytes() for n in needles)
+    ]
+
+
+def _stored_view_vectors(mesh: Mesh, tenant: str, chunk_ids: list[str]) -> list[bytes]:
+    """The view vectors the index stored with these chunks, as the retriever returns them to the reranker."""
+    with grpc.insecure_channel(mesh.address("retriever")) as channel:
+        found = retriever_pb2_grpc.RetrieverStub(channel).Retrieve(
+            retriever_pb2.RetrieveRequest(tenant_id=tenant, query=QUESTION, top_k=50), timeout=60
+        )
+    return [
+        c.chunk.views.vectors for c in found.candidates if c.chunk.chunk_id in chunk_ids and c.chunk.HasField("views")
+    ]
 
 
 def _cli(mesh: Mesh, *args: str) -> subprocess.CompletedProcess:
@@ -150,6 +171,12 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, backend_
     assert _files_holding(mesh.data_dir, needles) and "Ottoline Farraday" in export.read_text()
     if kind == "opensearch":
         assert _opensearch_hits(mesh.opensearch_prefix, needles)
+    # The reranker read these chunks' view vectors from the index (stored at ingest) instead of embedding and
+    # caching them: the index is where they must go from.
+    view_vectors = _stored_view_vectors(mesh, tenant, secret_ids)
+    assert view_vectors
+    if kind == "embedded":
+        assert _files_holding_bytes(mesh.data_dir, view_vectors)
 
     reports = tmp_path / "reports"
     done = _cli(
@@ -173,7 +200,9 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, backend_
     )
     assert all(s["clean"] for s in report["stores"]), report["stores"]
     assert stores["answer_log"]["removed"] >= 1 and stores["feedback"]["removed"] == 1
-    assert stores["exported_cases"]["removed"] == 1 and stores["reranker:cache"]["removed"] >= 1
+    # Nothing of the document was in the reranker's cache (it scored from the stored view vectors): the report
+    # says so rather than claiming a removal.
+    assert stores["exported_cases"]["removed"] == 1 and stores["reranker:cache"]["removed"] == 0
     assert report["probes"]["text_runs"] >= 3 and report["lineage"]["chunk_ids"] >= len(secret_ids)
     assert sum(s["probes_checked"] for s in report["stores"]) > 0
     # The report holds neither the erased text nor its chunk ids (nor does the gateway's stored copy).
@@ -183,6 +212,7 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, backend_
 
     # Independently of the report: no file under the data folder, raw SQLite files and -wal included.
     assert _files_holding(mesh.data_dir, needles) == {}
+    assert _files_holding_bytes(mesh.data_dir, view_vectors) == []
     assert "Ottoline" not in export.read_text()
     if kind == "opensearch":
         assert _opensearch_hits(mesh.opensearch_prefix, needles) == 0
