@@ -267,9 +267,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     phase("mesh stop")
     out["seconds"] = time.monotonic() - clock
+    out["load_average_end"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
     out["phases"] = phases
     written = report.write(args.out / scenario.name, out, budgets)
     log(f"wrote {', '.join(str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p) for p in written)}")
+    print(written[0].read_text())  # report.md: every figure a closing note quotes, with the load it ran under
     for line in out["violations"]:
         print(
             f"BUDGET BROKEN: {line}" if not line.startswith("fault") else f"EXPECTATION FAILED: {line}", file=sys.stderr
