@@ -59,6 +59,9 @@ class FaultResult:
     restart_at: float = 0.0
     serving_at: float = 0.0
     calls: list[tuple[float, float, str]] = dataclasses.field(default_factory=list)
+    # Asks answered before the fault, and how many of them were degraded.
+    asks_before_fault: int = 0
+    degraded_before_fault: int = 0
 
 
 @dataclasses.dataclass
@@ -68,6 +71,9 @@ class Timeline:
     fault: float = 0.0
     restart: float = 0.0
     serving: float = 0.0
+    # Degraded answers the gateway counted before the fault: a reranker drill whose Asks were degraded already
+    # (the reranker too slow without any fault) cannot show what the fault costs.
+    degraded_before: float = 0.0
 
 
 class Drill:
@@ -91,6 +97,7 @@ class Drill:
         timeline = Timeline()
         try:
             time.sleep(self.plan.lead_s)
+            timeline.degraded_before = metrics.total(metrics.delta(before, metrics.scrape(gateway)), metrics.DEGRADED)
             act(timeline)
             time.sleep(self.plan.tail_s)
         finally:
@@ -180,6 +187,12 @@ class Drill:
                 problems.append(f"{len(errors)} Ask(s) failed: {failed}")
             if not degraded:
                 problems.append("no answer was marked degraded: the fault did not reach any request")
+            answered_before = sum(c.ok and c.end <= timeline.fault for c in calls)
+            if answered_before and timeline.degraded_before >= answered_before:
+                problems.append(
+                    f"all {answered_before} Asks answered before the fault were degraded already: the reranker is "
+                    "too slow without the fault, so the drill cannot show what the fault costs"
+                )
         elif fault == "indexer":
             expectation = "re-ingest after the kill holds exactly a clean ingest's chunks; Asks unaffected"
             if errors:
@@ -216,6 +229,8 @@ class Drill:
             restart_at=timeline.restart - timeline.fault,
             serving_at=timeline.serving - timeline.fault,
             calls=[(c.start - timeline.fault, c.latency, c.status) for c in calls],
+            asks_before_fault=sum(c.ok and c.end <= timeline.fault for c in calls),
+            degraded_before_fault=int(timeline.degraded_before),
         )
 
     # ---- the indexer, mid-ingest --------------------------------------------------------------------
