@@ -1,5 +1,7 @@
 """Protobuf <-> domain objects. The only place that knows both shapes."""
 
+import numpy as np
+
 from shared import model
 from shared.stubs import common_pb2, retriever_pb2
 
@@ -62,6 +64,19 @@ def views_to_pb(views: model.ViewVectors) -> common_pb2.ViewVectors:
     return common_pb2.ViewVectors(
         model_id=views.model_id, dtype=views.dtype, dim=views.dim, vectors=views.vectors, unit_indices=views.units
     )
+
+
+def query_embedding_to_pb(model_id: str, vector: np.ndarray) -> common_pb2.QueryEmbedding:
+    data = np.ascontiguousarray(vector, dtype="<f4")
+    return common_pb2.QueryEmbedding(model_id=model_id, dtype="float32", dim=int(data.shape[0]), vector=data.tobytes())
+
+
+def query_vector_from_pb(pb: common_pb2.QueryEmbedding, model_id: str) -> np.ndarray | None:
+    """The query vector when `pb` holds one of `model_id` in a form this code reads; None otherwise (the
+    receiver embeds the query itself)."""
+    if pb.model_id != model_id or pb.dtype != "float32" or pb.dim <= 0 or len(pb.vector) != 4 * pb.dim:
+        return None
+    return np.frombuffer(pb.vector, dtype="<f4").astype(np.float32)
 
 
 def chunk_to_pb(chunk: model.Chunk) -> common_pb2.Chunk:

@@ -172,9 +172,9 @@ class Funnel:
             context,
             timings,
         )
-        return list(response.candidates)
+        return list(response.candidates), response.query_embedding if response.HasField("query_embedding") else None
 
-    def _rerank(self, query, candidates, top_n, context, timings):
+    def _rerank(self, query, candidates, top_n, context, timings, query_embedding=None):
         """(ranked, model_id, degraded_reason). An unreachable, failing or slow reranker degrades (it
         gets only part of the caller's remaining time, so the fused order can still be answered in
         time); a bad request is still the caller's error."""
@@ -183,7 +183,10 @@ class Funnel:
                 "rerank",
                 self.reranker,
                 "Rerank",
-                reranker_pb2.RerankRequest(query=query, candidates=candidates, top_n=top_n),
+                # The retriever's query vector: the reranker need not embed the question again.
+                reranker_pb2.RerankRequest(
+                    query=query, candidates=candidates, top_n=top_n, query_embedding=query_embedding
+                ),
                 context,
                 timings,
                 share=RERANK_DEADLINE_SHARE,
@@ -212,7 +215,7 @@ class Funnel:
         self.limits.top_k(request.top_k)
         timings: list = []
         top_k = request.top_k or 10
-        candidates = self._retrieve(
+        candidates, query_embedding = self._retrieve(
             request.tenant_id,
             request.query,
             request.filters,
@@ -223,7 +226,9 @@ class Funnel:
         )
         model_id, degraded = "", ""
         if request.rerank and candidates:
-            candidates, model_id, degraded = self._rerank(request.query, candidates, top_k, context, timings)
+            candidates, model_id, degraded = self._rerank(
+                request.query, candidates, top_k, context, timings, query_embedding
+            )
         else:
             candidates = _without_view_vectors(candidates)
         return gateway_pb2.SearchResponse(
@@ -238,13 +243,13 @@ class Funnel:
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
-        candidates = self._retrieve(
+        candidates, query_embedding = self._retrieve(
             request.tenant_id, request.question, request.filters, request.mode, self.candidates, context, timings
         )
         response = gateway_pb2.AskResponse(abstain_threshold=self.abstain_threshold)
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
-            self._rerank(request.question, candidates, len(candidates), context, timings)
+            self._rerank(request.question, candidates, len(candidates), context, timings, query_embedding)
             if candidates
             else ([], "", "")
         )

@@ -27,7 +27,13 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
         RERANK_BATCH.observe(len(candidates))
         with tracer().start_as_current_span("rerank", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("ragmesh.rerank.model_id", self.reranker.model_id)
-            ranked = self.reranker.run(request.query, candidates, request.top_n or self.default_top_n)
+            top_n = request.top_n or self.default_top_n
+            if isinstance(self.reranker, MaxSimReranker) and request.HasField("query_embedding"):
+                # Scored with the retriever's query vector when it is of this reranker's model.
+                vector = convert.query_vector_from_pb(request.query_embedding, self.reranker.embedder.spec.model_id)
+                ranked = self.reranker.run(request.query, candidates, top_n, query_vector=vector)
+            else:
+                ranked = self.reranker.run(request.query, candidates, top_n)
             annotate_candidates(span, "ragmesh.rerank", ranked)
             annotate_documents(span, ranked, "rerank_score")
         for sc in ranked:

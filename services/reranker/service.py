@@ -25,7 +25,7 @@ from shared.embedding import views as view_vectors
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument
 from shared.model import ScoredChunk
-from shared.observability.metrics import RERANK_VIEW_SOURCES
+from shared.observability.metrics import RERANK_QUERY_SOURCES, RERANK_VIEW_SOURCES
 from shared.text import identifiers
 
 log = logging.getLogger("ragmesh.reranker")
@@ -124,13 +124,14 @@ class MaxSimReranker:
             remaining = sum(1 for cid in chunk_ids if cid in self._cache)
             return removed, remaining, before, len(self._cache)
 
-    def score(self, query: str, head: list[ScoredChunk]) -> np.ndarray:
+    def score(self, query: str, head: list[ScoredChunk], query_vector: np.ndarray | None = None) -> np.ndarray:
         """Max-similarity of the query with each candidate's views, plus the identifier bonus. Each
         candidate's per-unit similarities (the best view of each answer unit, NaN for a unit without one)
         are left in its scores for the generator's answer selection."""
         scores = np.full(len(head), -1.0, dtype=np.float32)
         if head:
-            query_vec = self.embedder.embed_queries([query])[0]
+            query_vec = self.embedder.embed_queries([query])[0] if query_vector is None else query_vector
+            RERANK_QUERY_SOURCES.labels("embedded" if query_vector is None else "given").inc()
             named = identifiers(query)
             for i, (vectors, units) in enumerate(self._unit_vectors(head)):
                 if len(vectors):
@@ -150,11 +151,14 @@ class MaxSimReranker:
         scores[: self.rescore_k] = self.score(query, candidates[: self.rescore_k])
         return scores
 
-    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+    def run(
+        self, query: str, candidates: list[ScoredChunk], top_n: int, query_vector: np.ndarray | None = None
+    ) -> list[ScoredChunk]:
+        """`query_vector`: the query already embedded with this reranker's model (the retriever's), if any."""
         if not query.strip():
             raise InvalidArgument("query", "is empty")
         head, tail = candidates[: self.rescore_k], candidates[self.rescore_k :]
-        scores = self.score(query, head)
+        scores = self.score(query, head, query_vector)
         weight = self.fusion_weight if self.fusion_weight >= 0 else fusion.RERANKER_ONLY
         ranked = fusion.reorder(head, tail, scores, weight)
         for i, sc in enumerate(head):

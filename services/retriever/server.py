@@ -26,7 +26,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
             span.set_attribute("gen_ai.operation.name", "retrieval")
             span.set_attribute("ragmesh.retrieval.mode", mode)
             annotate_query(span, request.tenant_id, request.query)
-            results = self.retriever.run(
+            results, query_vector = self.retriever.search(
                 request.tenant_id, request.query, convert.filters_from_pb(request.filters), mode, request.top_k
             )
             annotate_candidates(span, "ragmesh.retrieval", results)
@@ -36,6 +36,9 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
             candidates=[convert.scored_to_pb(r) for r in results],
             embedding_model_id=self.retriever.model_id,
             backend=self.retriever.index.name,
+            query_embedding=None
+            if query_vector is None
+            else convert.query_embedding_to_pb(self.retriever.model_id, query_vector),
         )
 
     def GetChunk(self, request, context):

@@ -2,6 +2,8 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from services.retriever.fusion import reciprocal_rank_fusion
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument, NotFound, require
@@ -39,11 +41,18 @@ class HybridRetriever:
 
     def _dense(self, tenant_id, query, filters, k):
         vector = self.embedder.embed_queries([query])[0]
-        return self.index.knn(tenant_id, vector, self.model_id, filters, k)
+        return self.index.knn(tenant_id, vector, self.model_id, filters, k), vector
 
     def run(
         self, tenant_id: str, query: str, filters: SearchFilters, mode: str = "hybrid", top_k: int = 0
     ) -> list[ScoredChunk]:
+        return self.search(tenant_id, query, filters, mode, top_k)[0]
+
+    def search(
+        self, tenant_id: str, query: str, filters: SearchFilters, mode: str = "hybrid", top_k: int = 0
+    ) -> tuple[list[ScoredChunk], np.ndarray | None]:
+        """The fused candidates and the query vector the dense search used (None in BM25 mode): the reranker
+        can score with it instead of embedding the query again."""
         require(tenant_id, "tenant_id")
         if not query.strip():
             raise InvalidArgument("query", "is empty")
@@ -57,8 +66,9 @@ class HybridRetriever:
         # Both searches start at once; the dense side spends most of its time encoding the query.
         bm25 = self._pool.submit(self.index.bm25, tenant_id, query, filters, k) if mode != "dense" else None
         dense = self._pool.submit(self._dense, tenant_id, query, filters, k) if mode != "bm25" else None
-        fused = reciprocal_rank_fusion(bm25.result() if bm25 else [], dense.result() if dense else [], self.rrf_k)
-        return fused[: top_k or self.default_top_k]
+        dense_hits, vector = dense.result() if dense else ([], None)
+        fused = reciprocal_rank_fusion(bm25.result() if bm25 else [], dense_hits, self.rrf_k)
+        return fused[: top_k or self.default_top_k], vector
 
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk:
         require(tenant_id, "tenant_id")

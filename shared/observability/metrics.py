@@ -31,6 +31,12 @@ RERANK_VIEW_SOURCES = Counter(
     "ingest), cache (embedded by an earlier query), embedded (at query time)",
     ["source"],
 )
+RERANK_QUERY_SOURCES = Counter(
+    "ragmesh_rerank_query_vectors_total",
+    "Queries the maxsim reranker scored, by where the query vector came from: given (the retriever's, passed on "
+    "by the gateway) or embedded (by the reranker)",
+    ["source"],
+)
 ANSWERS = Counter("ragmesh_answers_total", "Ask outcomes", ["outcome"])
 ABSTENTIONS = Counter("ragmesh_abstentions_total", "Questions answered with not-found", ["reason"])
 CITATION_FAILURES = Counter(

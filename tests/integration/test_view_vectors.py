@@ -1,8 +1,8 @@
 """Sentence vectors at ingest, through the real mesh: the indexer stored each chunk's view vectors, the
-retriever returns them with the candidates, and the maxsim reranker scores from them without embedding a
-passage (its ragmesh_rerank_view_vectors_total counter says where each candidate's vectors came from);
-its ranking and per-unit similarities equal the on-the-fly path's within float16 noise. Callers never
-receive the vectors."""
+retriever returns them with the candidates (and the query vector its dense search used), and the maxsim
+reranker scores from them without embedding a passage or the query (its ragmesh_rerank_view_vectors_total and
+ragmesh_rerank_query_vectors_total counters say where each vector came from); its ranking and per-unit
+similarities equal the on-the-fly path's within float16 noise. Callers never receive the vectors."""
 
 import urllib.request
 
@@ -23,12 +23,12 @@ QUESTIONS = [
 TOLERANCE = 2e-3
 
 
-def _view_counts(mesh) -> dict[str, float]:
+def _view_counts(mesh, family_name: str = "ragmesh_rerank_view_vectors") -> dict[str, float]:
     with urllib.request.urlopen(mesh.metrics_url("reranker"), timeout=10) as reply:
         text = reply.read().decode()
     counts: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
-        if family.name == "ragmesh_rerank_view_vectors":
+        if family.name == family_name:
             for sample in family.samples:
                 if sample.name.endswith("_total"):
                     counts[sample.labels["source"]] = sample.value
@@ -41,8 +41,14 @@ def stages(mesh, ingested):
         yield retriever_pb2_grpc.RetrieverStub(r), reranker_pb2_grpc.RerankerStub(k)
 
 
-def _rerank(reranker, question: str, candidates) -> list:
-    request = reranker_pb2.RerankRequest(query=question, candidates=candidates, top_n=len(candidates))
+def _query_counts(mesh) -> dict[str, float]:
+    return _view_counts(mesh, "ragmesh_rerank_query_vectors")
+
+
+def _rerank(reranker, question: str, candidates, query_embedding=None) -> list:
+    request = reranker_pb2.RerankRequest(
+        query=question, candidates=candidates, top_n=len(candidates), query_embedding=query_embedding
+    )
     return list(reranker.Rerank(request, timeout=120).candidates)
 
 
@@ -61,21 +67,27 @@ def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, ques
         assert views.model_id == model_id and views.dtype == "float16" and views.dim == 384
         assert len(views.vectors) == 2 * views.dim * len(views.unit_indices) > 0
 
-    before = _view_counts(mesh)
-    stored = _rerank(reranker, question, candidates)
-    after = _view_counts(mesh)
+    query = retrieved.query_embedding
+    assert query.model_id == model_id and query.dtype == "float32" and len(query.vector) == 4 * query.dim == 4 * 384
+
+    before, queries_before = _view_counts(mesh), _query_counts(mesh)
+    stored = _rerank(reranker, question, candidates, query)
+    after, queries_after = _view_counts(mesh), _query_counts(mesh)
+    assert queries_after.get("given", 0) - queries_before.get("given", 0) == 1
+    assert queries_after.get("embedded", 0) == queries_before.get("embedded", 0)
     head = min(len(candidates), 20)  # the reranker's rescore_k
     assert after.get("stored", 0) - before.get("stored", 0) == head
     assert after.get("embedded", 0) == before.get("embedded", 0)
     assert after.get("cache", 0) == before.get("cache", 0)
     assert not any(c.chunk.HasField("views") for c in stored)  # not echoed back
 
-    # The same candidates without their vectors: the reranker embeds them at query time (or reads them from
-    # its cache, filled by an earlier embedding): the path every chunk took before.
+    # The same candidates without their vectors, and no query vector: the reranker embeds them at query time (or
+    # reads the views from its cache, filled by an earlier embedding): the path every request took before.
     for c in candidates:
         c.chunk.ClearField("views")
     on_the_fly = _rerank(reranker, question, candidates)
     later = _view_counts(mesh)
+    assert _query_counts(mesh).get("embedded", 0) - queries_after.get("embedded", 0) == 1
     assert later.get("stored", 0) == after.get("stored", 0)
     assert later.get("embedded", 0) + later.get("cache", 0) - after.get("embedded", 0) - after.get("cache", 0) == head
 
@@ -91,11 +103,16 @@ def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, ques
     assert any(len(c.scores.unit_similarity) for c in stored)
 
 
-def test_callers_never_receive_view_vectors(gateway, ingested):
+def test_callers_never_receive_view_vectors(mesh, gateway, ingested):
     question = QUESTIONS[0]
+    queries_before = _query_counts(mesh)
     for rerank in (False, True):
         found = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query=question, rerank=rerank), timeout=120)
         assert found.results and not any(r.chunk.HasField("views") for r in found.results)
+    # The gateway passed the retriever's query vector on: the reranked Search did not embed the question.
+    queries_after = _query_counts(mesh)
+    assert queries_after.get("given", 0) - queries_before.get("given", 0) == 1
+    assert queries_after.get("embedded", 0) == queries_before.get("embedded", 0)
     asked = gateway.Ask(
         gateway_pb2.AskRequest(tenant_id=TENANT, question=question, include_candidates=True), timeout=120
     )

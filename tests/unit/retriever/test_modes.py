@@ -20,6 +20,9 @@ class _Recorder:
         self.modes.append(mode)
         return []
 
+    def search(self, tenant_id, query, filters, mode, top_k):  # what the servicer calls: candidates, query vector
+        return self.run(tenant_id, query, filters, mode, top_k), None
+
 
 @pytest.mark.parametrize("number, mode", [(0, "hybrid"), (1, "hybrid"), (2, "bm25"), (3, "dense")])
 def test_known_modes(number, mode):
