@@ -97,10 +97,11 @@ class TritonScorer:
 
 
 def serving_variant(card: dict, variant: str = "card") -> dict:
-    """{"variant", "file", "max_length"} that a CPU runs: with `variant="card"`, what the card's `serving`
-    block chose on its dev split (e.g. int8 weights, a shorter window); with `fp32`, the full exported model
-    at its trained window; any other name, that variant's file (model.<name>.onnx) at the trained window."""
-    full = {"variant": "fp32", "file": FP32_FILE, "max_length": int(card.get("max_length", 128))}
+    """{"variant", "file", "max_length", "candidates"} that a CPU runs: with `variant="card"`, what the card's
+    `serving` block chose on its dev split (e.g. int8 weights, a shorter window, fewer candidates); with `fp32`,
+    the full exported model at its trained window; any other name, that variant's file (model.<name>.onnx) at
+    the trained window. candidates 0: as many as the service's setting (RAGMESH_RERANKER_CROSS_ENCODER_K)."""
+    full = {"variant": "fp32", "file": FP32_FILE, "max_length": int(card.get("max_length", 128)), "candidates": 0}
     if variant == "card":
         chosen = card.get("serving") or {}
         return {k: chosen.get(k, v) for k, v in full.items()}
@@ -136,6 +137,7 @@ class OnnxScorer:
         if max_length:
             serving["max_length"] = max_length
         self.variant, self.model_file = str(serving["variant"]), str(serving["file"])
+        self.candidates = int(serving["candidates"])  # 0: the service's setting
         self.model_id, self.model_version = card["model_id"], served_version(card, serving)
         weights = served_weights(card)
         self.weight, self.maxsim_weight = weights["weight"], weights["maxsim_weight"]
@@ -268,7 +270,10 @@ class CrossEncoderReranker:
     def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
         if not query.strip():
             raise InvalidArgument("query", "is empty")
-        head, tail = candidates[: self.rescore_k], candidates[self.rescore_k :]
+        # A CPU variant chosen with fewer candidates rescores only those (the card says so; 0: the setting).
+        limit = getattr(self.scorer, "candidates", 0) or self.rescore_k
+        rescore = min(self.rescore_k, limit)
+        head, tail = candidates[:rescore], candidates[rescore:]
         if not head:
             return []
         pending = None

@@ -72,6 +72,11 @@ class Measured:
     def as_dict(self) -> dict:
         return {**dataclasses.asdict(self), "label": self.config.label, "idle_p95_ms": self.idle_p95_ms}
 
+    @classmethod
+    def from_dict(cls, row: dict) -> "Measured":
+        fields = {f.name for f in dataclasses.fields(cls)} - {"config"}
+        return cls(Config(**row["config"]), **{k: v for k, v in row.items() if k in fields})
+
     @property
     def idle_p95_ms(self) -> float:
         """p95 as the machine would see it with nothing else running: the CPU time spread over the intra-op
@@ -185,6 +190,12 @@ def study(
     return split, out
 
 
+def student_configs(model_dir: Path, trained_length: int) -> list[Config]:
+    """Distilled students found next to the model (distill.py writes model.student<N>.onnx)."""
+    names = sorted(p.name[len("model.") : -len(".onnx")] for p in model_dir.glob("model.student*.onnx"))
+    return [Config(name, trained_length, candidates=n) for name in names for n in (FULL_CANDIDATES, 30, 20)]
+
+
 def default_configs(trained_length: int) -> list[Config]:
     """The full model first (the reference), then each lever alone, then the levers together. Scoring every
     held-out query is what costs (one pass per file and window), so other windows are tried with the shipped
@@ -231,7 +242,8 @@ def ship(model_dir: Path, split: str, results: list[Measured], budget_ms: float 
         "variant": pick.config.variant,
         "file": "model.onnx" if pick.config.variant == "fp32" else f"model.{pick.config.variant}.onnx",
         "max_length": pick.config.max_length,
-        "candidates": pick.config.candidates,
+        # 0 = the service's setting: a variant that keeps every candidate does not cap them.
+        "candidates": 0 if pick.config.candidates == full.config.candidates else pick.config.candidates,
         "meets_goal": chosen is not None,
         "goal": f"p95 <= {budget_ms:g} ms (CPU time / threads) and {figure} within {TOLERANCE} of the full model",
         "measured_on": f"{split} ({len(held_out(model_dir)[1])} queries)",
@@ -282,7 +294,8 @@ def _append_model_card(model_dir: Path, serving: dict, results: list[Measured]) 
         "## Serving on a CPU",
         "",
         f"Served variant: **{serving['variant']}** (`{serving['file']}`), window {serving['max_length']}, "
-        f"{serving['candidates']} candidates: {verdict} ({serving['goal']}). Measured on the {serving['measured_on']}, "
+        f"{serving['candidates'] or 'all'} candidates: {verdict} ({serving['goal']}). "
+        f"Measured on the {serving['measured_on']}, "
         f"in-process ONNX Runtime; training data sha256 {serving['training_data_sha256']}; "
         f"dev nDCG@10 {serving['dev_ndcg@10']} (full model {serving['full_dev_ndcg@10']}), "
         f"alone {serving['dev_ce_ndcg@10']} (full {serving['full_dev_ce_ndcg@10']}); "
@@ -310,13 +323,24 @@ def _say(message: str) -> None:
     print(f"[variants {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def run(model_dir: Path, timed_queries: int = 0, configs: list[Config] | None = None) -> dict:
-    """Quantise, measure, choose, write the card (and reinstall the Triton model so it serves the same)."""
+def run(
+    model_dir: Path, timed_queries: int = 0, configs: list[Config] | None = None, students_only: bool = False
+) -> dict:
+    """Quantise, measure, choose, write the card (and reinstall the Triton model so it serves the same).
+    `students_only`: measure only the distilled students and choose among them and the card's earlier study."""
     from services.reranker.training.command import install_into_triton
 
     make_variants(model_dir)
     card = json.loads((model_dir / CARD_FILE).read_text())
-    split, results = study(model_dir, configs or default_configs(int(card["max_length"])), timed_queries, _say)
+    trained = int(card["max_length"])
+    earlier = [Measured.from_dict(r) for r in card.get("serving", {}).get("study", [])] if students_only else []
+    if students_only and not earlier:
+        raise SystemExit(f"{model_dir}: --students-only needs an earlier study in the card")
+    wanted = configs or (student_configs(model_dir, trained) if students_only else default_configs(trained))
+    if not students_only:
+        wanted += [c for c in student_configs(model_dir, trained) if c not in wanted]
+    split, results = study(model_dir, wanted, timed_queries, _say)
+    results = earlier + results
     serving = ship(model_dir, split, results)
     if (model_dir / "triton").is_dir():
         install_into_triton(model_dir, model_dir / "triton")
@@ -332,12 +356,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-dir", help="a trained model's folder (instead of --name)")
     parser.add_argument("--timed-queries", type=int, default=0, help="queries timed per extra config (0: all)")
     parser.add_argument("--if-missing", action="store_true", help="do nothing when the card has a serving block")
+    parser.add_argument(
+        "--students-only",
+        action="store_true",
+        help="measure only the distilled students (distill.py) and choose among them and the card's earlier study",
+    )
     args = parser.parse_args(argv)
     model_dir = Path(args.model_dir) if args.model_dir else rerankers_root() / args.name
     if args.if_missing and "serving" in json.loads((model_dir / CARD_FILE).read_text()):
         _say(f"{model_dir}: serving variant already chosen")
         return 0
-    serving = run(model_dir, args.timed_queries)
+    serving = run(model_dir, args.timed_queries, students_only=args.students_only)
     _say(f"serving {serving['variant']} window {serving['max_length']} (meets goal: {serving['meets_goal']})")
     return 0
 

@@ -19,9 +19,14 @@ def _measured(variant, window, candidates, ndcg, ce_ndcg, cpu_p95, threads=2, op
 
 
 def test_the_card_variant_is_served_by_default_and_fp32_on_request():
-    card = {**CARD, "serving": {"variant": "int8", "file": "model.int8.onnx", "max_length": 128}}
-    assert serving_variant(card) == {"variant": "int8", "file": "model.int8.onnx", "max_length": 128}
-    assert serving_variant(card, "fp32") == {"variant": "fp32", "file": "model.onnx", "max_length": 256}
+    card = {**CARD, "serving": {"variant": "int8", "file": "model.int8.onnx", "max_length": 128, "candidates": 30}}
+    assert serving_variant(card) == {"variant": "int8", "file": "model.int8.onnx", "max_length": 128, "candidates": 30}
+    assert serving_variant(card, "fp32") == {
+        "variant": "fp32",
+        "file": "model.onnx",
+        "max_length": 256,
+        "candidates": 0,
+    }
     assert serving_variant(card, "int8-all")["file"] == "model.int8-all.onnx"
     # A card written before variants existed serves what it always served.
     assert serving_variant(CARD) == serving_variant(CARD, "fp32")
@@ -31,6 +36,26 @@ def test_the_reported_version_names_a_variant_other_than_the_full_model():
     assert served_version(CARD, serving_variant(CARD, "fp32")) == "abc"
     assert served_version(CARD, {"variant": "int8", "file": "model.int8.onnx", "max_length": 128}) == "abc+int8@128"
     assert served_version(CARD, {"variant": "fp32", "file": "model.onnx", "max_length": 128}) == "abc+fp32@128"
+
+
+def test_a_card_variant_with_fewer_candidates_caps_what_the_reranker_rescores(tmp_path):
+    from services.reranker.cross_encoder import CrossEncoderReranker
+
+    card = {**CARD, "serving": {"variant": "int8", "file": "model.int8.onnx", "max_length": 128, "candidates": 20}}
+    (tmp_path / CARD_FILE).write_text(json.dumps(card))
+    scorer = OnnxScorer(tmp_path)
+    assert scorer.candidates == 20 and OnnxScorer(tmp_path, variant="fp32").candidates == 0
+    seen: list[int] = []
+    scorer.score = lambda query, passages: seen.append(len(passages)) or np.zeros(len(passages))  # type: ignore
+    from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
+
+    meta = DocumentMeta(tenant_id="t", document_id="d")
+    chunks = [
+        ScoredChunk(Chunk(f"c{i}", meta, [], "b", "b", 0, 1, "", 0, i), StageScores(fused_rank=i + 1))
+        for i in range(50)
+    ]
+    ranked = CrossEncoderReranker(scorer, rescore_k=50).run("q", chunks, 50)
+    assert seen == [20] and [c.chunk.chunk_id for c in ranked[20:]] == [f"c{i}" for i in range(20, 50)]
 
 
 def test_a_missing_variant_file_names_the_command_that_writes_it(tmp_path):
