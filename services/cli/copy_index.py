@@ -1,6 +1,6 @@
 """`ragmesh copy-index`: copy tenants from one index backend to another (embedded <-> OpenSearch) without
 re-embedding: the vectors and their model id travel with the chunks, through the backends' export and
-bulk_add (shared/index/base.py)."""
+bulk_add (shared/index/base.py), and so do the maxsim reranker's view vectors (Chunk.views)."""
 
 import argparse
 
