@@ -61,10 +61,12 @@ def main() -> None:
     parser.add_argument("--card", default=str(DEFAULT_CARD))
     parser.add_argument("--reader-card", default=str(DEFAULT_READER_CARD), help="the support reader's decision")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N questions (0 = all)")
     args = parser.parse_args()
     if not Path(args.contexts).exists():
         raise SystemExit(f"{args.contexts}: no recorded contexts; run `ragmesh train-selector --record` first")
     questions = load(args.contexts, args.cases)
+    questions = questions[: args.limit] if args.limit else questions
     generators = {"coverage rule (extractive-v1)": ExtractiveGenerator()}
     if Path(args.card).exists():
         generators["answer selector (extractive-v2)"] = SelectingGenerator(args.card)

@@ -1,12 +1,14 @@
 """`ragmesh fit-reader-decision`: fit and calibrate the answer decision over the support reader's scores.
 
-The reader was fine-tuned on the train split, so its probabilities on train units are in-sample (too
-confident); the decision is therefore fitted on the DEV split only, which the reader never saw: a logistic
-regression over `reading.READER_FEATURES`, labelled by whether the units it would quote hold gold evidence.
-Its held-out probabilities (5 folds grouped by document) choose the threshold with the most correct answers
-at the false-answer-rate target. The same recorded contexts give the shipped rule + gate's outcome on the same
-cases (the coverage rule's answer, kept when the top passage score clears the calibrated gate threshold), so
-the two are compared on identical contexts. Test figures are printed, never used.
+A fine-tuned reader's probabilities on its own train questions are in-sample (too confident), so the decision
+(a logistic regression over `reading.READER_FEATURES`, labelled by whether the units it would quote hold gold
+evidence) is fitted only on questions the reader never trained on: the dev split, plus train questions scored by
+fold readers (`ragmesh train-support --folds 2 --fold K`, one per fold, each trained without that fold) when
+given; a reader that never saw the labelled cases (zero-shot) scores train itself. Held-out probabilities
+(5 folds grouped by document) choose the threshold with the most correct answers at the false-answer-rate
+target. The same recorded contexts give the shipped coverage rule + gate's outcome on the same cases (the rule's
+answer, kept when the top passage score clears the calibrated gate threshold), so the two are compared on
+identical contexts. Test figures are printed (unless --skip-test), never used.
 """
 
 import hashlib
@@ -40,7 +42,7 @@ def reader_scores(reader: support.SupportReader, data: Dataset, rows: list[int],
         if n % 100 == 0:
             print(f"{reader.model_id}: scored {n}/{len(rows)} cases", file=sys.stderr, flush=True)
     cache.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(cache, **{data.cases[i].case_id: s for i, s in scores.items()})
+    np.savez(cache, **{data.cases[i].case_id: s for i, s in scores.items()})  # type: ignore[arg-type]
     return scores
 
 
@@ -91,6 +93,8 @@ def fit(args) -> int:
     contexts = {r["id"]: r["context"] for r in map(json.loads, raw.decode().splitlines())}
     data = Dataset(cases, contexts)
     rows = {s: [i for i in data.indices(s) if len(data.units[i])] for s in ("train", "dev", "test")}
+    if args.skip_test:
+        rows["test"] = []  # scoring is slow on 2 CPU cores: decide on dev first
     reader = _reader(args.reader, args.threads)
     # A reader that never trained on the labelled cases (zero-shot) scores train too; a fine-tuned one does not.
     seen_train = bool(reader.card["data"].get("train_cases"))
@@ -145,11 +149,14 @@ def fit(args) -> int:
         float(threshold),
         args.ratio,
         training={
-            "fitted_on": "train (scored by fold readers that held each question out) + dev (never trained on)",
+            "fitted_on": "dev (the reader never trained on it)"
+            + (" + train, scored by the fold readers that held each question out" if args.fold_reader else ""),
             "fold_readers": [r for r in args.fold_reader or []],
             "target_false_answer_rate": args.target_far,
             "calibration_cases": len(fit_rows),
             "out_of_fold": report["calibration_rows_out_of_fold"],
+            # The shipped coverage rule + maxsim gate on the same cases and contexts, for comparison.
+            "rule_gate_same_cases": report["calibration_rows_rule_gate"],
             "contexts_sha256": hashlib.sha256(raw).hexdigest(),
         },
     )
@@ -176,6 +183,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--calibration", default="eval/calibration.json", help="the gate's calibration (for the rule)")
     p.add_argument("--target-far", type=float, default=0.05)
+    p.add_argument("--skip-test", action="store_true", help="do not score or report the test split")
     p.add_argument("--max-units", type=int, default=3)
     p.add_argument("--ratio", type=float, default=0.5)
     p.add_argument("--threads", type=int, default=2)
