@@ -1,9 +1,9 @@
 """Erasure with proof on a real mesh, for each index backend (embedded SQLite, and a real OpenSearch node):
 a document is ingested, asked about (the answer log and the retriever's k-NN view now hold it; the reranker
-scores it from the view vectors stored with its chunks, so its cache does not), rated with feedback and exported as an evaluation case; `ragmesh erase` removes it, and
-the test checks, independently of the report, that none of its text or chunk ids is left in any file
-under the data folder (the raw SQLite files and their -wal included), in the export, or in OpenSearch.
-A second test erases a whole tenant."""
+scores it from the view vectors stored with its chunks, so its cache does not), rated with feedback and
+exported as an evaluation case; `ragmesh erase` removes it, and the test checks, independently of the report,
+that none of its text, chunk ids or view vectors is left in any file under the data folder (the raw SQLite
+files and their -wal included), in the export, or in OpenSearch. A second test erases a whole tenant."""
 
 import json
 import os
