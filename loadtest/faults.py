@@ -30,6 +30,8 @@ from shared.stubs import gateway_pb2, gateway_pb2_grpc
 RECOVERY_LIMIT_S = 5.0
 # A request is hung when it ran to its deadline (ghz cancels it there) or close to it.
 HANG_MARGIN_S = 0.25
+# Asks one at a time before a reranker drill's load: are answers reranked at all without the fault?
+BASELINE_ASKS = 3
 
 
 class DrillError(RuntimeError):
@@ -59,9 +61,9 @@ class FaultResult:
     restart_at: float = 0.0
     serving_at: float = 0.0
     calls: list[tuple[float, float, str]] = dataclasses.field(default_factory=list)
-    # Asks answered before the fault, and how many of them were degraded.
-    asks_before_fault: int = 0
-    degraded_before_fault: int = 0
+    # A few Asks one at a time before the load (reranker drills): how many, and how many came back degraded.
+    baseline_asks: int = 0
+    baseline_degraded: int = 0
 
 
 @dataclasses.dataclass
@@ -71,19 +73,37 @@ class Timeline:
     fault: float = 0.0
     restart: float = 0.0
     serving: float = 0.0
-    # Degraded answers the gateway counted before the fault: a reranker drill whose Asks were degraded already
-    # (the reranker too slow without any fault) cannot show what the fault costs.
-    degraded_before: float = 0.0
+    # Asks one at a time before the drill's load, and how many were degraded: a reranker drill whose Asks are
+    # degraded without any fault (the reranker too slow for its share of the deadline) cannot show what the
+    # fault costs.
+    baseline_asks: int = 0
+    baseline_degraded: float = 0.0
 
 
 class Drill:
     def __init__(self, harness: LoadMesh, plan: FaultPlan, deadline_s: float):
         self.harness, self.plan, self.deadline_s = harness, plan, deadline_s
 
-    def _under_load(self, act: Callable[[Timeline], None]) -> tuple[ghz.LoadResult, Timeline, float]:
+    def _under_load(self, act: Callable[[Timeline], None], baseline: int = 0) -> tuple[ghz.LoadResult, Timeline, float]:
         """Start an open-ended Ask load, wait lead_s, run `act` (fault and recovery), keep the load tail_s more.
-        Returns the load, the timeline and the degraded answers the gateway counted meanwhile."""
+        Returns the load, the timeline and the degraded answers the gateway counted meanwhile. With `baseline`,
+        that many Asks go one at a time first, and the timeline says how many of them were degraded."""
         gateway = self.harness.metrics_urls(("gateway",))
+        timeline = Timeline()
+        if baseline:
+            before = metrics.scrape(gateway)
+            messages = self.harness.messages("Ask")
+            ghz.run(
+                self.harness.address,
+                "Ask",
+                messages,
+                self.harness.api_key,
+                1,
+                requests=baseline,
+                deadline_s=self.deadline_s,
+            )
+            timeline.baseline_asks = baseline
+            timeline.baseline_degraded = metrics.total(metrics.delta(before, metrics.scrape(gateway)), metrics.DEGRADED)
         before = metrics.scrape(gateway)
         load = ghz.GhzLoad(
             self.harness.address,
@@ -94,10 +114,8 @@ class Drill:
             duration_s=600,
             deadline_s=self.deadline_s,
         )
-        timeline = Timeline()
         try:
             time.sleep(self.plan.lead_s)
-            timeline.degraded_before = metrics.total(metrics.delta(before, metrics.scrape(gateway)), metrics.DEGRADED)
             act(timeline)
             time.sleep(self.plan.tail_s)
         finally:
@@ -150,7 +168,7 @@ class Drill:
             "triton": (self._triton_stall, "SIGSTOP tritonserver, SIGCONT"),
             "opensearch": (self._opensearch_restart, "stop OpenSearch, start"),
         }[fault]
-        load, timeline, degraded = self._under_load(act)
+        load, timeline, degraded = self._under_load(act, BASELINE_ASKS if fault in ("reranker", "triton") else 0)
         corpus_after = self.harness.chunk_set(TENANT)
         return self.judge(fault, action, load, timeline, degraded, corpus_before, corpus_after)
 
@@ -187,11 +205,10 @@ class Drill:
                 problems.append(f"{len(errors)} Ask(s) failed: {failed}")
             if not degraded:
                 problems.append("no answer was marked degraded: the fault did not reach any request")
-            answered_before = sum(c.ok and c.end <= timeline.fault for c in calls)
-            if answered_before and timeline.degraded_before >= answered_before:
+            if timeline.baseline_asks and timeline.baseline_degraded >= timeline.baseline_asks:
                 problems.append(
-                    f"all {answered_before} Asks answered before the fault were degraded already: the reranker is "
-                    "too slow without the fault, so the drill cannot show what the fault costs"
+                    f"all {timeline.baseline_asks} Asks before the drill (no fault yet) were degraded already: the "
+                    "reranker is too slow for its share of the deadline, so the drill cannot show what the fault costs"
                 )
         elif fault == "indexer":
             expectation = "re-ingest after the kill holds exactly a clean ingest's chunks; Asks unaffected"
@@ -229,8 +246,8 @@ class Drill:
             restart_at=timeline.restart - timeline.fault,
             serving_at=timeline.serving - timeline.fault,
             calls=[(c.start - timeline.fault, c.latency, c.status) for c in calls],
-            asks_before_fault=sum(c.ok and c.end <= timeline.fault for c in calls),
-            degraded_before_fault=int(timeline.degraded_before),
+            baseline_asks=timeline.baseline_asks,
+            baseline_degraded=int(timeline.baseline_degraded),
         )
 
     # ---- the indexer, mid-ingest --------------------------------------------------------------------

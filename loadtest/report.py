@@ -171,10 +171,13 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
             failed = ", ".join(f"{k} {v}" for k, v in f["failed"].items()) or "0"
             recovery = "-" if f["recovery_s"] is None else f"{f['recovery_s']:.2f}"
             restart = "-" if f["restart_s"] is None else f"{f['restart_s']:.1f}"
+            baseline = (
+                f" ({f['baseline_degraded']} of {f['baseline_asks']} before the drill)"
+                if f.get("baseline_asks")
+                else ""
+            )
             lines.append(
-                f"| {f['action']} | {f['requests']} | {failed} | {f['degraded']} "
-                f"({f.get('degraded_before_fault', 0)} of {f.get('asks_before_fault', 0)} before the fault) | "
-                f"{f['hung']} | "
+                f"| {f['action']} | {f['requests']} | {failed} | {f['degraded']}{baseline} | {f['hung']} | "
                 f"{ms(f['max_latency_s'])} | {f['down_s']:.1f} | {restart} | {recovery} | "
                 f"{f['chunks_lost']}/{f['chunks_extra']} | {f['expectation']} | "
                 f"{'yes' if f['met'] else 'NO: ' + '; '.join(f['problems'])} |"
