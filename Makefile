@@ -167,7 +167,8 @@ triton-install:
 # (int8 kinds, windows, candidates, threads, graph optimisation) are measured on its held-out queries (SciFact:
 # the dev portion) and the card's `serving` block names the one a CPU runs: the fastest within 0.005 nDCG@10 of
 # the full model and p95 <= 300 ms (`python -m services.reranker.training.variants`, once per model, a few
-# minutes; RAGMESH_RERANKER_CROSS_ENCODER_VARIANT=fp32 serves the full model). bench-rerank prints the curve.
+# minutes; RAGMESH_RERANKER_CROSS_ENCODER_VARIANT=fp32 serves the full model in-process; Triton always serves
+# fp32). bench-rerank prints the curve.
 reranker: stubs
 	@if [ -f "$(RERANKER_CACHE)/sample/ragmesh-reranker.json" ]; then echo "reranker: $(RERANKER_CACHE)/sample is trained"; \
 	else d=$$(mktemp -d) && $(VENV)/bin/ragmesh train-reranker --corpus examples --name sample \

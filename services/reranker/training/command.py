@@ -215,9 +215,11 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
         shutil.rmtree(target)
     shutil.copytree(TRITON_TEMPLATE, target)
     card = json.loads((model_dir / CARD_FILE).read_text())
-    serving = serving_variant(card)
-    # The card's CPU variant (e.g. int8) next to the fp32 model, which a GPU instance runs.
-    for name in sorted({"model.onnx", serving["file"], "tokenizer.json", CARD_FILE, "MODEL_CARD.md"}):
+    # Triton serves the fp32 model at its trained window (the GPU path, and the same scores as in-process fp32):
+    # the card's CPU variant is for the in-process scorer. An int8 graph's scores also move with the ONNX Runtime
+    # version (seen: ~3e-3 between Triton's 1.23 and the services' 1.32), so one model id would score two ways.
+    serving = serving_variant(card, "fp32")
+    for name in ("model.onnx", "tokenizer.json", CARD_FILE, "MODEL_CARD.md"):
         shutil.copy2(model_dir / name, target / "1" / name)
     if with_torch:
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")

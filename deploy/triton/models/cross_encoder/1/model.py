@@ -1,7 +1,6 @@
 """Triton python-backend model: scores (query, passage) pairs with the trained cross-encoder.
 
-Files next to this one: model.onnx (and the card's CPU variant, e.g. model.int8.onnx), tokenizer.json and
-ragmesh-reranker.json (max_length, the `serving` variant), and
+Files next to this one: model.onnx, tokenizer.json and ragmesh-reranker.json (max_length), and
 optionally hf/ (the same weights as a transformers checkpoint). On a GPU instance it runs ONNX Runtime's
 CUDA provider when installed, else torch on CUDA from hf/ when torch sees the GPU; everywhere else
 ONNX Runtime on the CPU. Runs in Triton's own environment, not the services' virtualenv.
@@ -22,15 +21,11 @@ class TritonPythonModel:
         config = json.loads(args["model_config"])
         params = {k: v["string_value"] for k, v in config.get("parameters", {}).items()}
         card = json.loads((here / "ragmesh-reranker.json").read_text())
-        on_gpu = args.get("model_instance_kind") == "GPU"
-        # On a CPU, the variant the card's `serving` block chose on the dev split (e.g. int8 weights and a
-        # shorter window); on a GPU, the fp32 model at its trained window.
-        serving = {} if on_gpu else card.get("serving") or {}
-        model_file = serving.get("file", "model.onnx")
-        self.max_length = int(serving.get("max_length", card.get("max_length", 128)))
+        self.max_length = int(card.get("max_length", 128))
         self.tokenizer = Tokenizer.from_file(str(here / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        on_gpu = args.get("model_instance_kind") == "GPU"
         device = int(args.get("model_instance_device_id", "0"))
         ort_cuda = "CUDAExecutionProvider" in ort.get_available_providers()
         self.session, self.torch_model = None, None
@@ -43,12 +38,12 @@ class TritonPythonModel:
             providers = ["CPUExecutionProvider"]
             if on_gpu and ort_cuda:
                 providers = [("CUDAExecutionProvider", {"device_id": device}), "CPUExecutionProvider"]
-            self.session = ort.InferenceSession(str(here / model_file), options, providers=providers)
+            self.session = ort.InferenceSession(str(here / "model.onnx"), options, providers=providers)
             self.input_names = {i.name for i in self.session.get_inputs()}
         runtime = "torch fp16 on cuda" if self.torch_model is not None else self.session.get_providers()[0]
         pb_utils.Logger.log_info(
             f"cross_encoder: {card.get('model_id')} {card.get('model_version')} on "
-            f"{runtime}, {model_file}, max_length {self.max_length}"
+            f"{runtime}, max_length {self.max_length}"
         )
 
     def execute(self, requests):
