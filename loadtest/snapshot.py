@@ -37,6 +37,7 @@ _PER_RUN_FIELDS = {"host", "port", "metrics_port", "health_port", "data_dir"}
 # Data-dir entries that are not the index: the key store, the answer log, logs and local keys.
 NOT_INDEX = ("keys.sqlite", "answers.sqlite", "logs", "api-keys")
 _PER_RUN_SUFFIXES = ("_PORT", "_ADDR", "_HOST", "_METRICS_PORT")
+KEEP = 6  # snapshots kept (one per corpus and scenario in use, and a few of older code)
 
 
 def _code_digest(root: Path = ROOT) -> str:
@@ -118,7 +119,16 @@ def save(data_dir: str | Path, cache_key: str, meta: dict, cache: Path = CACHE) 
     (partial / "snapshot.json").write_text(json.dumps(meta, indent=1))
     shutil.rmtree(folder, ignore_errors=True)
     partial.rename(folder)  # complete or absent: a run killed while saving leaves no half snapshot
+    prune(cache)
     return folder
+
+
+def prune(cache: Path = CACHE, keep: int = KEEP) -> None:
+    """Only the `keep` newest snapshots stay: each change of the ingest code or settings makes a new key."""
+    finished = [p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")]  # not a save under way
+    snapshots = sorted(finished, key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in snapshots[keep:]:
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def restore(data_dir: str | Path, cache_key: str, cache: Path = CACHE) -> dict | None:

@@ -1,5 +1,6 @@
 """The load test's cached index: keyed by what decides an ingest, copied consistently, never half written."""
 
+import os
 import sqlite3
 
 from loadtest import snapshot
@@ -58,3 +59,13 @@ def test_an_interrupted_save_is_a_miss(tmp_path):
     cache = tmp_path / "cache"
     (cache / ".k2.partial").mkdir(parents=True)  # what a save killed half-way leaves
     assert snapshot.restore(tmp_path / "data", "k2", cache=cache) is None
+
+
+def test_only_the_newest_snapshots_are_kept(tmp_path):
+    cache = tmp_path / "cache"
+    for age, name in enumerate(["newest", "newer", "older", "oldest"]):
+        (cache / name).mkdir(parents=True)
+        os.utime(cache / name, (1_000_000 - age, 1_000_000 - age))
+    (cache / ".saving.partial").mkdir()  # another run's save under way
+    snapshot.prune(cache, keep=2)
+    assert sorted(p.name for p in cache.iterdir()) == [".saving.partial", "newer", "newest"]
