@@ -78,15 +78,22 @@ def measure(fn, work: list) -> dict:
     }
 
 
-def tradeoff(model_dir: Path, timed_queries: int) -> None:
+def tradeoff(model_dir: Path, timed_queries: int, from_card: bool = False) -> None:
     """Measures the variants (the int8 files are written next to the fp32 one when missing), prints the table
-    and records each figure; the card's `serving` block says which one is served."""
-    variants.make_variants(model_dir)
+    and records each figure; the card's `serving` block says which one is served. `from_card`: the study the
+    card was chosen on (variants.py), printed and recorded without measuring again."""
     card = json.loads((model_dir / CARD_FILE).read_text())
-    split, results = variants.study(
-        model_dir, variants.default_configs(int(card["max_length"])), timed_queries, lambda m: print(m, flush=True)
-    )
     served = card.get("serving", {})
+    if from_card:
+        if "study" not in served:
+            raise SystemExit(f"{model_dir}: the card holds no study; run without --tradeoff-from-card")
+        split = served["measured_on"].split(" ")[0]
+        results = [variants.Measured.from_dict(row) for row in served["study"]]
+    else:
+        variants.make_variants(model_dir)
+        split, results = variants.study(
+            model_dir, variants.default_configs(int(card["max_length"])), timed_queries, lambda m: print(m, flush=True)
+        )
     print(
         f"\ncross-encoder {card['model_id']} ({card['model_version']}) on its {split} queries; CPU trade-off "
         f"(idle p95 = CPU time / threads; wall figures at the load shown); served: {served.get('variant', 'fp32')}"
@@ -106,6 +113,8 @@ def tradeoff(model_dir: Path, timed_queries: int) -> None:
             "threads": r.config.threads,
             "optimization": r.config.optimization,
             "timed_queries": r.timed_queries,
+            "load_average": r.load,  # while this figure was measured
+            **({"measured_at": served.get("measured_at")} if from_card else {}),
         }
         figures += [
             figure("rerank.tradeoff.p50", r.p50_ms, "ms", **config),
@@ -126,10 +135,13 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="eval/out/bench-rerank.json")
     parser.add_argument("--tradeoff-queries", type=int, default=10, help="0: time every held-out query")
     parser.add_argument("--no-tradeoff", action="store_true", help="skip the CPU trade-off curve")
+    parser.add_argument(
+        "--tradeoff-from-card", action="store_true", help="print and record the card's study instead of measuring"
+    )
     args = parser.parse_args(argv)
     model_dir = rerankers_root() / args.name
     if not args.no_tradeoff:
-        tradeoff(model_dir, args.tradeoff_queries)
+        tradeoff(model_dir, args.tradeoff_queries, args.tradeoff_from_card)
     work = batches(model_dir, args.requests, args.candidates)
     results = {}
 

@@ -326,7 +326,8 @@ def _say(message: str) -> None:
 def run(
     model_dir: Path, timed_queries: int = 0, configs: list[Config] | None = None, students_only: bool = False
 ) -> dict:
-    """Quantise, measure, choose, write the card (and reinstall the Triton model so it serves the same).
+    """Quantise, measure, choose, write the card (and reinstall the Triton model with the new card; Triton
+    itself serves the fp32 model, see command.install_into_triton).
     `students_only`: measure only the distilled students and choose among them and the card's earlier study."""
     from services.reranker.training.command import install_into_triton
 
