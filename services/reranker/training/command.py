@@ -45,7 +45,8 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
     # The excluded (dev) queries are mined too, never trained or tuned on: the benchmark measures on them.
     dev_path = work / DEV_FILE
     wants_dev = bool(args.beir and args.exclude_queries)
-    if all(p.is_file() for p in paths) and (dev_path.is_file() or not wants_dev):
+    mined = all(p.is_file() for p in paths)
+    if mined and (dev_path.is_file() or not wants_dev):
         _say(f"reusing mined candidates in {work}")
         return tuple(data.load_queries(p) for p in paths)  # type: ignore[return-value]
     from services.cli.mesh import Mesh
@@ -64,7 +65,15 @@ def _mine(args, work: Path) -> tuple[list[data.Query], list[data.Query], list[da
         ):
             stub = gateway_pb2_grpc.GatewayStub(channel)
             dev: list[data.Query] = []
-            if args.beir:
+            if args.beir and mined:  # a folder mined before dev was: only the dev queries are new
+                _say(f"reusing mined candidates in {work}; mining the dev queries")
+                train, tune, self_supervised = (data.load_queries(p) for p in paths)
+                from services.evaluation.cases import beir_tenant
+                from services.evaluation.command import _ingest_beir
+
+                _ingest_beir(stub, args.beir, beir_tenant(args.beir), 600.0)  # the index is reused when unchanged
+                dev = _mine_dev(args, stub)
+            elif args.beir:
                 train, tune, self_supervised = _mine_beir(args, stub)
                 if wants_dev:
                     dev = _mine_dev(args, stub)
