@@ -163,11 +163,18 @@ RERANKER_CACHE := $(or $(RAGMESH_RERANKER_CACHE),$(HOME)/.cache/ragmesh/reranker
 triton-install:
 	bash deploy/triton/install.sh
 
+# Every trained model also gets int8 files (ONNX Runtime dynamic quantisation) next to model.onnx; the variants
+# (int8 kinds, windows, candidates, threads, graph optimisation) are measured on its held-out queries (SciFact:
+# the dev portion) and the card's `serving` block names the one a CPU runs: the fastest within 0.005 nDCG@10 of
+# the full model and p95 <= 300 ms (`python -m services.reranker.training.variants`, once per model, a few
+# minutes; RAGMESH_RERANKER_CROSS_ENCODER_VARIANT=fp32 serves the full model in-process; Triton always serves
+# fp32). bench-rerank prints the curve.
 reranker: stubs
 	@if [ -f "$(RERANKER_CACHE)/sample/ragmesh-reranker.json" ]; then echo "reranker: $(RERANKER_CACHE)/sample is trained"; \
 	else d=$$(mktemp -d) && $(VENV)/bin/ragmesh train-reranker --corpus examples --name sample \
 		--embed-model sentence-transformers/all-MiniLM-L6-v2 --data-dir $$d --self-supervised-epochs 4 --negatives 4 \
 		--max-length 96 --lr 1e-4 --groups-per-step 2 && rm -rf $$d; fi
+	@nice -n 10 $(PY) -m services.reranker.training.variants --name sample --if-missing
 
 SCIFACT_RERANKER_ARGS = --beir $(SCIFACT) --split train --exclude-queries eval/scifact-dev-queries.txt \
 	--data-dir .ragmesh-data/scifact-bge-small-en-v1.5 --embed-model BAAI/bge-small-en-v1.5 --name scifact \
@@ -190,6 +197,14 @@ triton-down:
 bench-rerank: stubs triton-install reranker
 	$(PY) -m loadtest.bench_rerank --name $(RERANKER) $(BENCH_ARGS)
 
+# MaxSim rerank of 50 candidates on a new reranker process, with the view vectors stored at ingest vs embedded
+# per query, their agreement, and what storing them adds to ingest (loadtest/bench_maxsim.py; ~4 min on the
+# sample corpus). MAXSIM_ARGS: --scifact-docs N for a SciFact slice. Part of bench-rerank.
+.PHONY: bench-maxsim
+bench-maxsim: stubs models
+	$(PY) -m loadtest.bench_maxsim $(MAXSIM_ARGS)
+bench-rerank: bench-maxsim
+
 # What the extractive generator (coverage rule, and the learned answer selector) adds to an Ask, replayed on
 # the labelled questions' recorded contexts (recorded once by a private mesh, ~5 min; the card is not touched).
 .PHONY: bench-answer
@@ -198,9 +213,31 @@ bench-answer: stubs models
 		--data-dir $$(mktemp -d) --out $$(mktemp --suffix=.json)
 	$(PY) -m loadtest.bench_answer $(BENCH_ARGS)
 
+# The extractive generator's support reader (issue #15; off by default, RAGMESH_GENERATOR_READER_CARD=
+# eval/answer-reader.json turns it on): the sample cross-encoder (`make reranker`) fine-tuned on the train split's
+# (question, answer unit) pairs of the recorded contexts (recorded once by a private mesh, ~5 min), 1 epoch of
+# ~2,000 pairs, time-boxed at 15 min (~12 min on 2 busy cores), cached in ~/.cache/ragmesh/support/sample.
+# No test needs it. `ragmesh fit-reader-decision` refits eval/answer-reader.json against it.
+.PHONY: support-reader
+SUPPORT_CACHE := $(or $(RAGMESH_SUPPORT_CACHE),$(HOME)/.cache/ragmesh/support)
+SUPPORT_ARGS := --negatives 8 --epochs 1 --lr 2e-5 --layers 0 --max-length 64 --threads 1 --max-seconds 900
+support-reader: stubs models reranker
+	@[ -f eval/out/selector/contexts.jsonl ] || $(VENV)/bin/ragmesh train-selector --record \
+		--data-dir $$(mktemp -d) --out $$(mktemp --suffix=.json)
+	@if [ -f "$(SUPPORT_CACHE)/sample/ragmesh-support.json" ]; then echo "support-reader: $(SUPPORT_CACHE)/sample is trained"; \
+	else $(VENV)/bin/ragmesh train-support $(SUPPORT_ARGS) --name sample; fi
+
 # Every benchmark, one after another (figures printed; ~35 min on 2 cores).
 .PHONY: bench
 bench: bench-embed bench-rerank bench-retrieval bench-answer
+
+# Ask p50/p95/p99 end to end and each stage's share, default configuration, one question at a time, on the sample
+# corpus and on SciFact (5,183 abstracts); each corpus's index is ingested once and cached (loadtest/snapshot.py).
+# Run under `nice`; the load average is printed with the figures. BENCH_ASK_ARGS: --corpus sample, --questions N.
+.PHONY: bench-ask
+bench: bench-ask
+bench-ask: stubs models
+	nice -n 10 $(PY) -m loadtest.bench_ask $(BENCH_ASK_ARGS)
 
 # Load and fault tests (loadtest/, scenarios in loadtest/scenarios/): ghz, the gRPC load generator, from the Go
 # module proxy into .tools/ (~3 min the first time; make tools includes it, for the smoke test in make test); a

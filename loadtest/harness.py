@@ -14,7 +14,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from loadtest import corpus
+from loadtest import corpus, snapshot
 from loadtest.scenario import Scenario
 from services.cli.mesh import ROOT_DIR, Mesh, free_port
 from shared.config import STAGES
@@ -83,8 +83,12 @@ class PrivateOpenSearch:
 
 
 class LoadMesh:
-    def __init__(self, scenario: Scenario, data_dir: str, backend: str, reranker: str, scifact: Path):
+    def __init__(
+        self, scenario: Scenario, data_dir: str, backend: str, reranker: str, scifact: Path, use_snapshot: bool = True
+    ):
         self.scenario, self.backend, self.reranker_kind, self.scifact = scenario, backend, reranker, scifact
+        self.use_snapshot = use_snapshot
+        self.ingest_cached = ""  # the snapshot key when the index came from the cache
         # A drill that stops OpenSearch gets a node of its own; otherwise the one at OPENSEARCH_URL serves.
         drills = {"opensearch", "opensearch-node"} & set(_faults(scenario)) if backend == "opensearch" else set()
         self.private_opensearch = PrivateOpenSearch(2 if "opensearch-node" in drills else 1) if drills else None
@@ -115,10 +119,16 @@ class LoadMesh:
 
     def start_triton(self) -> None:
         """The cross-encoder served by tritonserver (`make triton-install reranker`); the reranker stage uses it."""
-        from services.reranker.triton_server import TritonServer, rerankers_root
+        from services.reranker.training.command import install_into_triton
+        from services.reranker.triton_server import MODEL_NAME, TritonServer, rerankers_root
 
+        trained = rerankers_root() / "sample"
+        repository = trained / "triton"
+        if not (repository / MODEL_NAME / "1" / "model.onnx").is_file():
+            # A trained model without its Triton repository (e.g. retrained by a variant run): this run's own.
+            repository = install_into_triton(trained, Path(self.mesh.data_dir) / "triton").parent
         self.triton = TritonServer(
-            rerankers_root() / "sample" / "triton",
+            repository,
             free_port(),
             free_port(),
             free_port(),
@@ -142,12 +152,32 @@ class LoadMesh:
             raise SystemExit(f"no OpenSearch answers on {self.opensearch_url}: run `make opensearch-up` first")
         if self.reranker_kind == "triton":
             self.start_triton()
+        documents = self.plan_corpus()
+        # The embedded index of this corpus, code and settings, from an earlier run (loadtest/snapshot.py).
+        cache_key = snapshot.key(documents, TENANT, self.mesh.env()) if self.backend == "embedded" else ""
+        restored = snapshot.restore(self.mesh.data_dir, cache_key) if cache_key and self.use_snapshot else None
         started = time.monotonic()
         self.mesh.start(timeout=300)
         log(f"mesh ({self.backend} index, {self.reranker_kind} reranker) SERVING in {time.monotonic() - started:.1f}s")
-        self.ingest_corpus()
+        if restored is not None:
+            self.documents, self.chunks = restored["documents"], restored["chunks"]
+            self.ingest_seconds, self.ingest_cached = restored["ingest_s"], cache_key
+            log(
+                f"index snapshot {cache_key} restored: {self.documents} documents ({self.chunks} chunks; "
+                f"ingesting them took {self.ingest_seconds:.1f}s when it was made)"
+            )
+            return
+        self.ingest_corpus(documents)
+        if cache_key:
+            saved = snapshot.save(
+                self.mesh.data_dir,
+                cache_key,
+                {"documents": self.documents, "chunks": self.chunks, "ingest_s": self.ingest_seconds},
+            )
+            log(f"index snapshot saved in {saved}")
 
-    def ingest_corpus(self) -> None:
+    def plan_corpus(self) -> list:
+        """The scenario's documents; sets the questions (labelled ones interleaved with SciFact queries)."""
         queries = corpus.scifact_queries(self.scifact, self.scenario.scifact_queries) if self.scifact.is_dir() else []
         documents = corpus.example_documents(self.scenario.example_folders) if self.scenario.examples else []
         if self.scenario.scifact_documents and self.scifact.is_dir():
@@ -155,6 +185,9 @@ class LoadMesh:
         elif self.scenario.scifact_documents:
             log(f"no SciFact at {self.scifact}: examples/ and the labelled questions only")
         self.questions = corpus.interleave(corpus.eval_questions(self.scenario.eval_cases), [q[1] for q in queries])
+        return documents
+
+    def ingest_corpus(self, documents: list) -> None:
         started = time.monotonic()
         results = self.ingest(documents, TENANT)
         failed = [r for r in results if not r.ok]
@@ -169,9 +202,12 @@ class LoadMesh:
         results = []
         with self.mesh.gateway_channel() as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
+            started = time.monotonic()
             for i in range(0, len(documents), batch):
                 request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=documents[i : i + batch])
                 results += list(stub.Ingest(request, timeout=timeout))
+                if len(documents) >= 1000 and (i // batch) % 32 == 31:  # a long ingest says how far it is
+                    log(f"  ingested {len(results)}/{len(documents)} documents in {time.monotonic() - started:.0f}s")
         return results
 
     def stop(self) -> None:
@@ -233,10 +269,12 @@ def _embed_model(env: dict[str, str]) -> str:
 
 
 @contextlib.contextmanager
-def load_mesh(scenario: Scenario, backend: str, reranker: str, scifact: Path, keep: bool) -> Iterator[LoadMesh]:
+def load_mesh(
+    scenario: Scenario, backend: str, reranker: str, scifact: Path, keep: bool, use_snapshot: bool = True
+) -> Iterator[LoadMesh]:
     """A started, ingested mesh in a fresh data dir; stopped (and the dir removed unless `keep`) afterwards."""
     data_dir = tempfile.mkdtemp(prefix=f"ragmesh-loadtest-{scenario.name}-")
-    harness = LoadMesh(scenario, data_dir, backend, reranker, scifact)
+    harness = LoadMesh(scenario, data_dir, backend, reranker, scifact, use_snapshot)
     try:
         harness.start()
         yield harness

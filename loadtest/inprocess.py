@@ -19,6 +19,8 @@ from shared.embedding import build_embedder
 from shared.index.factory import open_index
 from shared.model import SearchFilters
 
+STAGES = ("retrieve", "rerank", "generate")
+
 
 class InProcessPipeline:
     def __init__(self, env: dict[str, str]):
@@ -73,8 +75,9 @@ class InProcessPipeline:
             self.ask(tenant_id, question)
         timings = [self.ask(tenant_id, q) for q in questions]
         out: dict = {}
-        for part in ("total", "retrieve", "rerank", "generate"):
+        for part in ("total", *STAGES):
             values = np.array([t[part] for t in timings])
             out[part] = {f"p{q}": float(np.percentile(values, q)) for q in (50, 95, 99)}
+        out["mean"] = {part: float(np.mean([t[part] for t in timings])) for part in ("total", *STAGES)}
         out["latencies"] = [t["total"] for t in timings]
         return out

