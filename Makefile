@@ -216,8 +216,9 @@ bench-answer: stubs models
 # The extractive generator's support reader (issue #15; off by default, RAGMESH_GENERATOR_READER_CARD=
 # eval/answer-reader.json turns it on): the sample cross-encoder (`make reranker`) fine-tuned on the train split's
 # (question, answer unit) pairs of the recorded contexts (recorded once by a private mesh, ~5 min), 1 epoch of
-# ~2,000 pairs, time-boxed at 15 min (~12 min on 2 busy cores), cached in ~/.cache/ragmesh/support/sample.
-# No test needs it. `ragmesh fit-reader-decision` refits eval/answer-reader.json against it.
+# ~2,000 pairs, time-boxed at 15 min (~12 min on 2 busy cores), cached in ~/.cache/ragmesh/support/sample; then
+# two fold readers (each without half of train, ~7 min each) so that `ragmesh fit-reader-decision --fold-reader
+# sample-fold0 --fold-reader sample-fold1` can refit eval/answer-reader.json on train + dev. No test needs them.
 .PHONY: support-reader
 SUPPORT_CACHE := $(or $(RAGMESH_SUPPORT_CACHE),$(HOME)/.cache/ragmesh/support)
 SUPPORT_ARGS := --negatives 8 --epochs 1 --lr 2e-5 --layers 0 --max-length 64 --threads 1 --max-seconds 900
@@ -226,6 +227,8 @@ support-reader: stubs models reranker
 		--data-dir $$(mktemp -d) --out $$(mktemp --suffix=.json)
 	@if [ -f "$(SUPPORT_CACHE)/sample/ragmesh-support.json" ]; then echo "support-reader: $(SUPPORT_CACHE)/sample is trained"; \
 	else $(VENV)/bin/ragmesh train-support $(SUPPORT_ARGS) --name sample; fi
+	@for k in 0 1; do [ -f "$(SUPPORT_CACHE)/sample-fold$$k/ragmesh-support.json" ] || \
+		$(VENV)/bin/ragmesh train-support $(SUPPORT_ARGS) --name sample-fold$$k --folds 2 --fold $$k || exit 1; done
 
 # Every benchmark, one after another (figures printed; ~35 min on 2 cores).
 .PHONY: bench
