@@ -12,6 +12,7 @@ from services.gateway.policy import should_abstain
 from services.gateway.server import GatewayConfig
 from services.generator.server import GeneratorConfig, build_generator
 from services.reranker.server import RerankerConfig, build_reranker
+from services.reranker.service import MaxSimReranker
 from services.retriever.server import RetrieverConfig
 from services.retriever.service import HybridRetriever
 from shared import calibration, config
@@ -49,12 +50,27 @@ class InProcessPipeline:
             return cfg.abstain_threshold
         return calibrated.threshold if calibrated.reranker_model_id == self.reranker.model_id else cfg.abstain_threshold
 
+    def _rerank(self, question: str, candidates: list, query_vector) -> list:
+        """As the reranker stage does: the maxsim reranker scores with the retriever's query vector when it is of
+        its own model (the mesh passes it along in RerankRequest.query_embedding), so the query is embedded once."""
+        embedder = getattr(self.reranker, "embedder", None)
+        if (
+            isinstance(self.reranker, MaxSimReranker)
+            and query_vector is not None
+            and embedder is not None
+            and self.retriever.model_id == embedder.spec.model_id
+        ):
+            return self.reranker.run(question, candidates, len(candidates), query_vector=query_vector)
+        return self.reranker.run(question, candidates, len(candidates))
+
     def ask(self, tenant_id: str, question: str) -> dict[str, float]:
         """Seconds per stage and in all for one question."""
         started = time.perf_counter()
-        candidates = self.retriever.run(tenant_id, question, SearchFilters(), "hybrid", self.candidates)
+        candidates, query_vector = self.retriever.search(
+            tenant_id, question, SearchFilters(), "hybrid", self.candidates
+        )
         retrieved = time.perf_counter()
-        ranked = self.reranker.run(question, candidates, len(candidates))[: self.top_n] if candidates else []
+        ranked = self._rerank(question, candidates, query_vector)[: self.top_n] if candidates else []
         reranked = time.perf_counter()
         top = max((c.scores.rerank_score for c in ranked), default=None)
         calibrated = bool(self.reranker.model_id) and not self.reranker.model_id.startswith(UNCALIBRATED_RERANKERS)
