@@ -72,6 +72,8 @@ class AnswerLog:
     def __init__(self, path: str, retention_days: float = 30.0):
         self.path = path
         self.retention_seconds = retention_days * 86400
+        # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
+        self.private = strict()
         # secure_delete: retention and erasure overwrite deleted rows instead of leaving them in free pages.
         self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA secure_delete=ON",))
 
@@ -101,7 +103,7 @@ class AnswerLog:
     ) -> str:
         answer_id = uuid.uuid4().hex
         now = time.time()
-        private = strict()  # read once: each read parses the mesh settings from the environment
+        private = self.private
         row = (
             answer_id,
             trace_id,

@@ -79,6 +79,8 @@ class Funnel:
         self.suggested_reading = suggested_reading
         self.answer_log = answer_log
         self.limits = request_limits or RequestLimits()
+        # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
+        self.private = strict()
         # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
         self._pending: dict[int, float] = {}
         self._pending_ids = itertools.count()
@@ -302,7 +304,7 @@ class Funnel:
     def _finish(self, request, response, candidates, timings, span) -> gateway_pb2.AskResponse:
         """Timings, metrics, trace attributes and the answer-log entry, for every way an ask ends."""
         response.timings.extend(timings)
-        _record_answer(span, response.answer)
+        _record_answer(span, response.answer, self.private)
         span_context = span.get_span_context()
         response.trace_id = f"{span_context.trace_id:032x}" if span_context.is_valid else ""
         if self.answer_log is not None:
@@ -384,13 +386,12 @@ def _expired(context) -> bool:
     return remaining is not None and remaining <= 0
 
 
-def _record_answer(span, answer: common_pb2.Answer) -> None:
+def _record_answer(span, answer: common_pb2.Answer, private: bool) -> None:
     outcome = "abstained" if answer.abstained else "answered"
     metrics.ANSWERS.labels(outcome).inc()
     if answer.abstained:
         metrics.ABSTENTIONS.labels(answer.reason.split(":")[0]).inc()
     span.set_attribute("ragmesh.answer.abstained", answer.abstained)
-    private = strict()  # read once: each read parses the mesh settings from the environment
     span.set_attribute("ragmesh.answer.reason", answer.reason.split(":")[0] if private else answer.reason)
     span.set_attribute("ragmesh.answer.text", redact(answer.text) if private else answer.text)
     span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
