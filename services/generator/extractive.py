@@ -39,19 +39,7 @@ class SelectingGenerator:
         units = selection.candidates(query, passages)
         chosen, probability = card.decide(units, self.max_units)
         if not chosen:
-            seen = (
-                set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
-                if passages
-                else set()
-            )
-            return Answer(
-                "",
-                [],
-                True,
-                missing=_missing(wanted, seen & wanted),
-                reason=f"no_supporting_unit: p(answer) {probability:.3f} < {card.threshold:.3f}",
-                generator_id=self.generator_id,
-            )
+            return _below_threshold(wanted, passages, probability, card.threshold, self.generator_id)
         picked = [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen]
         return _quoted_answer(picked, self.generator_id)
 
@@ -94,16 +82,7 @@ class ReadingGenerator:
         scores = self.reader.score(query, [u.text for u in units])  # one batch: every unit of the context
         chosen, probability = self.card.decide(units, scores, self.max_units)
         if not chosen:
-            wanted = content_terms(query)
-            seen = set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
-            return Answer(
-                "",
-                [],
-                True,
-                missing=_missing(wanted, seen & wanted),
-                reason=f"no_supporting_unit: p(answer) {probability:.3f} < {self.card.threshold:.3f}",
-                generator_id=self.generator_id,
-            )
+            return _below_threshold(content_terms(query), passages, probability, self.card.threshold, self.generator_id)
         return _quoted_answer(
             [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen], self.generator_id
         )
@@ -172,6 +151,21 @@ def _empty_question(generator_id: str) -> Answer:
     """The abstention for a question with no content words to look for (both extractive generators)."""
     return Answer(
         "", [], True, missing="a question with content words", reason="empty_question", generator_id=generator_id
+    )
+
+
+def _below_threshold(
+    wanted: set[str], passages: list[ScoredChunk], probability: float, threshold: float, generator_id: str
+) -> Answer:
+    """The abstention of a calibrated answer decision, naming the question's words no passage holds."""
+    seen = set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
+    return Answer(
+        "",
+        [],
+        True,
+        missing=_missing(wanted, seen & wanted),
+        reason=f"no_supporting_unit: p(answer) {probability:.3f} < {threshold:.3f}",
+        generator_id=generator_id,
     )
 
 
