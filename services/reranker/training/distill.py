@@ -54,7 +54,7 @@ def train(model, pairs, epochs: int, lr: float, seed: int) -> list[float]:
     """Mean-squared error between the student's and the teacher's logits, one query's candidates per step."""
     import torch
 
-    hf, tok = model.model, model.tokenizer
+    hf = model.model
     hf.train()
     optimizer = torch.optim.AdamW(hf.parameters(), lr=lr, weight_decay=0.01)
     rng = random.Random(seed)
@@ -65,14 +65,7 @@ def train(model, pairs, epochs: int, lr: float, seed: int) -> list[float]:
         total = 0.0
         for step, i in enumerate(order):
             query, passages, target = pairs[i]
-            features = tok(
-                [query] * len(passages),
-                passages,
-                padding=True,
-                truncation="longest_first",
-                max_length=model.max_seq_length,
-                return_tensors="pt",
-            )
+            features = loop.pair_features(model, [query] * len(passages), passages)
             logits = hf(**features).logits[:, 0]
             loss = torch.nn.functional.mse_loss(logits, torch.from_numpy(target))
             loss.backward()

@@ -59,7 +59,7 @@ def train_groups(
     import torch
     from transformers import get_linear_schedule_with_warmup
 
-    hf, tok = model.model, model.tokenizer
+    hf = model.model
     device = str(model.device)
     hf.train()
     steps = epochs * math.ceil(len(groups) / groups_per_step)
@@ -77,14 +77,7 @@ def train_groups(
             batch = [groups[i] for i in order[start : start + groups_per_step]]
             queries = [g.query for g in batch for _ in range(size)]
             passages = [p for g in batch for p in g.passages]
-            features = tok(
-                queries,
-                passages,
-                padding=True,
-                truncation="longest_first",
-                max_length=model.max_seq_length,
-                return_tensors="pt",
-            ).to(device)
+            features = pair_features(model, queries, passages).to(device)
             with _autocast(device):
                 logits = hf(**features).logits.view(len(batch), size)
             loss = torch.nn.functional.cross_entropy(logits.float(), target[: len(batch)])
@@ -105,23 +98,28 @@ def train_groups(
     return losses
 
 
+def pair_features(model, queries: list[str], passages: list[str]):
+    """The tokenised (query, passage) pairs as the cross-encoder reads them: its window, longest side cut first."""
+    return model.tokenizer(
+        queries,
+        passages,
+        padding=True,
+        truncation="longest_first",
+        max_length=model.max_seq_length,
+        return_tensors="pt",
+    )
+
+
 def score_pairs(model, query: str, passages: list[str], batch_size: int = 64) -> np.ndarray:
     import torch
 
-    hf, tok = model.model, model.tokenizer
+    hf = model.model
     device = str(model.device)
     out = []
     with torch.inference_mode():
         for i in range(0, len(passages), batch_size):
             chunk = passages[i : i + batch_size]
-            features = tok(
-                [query] * len(chunk),
-                chunk,
-                padding=True,
-                truncation="longest_first",
-                max_length=model.max_seq_length,
-                return_tensors="pt",
-            ).to(device)
+            features = pair_features(model, [query] * len(chunk), chunk).to(device)
             out.append(hf(**features).logits[:, 0].float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
