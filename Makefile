@@ -220,7 +220,7 @@ bench-answer: stubs models
 # two fold readers (each without half of train, ~7 min each) so that `ragmesh fit-reader-decision --fold-reader
 # sample-fold0 --fold-reader sample-fold1` can refit eval/answer-reader.json on train + dev. No test needs them.
 .PHONY: support-reader
-SUPPORT_CACHE := $(or $(RAGMESH_SUPPORT_CACHE),$(HOME)/.cache/ragmesh/support)
+SUPPORT_CACHE := $(or $(RAGMESH_GENERATOR_SUPPORT_CACHE),$(HOME)/.cache/ragmesh/support)
 SUPPORT_ARGS := --negatives 8 --epochs 1 --lr 2e-5 --layers 0 --max-length 64 --threads 1 --max-seconds 900
 support-reader: stubs models reranker
 	@[ -f eval/out/selector/contexts.jsonl ] || $(VENV)/bin/ragmesh train-selector --record \

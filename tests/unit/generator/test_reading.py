@@ -77,7 +77,7 @@ def test_card_round_trips_and_refuses_other_features(tmp_path):
 
 
 def test_a_reader_is_resolved_by_folder_or_by_name_in_the_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGMESH_SUPPORT_CACHE", str(tmp_path))
+    monkeypatch.setenv("RAGMESH_GENERATOR_SUPPORT_CACHE", str(tmp_path))
     assert support.resolve("sample") is None
     (tmp_path / "sample").mkdir()
     (tmp_path / "sample" / support.CARD_FILE).write_text("{}")
