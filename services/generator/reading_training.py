@@ -23,7 +23,15 @@ from services.evaluation.cases import load_cases
 from services.evaluation.runner import cites_gold
 from services.generator import reading, selection, support
 from services.generator.extractive import ExtractiveGenerator
-from services.generator.selector_training import Dataset, Stage, _fit, _folds, choose_threshold, ensure_contexts
+from services.generator.selector_training import (
+    Dataset,
+    Stage,
+    _fit,
+    _folds,
+    add_context_arguments,
+    choose_threshold,
+    ensure_contexts,
+)
 from services.generator.selector_training import outcomes as selector_outcomes
 from shared import calibration, convert
 from shared.stubs import common_pb2
@@ -167,13 +175,8 @@ def fit(args) -> int:
 
 
 def add_parser(sub) -> None:
-    from services.evaluation.command import env_pair
-
     p = sub.add_parser("fit-reader-decision", help="fit the answer decision over the support reader's scores")
-    p.add_argument("--cases", default="eval/cases/sample.jsonl")
-    p.add_argument("--corpus", action="append")
-    p.add_argument("--contexts", default="eval/out/selector/contexts.jsonl")
-    p.add_argument("--record", action="store_true")
+    add_context_arguments(p, ".ragmesh-data/fit-reader-decision")
     p.add_argument("--reader", default=support.DEFAULT_NAME)
     p.add_argument(
         "--fold-reader",
@@ -188,8 +191,4 @@ def add_parser(sub) -> None:
     p.add_argument("--ratio", type=float, default=0.5)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=str(reading.DEFAULT_READER_CARD))
-    p.add_argument("--data-dir", default=".ragmesh-data/fit-reader-decision")
-    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--gateway", default="127.0.0.1:7070")
-    p.set_defaults(func=fit, spawn=True)
+    p.set_defaults(func=fit)

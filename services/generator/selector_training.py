@@ -232,6 +232,26 @@ def train(data: Dataset, target_far: float, max_units: int, ratio: float = 0.5) 
     return card, report
 
 
+def add_context_arguments(p, data_dir: str) -> None:
+    """The options `ensure_contexts` reads: the cases, the recorded contexts, and the private mesh (or gateway)
+    that records them; shared by train-selector, train-support and fit-reader-decision."""
+    from services.evaluation.command import env_pair
+
+    p.add_argument("--cases", default="eval/cases/sample.jsonl")
+    p.add_argument("--corpus", action="append")
+    p.add_argument(
+        "--contexts",
+        default="eval/out/selector/contexts.jsonl",
+        help="recorded contexts (made by a private mesh when missing or with --record)",
+    )
+    p.add_argument("--record", action="store_true", help="record the contexts again")
+    p.add_argument("--data-dir", default=data_dir)
+    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--gateway", default="127.0.0.1:7070")
+    p.set_defaults(spawn=True)
+
+
 def ensure_contexts(args, cases: list[EvalCase]) -> bytes:
     """The recorded contexts file's bytes, recorded first by a private mesh when missing or asked for."""
     from services.evaluation.command import _ingest_corpus_dirs, _mesh_or_gateway
@@ -278,22 +298,9 @@ def run(args) -> int:
 
 
 def add_parser(sub) -> None:
-    from services.evaluation.command import env_pair
-
     p = sub.add_parser("train-selector", help="train and calibrate the extractive generator's answer selector")
-    p.add_argument("--cases", default="eval/cases/sample.jsonl")
-    p.add_argument("--corpus", action="append")
-    p.add_argument(
-        "--contexts",
-        default="eval/out/selector/contexts.jsonl",
-        help="recorded contexts (made by a private mesh when missing or with --record)",
-    )
-    p.add_argument("--record", action="store_true", help="record the contexts again")
+    add_context_arguments(p, ".ragmesh-data/train-selector")
     p.add_argument("--target-far", type=float, default=0.05)
     p.add_argument("--max-units", type=int, default=3)
     p.add_argument("--out", default=str(selection.DEFAULT_CARD))
-    p.add_argument("--data-dir", default=".ragmesh-data/train-selector")
-    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--gateway", default="127.0.0.1:7070")
-    p.set_defaults(func=run, spawn=True)
+    p.set_defaults(func=run)

@@ -252,13 +252,10 @@ def train(args) -> int:
 
 
 def add_parser(sub) -> None:
-    from services.evaluation.command import env_pair
+    from services.generator.selector_training import add_context_arguments
 
     p = sub.add_parser("train-support", help="fine-tune the generator's support reader (a cross-encoder)")
-    p.add_argument("--cases", default="eval/cases/sample.jsonl")
-    p.add_argument("--corpus", action="append")
-    p.add_argument("--contexts", default="eval/out/selector/contexts.jsonl", help="as for train-selector")
-    p.add_argument("--record", action="store_true", help="record the contexts again")
+    add_context_arguments(p, ".ragmesh-data/train-support")
     p.add_argument("--name", default=support.DEFAULT_NAME)
     p.add_argument("--out", default="", help="model folder (default: the support cache, by --name)")
     p.add_argument("--init", default=str(DEFAULT_INIT), help="a cross-encoder or bi-encoder folder")
@@ -273,8 +270,4 @@ def add_parser(sub) -> None:
     p.add_argument("--fold", type=int, default=0)
     p.add_argument("--max-seconds", type=float, default=600.0, help="time box for the fine-tuning")
     p.add_argument("--threads", type=int, default=2, help="torch and onnxruntime threads")
-    p.add_argument("--data-dir", default=".ragmesh-data/train-support")
-    p.add_argument("--env", type=env_pair, action="append", metavar="NAME=VALUE")
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--gateway", default="127.0.0.1:7070")
-    p.set_defaults(func=train, spawn=True)
+    p.set_defaults(func=train)
