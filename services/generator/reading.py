@@ -9,14 +9,13 @@ another reader's probabilities mean something else, so loading refuses a mismatc
 """
 
 import dataclasses
-import hashlib
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 
-from services.generator.selection import Logistic, UnitCandidate, companions
+from services.generator.selection import Logistic, UnitCandidate, card_id, companions, require_features
 
 READER_FEATURES = (
     "best_support_logit",
@@ -60,7 +59,7 @@ class ReaderCard:
     @property
     def model_id(self) -> str:
         numbers = [self.reader_model_id, self.answer.coef, self.answer.intercept, self.threshold]
-        return f"reader+logreg-{hashlib.sha256(json.dumps(numbers).encode()).hexdigest()[:8]}"
+        return card_id("reader+logreg", numbers)
 
     def decide(self, units: list[UnitCandidate], support: np.ndarray, max_units: int) -> tuple[list[int], float]:
         """(indices of the units that answer, best first — empty to abstain; the answer probability)."""
@@ -78,7 +77,5 @@ class ReaderCard:
     def load(cls, path: str | Path) -> "ReaderCard":
         data = json.loads(Path(path).read_text())
         card = cls(answer=Logistic.from_dict(data.pop("answer")), **data)
-        if card.answer.features != READER_FEATURES:
-            changed = sorted(set(READER_FEATURES) ^ set(card.answer.features))
-            raise ValueError(f"{path}: fitted on other features than this code computes ({changed}); refit it")
+        require_features(path, card.answer.features, READER_FEATURES, "refit it")
         return card

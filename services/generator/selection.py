@@ -284,6 +284,18 @@ class Boosted:
         return cls(tuple(data["features"]), data["model"])
 
 
+def card_id(kind: str, numbers: list[object]) -> str:
+    """A card's model id: its kind and a hash of every fitted number, so a refit card gets a new id."""
+    return f"{kind}-{hashlib.sha256(json.dumps(numbers).encode()).hexdigest()[:8]}"
+
+
+def require_features(path: str | Path, fitted: tuple[str, ...], computed: tuple[str, ...], remedy: str) -> None:
+    """Refuses a card fitted on other features than this code computes (its weights would read the wrong columns)."""
+    if fitted != computed:
+        changed = sorted(set(computed) ^ set(fitted))
+        raise ValueError(f"{path}: trained on other features than this code computes ({changed}); {remedy}")
+
+
 @dataclasses.dataclass(frozen=True)
 class SelectorCard:
     """A trained selector: the unit model (which units support an answer), the answer model (is the question
@@ -298,7 +310,7 @@ class SelectorCard:
     @property
     def model_id(self) -> str:
         numbers = [self.unit.model, self.answer.coef, self.answer.intercept, self.threshold]
-        return f"gbdt+logreg-{hashlib.sha256(json.dumps(numbers).encode()).hexdigest()[:8]}"
+        return card_id("gbdt+logreg", numbers)
 
     def decide(self, units: list[UnitCandidate], max_units: int) -> tuple[list[int], float]:
         """(indices of the units that answer, best first — empty to abstain; the answer probability)."""
@@ -319,12 +331,7 @@ class SelectorCard:
         data = json.loads(Path(path).read_text())
         card = cls(Boosted.from_dict(data.pop("unit")), Logistic.from_dict(data.pop("answer")), **data)
         for model, names in ((card.unit, FEATURES), (card.answer, ANSWER_FEATURES)):
-            if model.features != names:
-                changed = sorted(set(names) ^ set(model.features))
-                raise ValueError(
-                    f"{path}: trained on other features than this code computes ({changed}); "
-                    "retrain with `ragmesh train-selector`"
-                )
+            require_features(path, model.features, names, "retrain with `ragmesh train-selector`")
         return card
 
 
