@@ -131,6 +131,28 @@ def load_embedded(corpus: Corpus, path: str) -> EmbeddedIndex:
     return index
 
 
+def cached_index_path(directory: str, size: int, args: argparse.Namespace) -> str:
+    """Where --index-dir keeps the embedded file of one corpus (size, dimension, seed, vector kind)."""
+    kind = "uniform" if args.uniform else "lowrank"
+    return os.path.join(directory, f"bench-{size}-{args.dim}d-seed{args.seed}-{kind}.sqlite")
+
+
+def load_embedded_cached(corpus: Corpus, path: str) -> bool:
+    """Loads the corpus into `path` unless a finished load is there already (a `.done` file next to it,
+    written after the last document). Returns whether it loaded. A later run re-applies the same few
+    replacements (cold_and_after_write), so a reused file answers the same queries."""
+    done = path + ".done"
+    if os.path.exists(done):
+        return False
+    for stale in (path, path + "-wal", path + "-shm"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    load_embedded(corpus, path)
+    with open(done, "w") as marker:
+        marker.write(f"{len(corpus.texts)} chunks\n")
+    return True
+
+
 def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> OpenSearchIndex:
     index = OpenSearchIndex(url, name, dimension=corpus.dim, hnsw=hnsw, refresh=False)
     index.drop()
@@ -319,6 +341,12 @@ def main() -> None:
     ap.add_argument("--ef-construction", type=int, default=HnswParams.ef_construction)
     ap.add_argument("--ef-search", type=int, default=HnswParams.ef_search)
     ap.add_argument("--keep", action="store_true", help="keep the OpenSearch bench indexes")
+    ap.add_argument(
+        "--index-dir",
+        default=os.environ.get("RAGMESH_BENCH_INDEX_DIR", ""),
+        help="keep each size's embedded SQLite file here and reuse it on later runs (loading 1M chunks takes long); "
+        "delete the files after changing the index schema",
+    )
     args = ap.parse_args()
     hnsw = HnswParams(m=args.m, ef_construction=args.ef_construction, ef_search=args.ef_search)
     backends = args.backends.split(",")
@@ -332,13 +360,20 @@ def main() -> None:
         queries = corpus.queries(args.queries)
         print(f"[{size}] corpus generated in {time.perf_counter() - t0:.1f}s", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "index.sqlite")
+            path = (
+                cached_index_path(args.index_dir, size, args) if args.index_dir else os.path.join(tmp, "index.sqlite")
+            )
             loaded_s = None
             for backend in backends:
                 t0 = time.perf_counter()
                 if backend in ("embedded", "embedded-before"):
                     if loaded_s is None:
-                        load_embedded(corpus, path)
+                        if args.index_dir:
+                            os.makedirs(args.index_dir, exist_ok=True)
+                            if not load_embedded_cached(corpus, path):
+                                print(f"[{size}] reusing {path}", flush=True)
+                        else:
+                            load_embedded(corpus, path)
                         loaded_s = time.perf_counter() - t0
                     index = (EmbeddedIndex if backend == "embedded" else EmbeddedBefore)(path)
                     load_s = loaded_s

@@ -22,6 +22,7 @@ import numpy as np
 
 from shared import config
 from shared.errors import FailedPrecondition
+from shared.index import fts_bm25
 from shared.index.base import DocumentVersion, SearchHit, UpsertResult
 from shared.index.lexical import search_phrases
 from shared.model import (
@@ -36,7 +37,7 @@ from shared.model import (
 )
 from shared.sqlite import ThreadLocalSQLite, write_transaction
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('generation', '0');
 CREATE TABLE IF NOT EXISTS chunks (
@@ -76,7 +77,7 @@ CREATE TABLE IF NOT EXISTS chunk_scopes (
   scope TEXT NOT NULL,
   PRIMARY KEY (chunk_rowid, scope)
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(search_text, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(search_text, tokenize='{fts_bm25.FTS_TOKENIZE}');
 -- Which rows each generation touched (inserted, updated or deleted), so readers' in-memory vector
 -- views apply a write instead of reloading the tenant. Pruned to the last _LOG_KEEP generations;
 -- log_floor is the oldest generation a view may still be incrementally refreshed from.
@@ -374,6 +375,41 @@ class EmbeddedIndex:
         return " AND ".join(clauses), params
 
     def bm25(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]:
+        """FTS5's bm25 ranking. Once the tenant's view is built (warm_vectors, or a k-NN query), it is scored
+        from the phrases' postings in the view's slots (fts_bm25: top k only, the filters as masks), with the
+        same rows and scores as FTS5's own ranking (bm25_fts5, which answers until then)."""
+        phrases = [tokens for tokens in map(fts_bm25.phrase_tokens, search_phrases(query)) if tokens]
+        if not phrases:
+            return []
+        with self._cache_lock:
+            built = tenant_id in self._vector_cache
+        if not built:
+            return self.bm25_fts5(tenant_id, query, filters, top_k)
+        visible = set(visible_scopes(filters.access_scopes))
+        as_of = "" if filters.include_superseded else (normalize_time(filters.as_of, "filters.as_of") or utc_now())
+        conn = self._conn()
+        vocabulary = fts_bm25.ensure_vocabulary(conn)
+        # One read transaction: the view's generation, the postings, the totals and the rows are one snapshot.
+        conn.execute("BEGIN")
+        try:
+            view = self._vector_view(conn, tenant_id)
+            postings = [fts_bm25.phrase_postings(conn, vocabulary, tokens) for tokens in phrases]
+            totals = fts_bm25.table_totals(conn)
+            rowids, scores = view.bm25(postings, totals, visible, as_of, filters, top_k)
+            chosen = list(zip(rowids.tolist(), scores.tolist(), strict=True))
+            by_rowid = {r["rowid"]: r for r in _select_rows(conn, _CHUNK_COLUMNS, tenant_id, rowids.tolist())}
+        finally:
+            conn.execute("COMMIT")
+        # As in knn: every hit is re-checked against the filters on the row as stored.
+        return [
+            SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score)
+            for r, score in chosen
+            if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)
+        ]
+
+    def bm25_fts5(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]:
+        """BM25 ranked by FTS5 itself (bm25() of every match, then ORDER BY ... LIMIT): the reference the
+        view's ranking is tested against, and the answer before the tenant's view is built."""
         expression = fts_query(query)
         if not expression:
             return []
@@ -605,8 +641,10 @@ _CHUNK_COLUMNS = (
     "char_end, parent_section_id, section_text, token_count, position, embedding_model_id, "
     "view_model_id, view_dtype, view_dim, view_units, view_vectors"
 )
+# ...and the row's token count in FTS5 (its docsize record), BM25's document length.
 _VECTOR_COLUMNS = (
-    "rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, embedding_model_id"
+    "c.rowid, embedding, effective_from, effective_to, access_scopes, document_id, content_type, embedding_model_id, "
+    "(SELECT sz FROM chunks_fts_docsize d WHERE d.id = c.rowid)"
 )
 
 
@@ -614,7 +652,7 @@ def _fetch_vector_rows(conn: sqlite3.Connection, tenant_id: str, rowids: list[in
     """The view's columns for the tenant's rows (all of them with `rowids` None); rows that no
     longer exist are simply absent."""
     if rowids is None:
-        return conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM chunks WHERE tenant_id=?", (tenant_id,)).fetchall()
+        return conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM chunks c WHERE tenant_id=?", (tenant_id,)).fetchall()
     return _select_rows(conn, _VECTOR_COLUMNS, tenant_id, rowids)
 
 
@@ -766,6 +804,7 @@ class _VectorView:
         ("docs", np.int32),
         ("types", np.int32),
         ("models", np.int32),
+        ("doclen", np.int32),  # tokens in FTS5 (BM25's document length)
     )
 
     def __init__(self, tenant_id: str):
@@ -783,6 +822,10 @@ class _VectorView:
         self.live = 0
         self.model_ids: list[str] = []
         self._times: dict[str, int] = {}
+        # Live row ids sorted, and their slots: maps a BM25 posting's row ids (the whole table's) to slots.
+        self._sorted_rowids = np.zeros(0, dtype=np.int64)
+        self._sorted_slots = np.zeros(0, dtype=np.int64)
+        self._sorted_upto = 0  # slots [0, _sorted_upto) are in the sorted arrays (if alive then)
 
     @property
     def worn(self) -> bool:
@@ -846,6 +889,7 @@ class _VectorView:
         cols["docs"][lo:hi] = [self.doc_codes(r[5]) for r in rows]
         cols["types"][lo:hi] = [self.type_codes(r[6]) for r in rows]
         cols["models"][lo:hi] = [self.model_codes(r[7]) for r in rows]
+        cols["doclen"][lo:hi] = [fts_bm25.docsize(r[8]) for r in rows]
         cols["alive"][lo:hi] = True
         for slot, rowid in enumerate(cols["rowids"][lo:hi].tolist(), start=lo):
             self.position[rowid] = slot
@@ -869,6 +913,8 @@ class _VectorView:
         self.cols = {name: np.ascontiguousarray(column[keep]) for name, column in self.cols.items()}
         self.position = {rowid: slot for slot, rowid in enumerate(self.cols["rowids"].tolist())}
         self.n = len(keep)
+        self._sorted_upto = 0  # slots moved: the sorted map is rebuilt on the next BM25 query
+        self._sorted_rowids = self._sorted_slots = np.zeros(0, dtype=np.int64)
 
     def nbytes(self) -> int:
         """The scan's vectors, the arrays, and the row-id -> slot map (about 100 bytes an entry)."""
@@ -891,16 +937,7 @@ class _VectorView:
                 return nothing
             if query.shape[0] != self.dim:
                 raise FailedPrecondition(f"query vector has {query.shape[0]} dimensions, the index {self.dim}")
-            mask = cols["alive"][:n].copy()
-            scope_ok = np.array([bool(s & visible) for s in self.scope_codes.values] or [False], dtype=bool)
-            mask &= scope_ok[cols["scopes"][:n]]
-            if as_of:
-                t = _epoch(as_of)
-                mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
-            if filters.document_ids:
-                mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
-            if filters.content_types:
-                mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
+            mask = self._mask(visible, as_of, filters)
             visible_rows = int(np.count_nonzero(mask))
             if visible_rows == 0:
                 return nothing
@@ -913,6 +950,69 @@ class _VectorView:
                 slots, scores = self.vectors.top(query, mask, top_k)
             order = np.argsort(-scores, kind="stable")[:top_k]
             return cols["rowids"][slots[order]], scores[order]
+
+    def _mask(self, visible: set[str], as_of: str, filters: SearchFilters) -> np.ndarray:
+        """The slots (live rows) that pass every filter field (under the lock)."""
+        n, cols = self.n, self.cols
+        mask = cols["alive"][:n].copy()
+        scope_ok = np.array([bool(s & visible) for s in self.scope_codes.values] or [False], dtype=bool)
+        mask &= scope_ok[cols["scopes"][:n]]
+        if as_of:
+            t = _epoch(as_of)
+            mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
+        if filters.document_ids:
+            mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
+        if filters.content_types:
+            mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
+        return mask
+
+    def _slots_of(self, rowids: np.ndarray) -> np.ndarray:
+        """The live slot of each row id (-1: not one of this view's live rows), through the sorted map,
+        which is extended when rows were appended in row-id order and rebuilt otherwise (under the lock)."""
+        n, cols = self.n, self.cols
+        if self._sorted_upto < n:
+            new = cols["rowids"][self._sorted_upto : n]
+            last = self._sorted_rowids[-1] if len(self._sorted_rowids) else -1
+            if self._sorted_upto and new[0] > last and bool(np.all(new[1:] > new[:-1])):
+                self._sorted_rowids = np.concatenate((self._sorted_rowids, new))
+                self._sorted_slots = np.concatenate((self._sorted_slots, np.arange(self._sorted_upto, n)))
+            else:
+                live = np.flatnonzero(cols["alive"][:n])
+                order = np.argsort(cols["rowids"][live], kind="stable")
+                self._sorted_rowids, self._sorted_slots = cols["rowids"][live][order], live[order]
+            self._sorted_upto = n
+        if len(self._sorted_rowids) == 0:
+            return np.full(len(rowids), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._sorted_rowids, rowids), len(self._sorted_rowids) - 1)
+        slots = self._sorted_slots[at]
+        found = (self._sorted_rowids[at] == rowids) & cols["alive"][slots]
+        return np.where(found, slots, -1)
+
+    def bm25(
+        self,
+        phrases: list[fts_bm25.PhrasePostings],
+        totals: tuple[int, int],
+        visible: set[str],
+        as_of: str,
+        filters: SearchFilters,
+        top_k: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(row ids, FTS5 bm25 scores, positive) of the top_k rows that pass the filters, best first, from
+        each query phrase's postings over the whole table (fts_bm25; N and the tokens are the table's)."""
+        rows, tokens = totals
+        with self.lock:
+            nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+            if self.n == 0 or top_k <= 0 or rows <= 0:
+                return nothing
+            mask = self._mask(visible, as_of, filters)
+            postings = []
+            for phrase in phrases:
+                slots = self._slots_of(phrase.rowids)
+                keep = slots >= 0
+                keep[keep] = mask[slots[keep]]
+                postings.append((slots[keep], phrase.freqs[keep], fts_bm25.idf(rows, len(phrase.rowids))))
+            slots, scores = fts_bm25.top_k(postings, self.cols["doclen"][: self.n], tokens / rows, top_k)
+            return self.cols["rowids"][slots], scores
 
 
 def _row_passes(row: sqlite3.Row, visible: set[str], as_of: str, filters: SearchFilters) -> bool:
