@@ -8,7 +8,9 @@ recall@k against exact search over the same vectors. Prints one table.
 `embedded-before` is the embedded index's k-NN and BM25 as they were before the in-memory vector views
 (a SQL query for the allowed row ids, then a masked copy of the tenant's matrix, per query), on the same
 SQLite file, so the table shows before and after side by side; it runs fewer queries (its k-NN takes
-0.5-1.2 s each at 100k chunks). OpenSearch is skipped when no node answers on --opensearch-url.
+0.5-1.2 s each at 100k chunks). `embedded-fts5` is the embedded index with BM25 ranked by FTS5 itself (bm25()
+of every match, then ORDER BY ... LIMIT), as before BM25 was scored from the tenant's view (shared/index/fts_bm25.py).
+OpenSearch is skipped when no node answers on --opensearch-url.
 The `memory` column is the k-NN vectors and filter arrays a reader holds, per 100k chunks; `cold s`
 is the first k-NN query of a fresh reader (it builds the view); `after write` is a k-NN query right
 after the writer replaced one 10-chunk document (the reader applies the logged rows).
@@ -231,6 +233,14 @@ class EmbeddedBefore(EmbeddedIndex):
         return sum(c[1].nbytes + c[2].nbytes for c in self._before_cache.values())
 
 
+class EmbeddedFts5(EmbeddedIndex):
+    """The embedded index with BM25 ranked by FTS5 itself (bm25() of every match, ORDER BY ... LIMIT), as it
+    was before BM25 was scored from the tenant's view; k-NN as now."""
+
+    def bm25(self, tenant_id, query, filters, top_k):
+        return self.bm25_fts5(tenant_id, query, filters, top_k)
+
+
 def opensearch_answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
@@ -328,7 +338,7 @@ def recall_at_k(index, corpus: Corpus, queries, k: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000", help="corpus sizes in chunks, comma-separated")
-    ap.add_argument("--backends", default="embedded,embedded-before,opensearch")
+    ap.add_argument("--backends", default="embedded,embedded-fts5,embedded-before,opensearch")
     ap.add_argument("--queries", type=int, default=200, help="queries per measurement (and for recall)")
     ap.add_argument("--budget", type=float, default=15.0, help="seconds per latency measurement, at most")
     ap.add_argument("--k", type=int, default=50)
@@ -366,7 +376,7 @@ def main() -> None:
             loaded_s = None
             for backend in backends:
                 t0 = time.perf_counter()
-                if backend in ("embedded", "embedded-before"):
+                if backend in ("embedded", "embedded-fts5", "embedded-before"):
                     if loaded_s is None:
                         if args.index_dir:
                             os.makedirs(args.index_dir, exist_ok=True)
@@ -375,7 +385,9 @@ def main() -> None:
                         else:
                             load_embedded(corpus, path)
                         loaded_s = time.perf_counter() - t0
-                    index = (EmbeddedIndex if backend == "embedded" else EmbeddedBefore)(path)
+                    index = {"embedded": EmbeddedIndex, "embedded-fts5": EmbeddedFts5}.get(backend, EmbeddedBefore)(
+                        path
+                    )
                     load_s = loaded_s
                 else:
                     index = load_opensearch(corpus, args.opensearch_url, f"ragmesh-bench-{size}", hnsw)

@@ -917,9 +917,10 @@ class _VectorView:
         self._sorted_rowids = self._sorted_slots = np.zeros(0, dtype=np.int64)
 
     def nbytes(self) -> int:
-        """The scan's vectors, the arrays, and the row-id -> slot map (about 100 bytes an entry)."""
+        """The scan's vectors, the arrays, the row-id -> slot map (about 100 bytes an entry) and BM25's sorted one."""
         with self.lock:
             arrays = sum(column.nbytes for column in self.cols.values())
+            arrays += self._sorted_rowids.nbytes + self._sorted_slots.nbytes
             scans = sum(scan.nbytes() for scan in (self.vectors, self.sq8) if scan is not None)
             return scans + arrays + 100 * len(self.position)
 
@@ -998,21 +999,27 @@ class _VectorView:
         top_k: int,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, FTS5 bm25 scores, positive) of the top_k rows that pass the filters, best first, from
-        each query phrase's postings over the whole table (fts_bm25; N and the tokens are the table's)."""
+        each query phrase's postings over the whole table (fts_bm25; N and the tokens are the table's).
+        The lock is held to narrow the postings to the visible rows; the scoring runs without it."""
         rows, tokens = totals
+        if top_k <= 0 or rows <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        matches = []
         with self.lock:
-            nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-            if self.n == 0 or top_k <= 0 or rows <= 0:
-                return nothing
             mask = self._mask(visible, as_of, filters)
-            postings = []
             for phrase in phrases:
                 slots = self._slots_of(phrase.rowids)
                 keep = slots >= 0
                 keep[keep] = mask[slots[keep]]
-                postings.append((slots[keep], phrase.freqs[keep], fts_bm25.idf(rows, len(phrase.rowids))))
-            slots, scores = fts_bm25.top_k(postings, self.cols["doclen"][: self.n], tokens / rows, top_k)
-            return self.cols["rowids"][slots], scores
+                matches.append(
+                    fts_bm25.Matches(
+                        rowids=phrase.rowids[keep],
+                        freqs=phrase.freqs[keep],
+                        doclen=self.cols["doclen"][slots[keep]],
+                        idf=fts_bm25.idf(rows, len(phrase.rowids)),
+                    )
+                )
+        return fts_bm25.top_k(matches, tokens / rows, top_k)
 
 
 def _row_passes(row: sqlite3.Row, visible: set[str], as_of: str, filters: SearchFilters) -> bool:

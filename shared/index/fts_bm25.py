@@ -111,14 +111,16 @@ def _instances(conn: sqlite3.Connection, vocabulary: str, term: str, with_offset
     text = conn.execute(f"SELECT group_concat({value}) FROM {vocabulary} WHERE term=?", (term,)).fetchone()[0]
     if not text:
         return np.zeros(0, dtype=np.int64)
-    return np.array(text.split(","), dtype=np.int64)
+    return np.fromstring(text, dtype=np.int64, sep=",")  # text mode (not the deprecated binary one)
 
 
 def phrase_postings(conn: sqlite3.Connection, vocabulary: str, tokens: tuple[str, ...]) -> PhrasePostings:
     """A phrase's postings read from the FTS5 index: one token's occurrences per row, or, for several
     tokens, the positions where they follow each other (each start one occurrence, as FTS5 counts them)."""
     if len(tokens) == 1:
-        hits = np.sort(_instances(conn, vocabulary, tokens[0], with_offsets=False), kind="stable")
+        hits = _instances(conn, vocabulary, tokens[0], with_offsets=False)
+        if len(hits) > 1 and not bool(np.all(hits[1:] >= hits[:-1])):  # FTS5 returns them by row id
+            hits = np.sort(hits)
     else:
         starts = np.unique(_instances(conn, vocabulary, tokens[0], with_offsets=True))
         for step, token in enumerate(tokens[1:], start=1):
@@ -139,22 +141,27 @@ def idf(rows: int, hits: int) -> float:
     return value if value > 0.0 else IDF_FLOOR
 
 
-def top_k(
-    postings: list[tuple[np.ndarray, np.ndarray, float]],
-    doclen: np.ndarray,
-    avgdl: float,
-    count: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(slots, scores) of the best `count` rows, best first. `postings`: per query phrase, the slots of
-    the rows that hold it and pass the filters, its occurrences there, and its idf."""
-    slots = np.concatenate([p[0] for p in postings]) if postings else np.zeros(0, dtype=np.int64)
-    if len(slots) == 0 or count <= 0:
+@dataclass
+class Matches:
+    """One query phrase's postings narrowed to the rows that pass the filters: their row ids, the phrase's
+    occurrences and the rows' token counts, and the phrase's idf."""
+
+    rowids: np.ndarray
+    freqs: np.ndarray
+    doclen: np.ndarray
+    idf: float
+
+
+def top_k(phrases: list[Matches], avgdl: float, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row ids, scores) of the best `count` rows, best first (ties by row id)."""
+    if not phrases or count <= 0 or sum(len(p.rowids) for p in phrases) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     parts = []
-    for phrase_slots, freqs, weight in postings:
-        norm = K1 * (1 - B + B * doclen[phrase_slots].astype(np.float64) / avgdl)
-        parts.append(weight * ((freqs * (K1 + 1.0)) / (freqs + norm)))
-    rows, where = np.unique(slots, return_inverse=True)
+    for p in phrases:
+        norm = K1 * (1 - B + B * p.doclen.astype(np.float64) / avgdl)
+        parts.append(p.idf * ((p.freqs * (K1 + 1.0)) / (p.freqs + norm)))
+    # A row's phrase scores add up in the query's phrase order, as FTS5 sums them.
+    rows, where = np.unique(np.concatenate([p.rowids for p in phrases]), return_inverse=True)
     scores = np.bincount(where, weights=np.concatenate(parts), minlength=len(rows))
     if count < len(rows):
         best = np.argpartition(-scores, count - 1)[:count]
