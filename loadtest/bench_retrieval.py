@@ -139,20 +139,25 @@ def cached_index_path(directory: str, size: int, args: argparse.Namespace) -> st
     return os.path.join(directory, f"bench-{size}-{args.dim}d-seed{args.seed}-{kind}.sqlite")
 
 
-def load_embedded_cached(corpus: Corpus, path: str) -> bool:
+def load_embedded_cached(corpus: Corpus, path: str) -> float | None:
     """Loads the corpus into `path` unless a finished load is there already (a `.done` file next to it,
-    written after the last document). Returns whether it loaded. A later run re-applies the same few
+    written after the last document, holding the seconds the load took). Returns the seconds of the load
+    that made the file (None if the marker does not say). A later run re-applies the same few
     replacements (cold_and_after_write), so a reused file answers the same queries."""
     done = path + ".done"
     if os.path.exists(done):
-        return False
+        with open(done) as marker:
+            words = marker.read().split()
+        return float(words[0]) if words and words[-1] == "s" else None
     for stale in (path, path + "-wal", path + "-shm"):
         if os.path.exists(stale):
             os.remove(stale)
+    t0 = time.perf_counter()
     load_embedded(corpus, path)
+    seconds = time.perf_counter() - t0
     with open(done, "w") as marker:
-        marker.write(f"{len(corpus.texts)} chunks\n")
-    return True
+        marker.write(f"{seconds:.1f} s\n")
+    return seconds
 
 
 def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> OpenSearchIndex:
@@ -373,18 +378,19 @@ def main() -> None:
             path = (
                 cached_index_path(args.index_dir, size, args) if args.index_dir else os.path.join(tmp, "index.sqlite")
             )
-            loaded_s = None
+            loaded, loaded_s = False, None
             for backend in backends:
                 t0 = time.perf_counter()
                 if backend in ("embedded", "embedded-fts5", "embedded-before"):
-                    if loaded_s is None:
-                        if args.index_dir:
+                    if not loaded:
+                        if args.index_dir:  # the seconds of the load that made the file (None: not recorded)
                             os.makedirs(args.index_dir, exist_ok=True)
-                            if not load_embedded_cached(corpus, path):
-                                print(f"[{size}] reusing {path}", flush=True)
+                            loaded_s = load_embedded_cached(corpus, path)
+                            print(f"[{size}] {path}", flush=True)
                         else:
                             load_embedded(corpus, path)
-                        loaded_s = time.perf_counter() - t0
+                            loaded_s = time.perf_counter() - t0
+                        loaded = True
                     index = {"embedded": EmbeddedIndex, "embedded-fts5": EmbeddedFts5}.get(backend, EmbeddedBefore)(
                         path
                     )
@@ -392,7 +398,7 @@ def main() -> None:
                 else:
                     index = load_opensearch(corpus, args.opensearch_url, f"ragmesh-bench-{size}", hnsw)
                     load_s = time.perf_counter() - t0
-                print(f"[{size}] {backend}: loaded in {load_s:.1f}s", flush=True)
+                print(f"[{size}] {backend}: loaded in {'?' if load_s is None else f'{load_s:.1f}'}s", flush=True)
                 before = backend == "embedded-before"
                 extra = {}
                 if backend == "embedded":
@@ -450,7 +456,7 @@ def retrieval_figures(rows, args, hnsw: HnswParams) -> list[dict]:
             figures.append(figure("retrieval.vector_memory_per_100k", per_100k / 2**20, "MiB", **config))
         if "cold_s" in extra:
             figures.append(figure("retrieval.cold_start", extra["cold_s"], "s", **config))
-        if name == "knn":
+        if name == "knn" and load_s is not None:
             figures.append(figure("retrieval.load", load_s, "s", **config))
     return figures
 
@@ -487,7 +493,7 @@ def print_table(rows, args, hnsw: HnswParams) -> None:
             f"{p50:.1f}",
             f"{p95:.1f}",
             "" if qps is None else f"{qps:.0f}",
-            f"{load_s:.0f}",
+            "" if load_s is None else f"{load_s:.0f}",
             "" if recall is None else f"{recall:.3f}",
             "" if per_100k is None else f"{per_100k / 2**20:.0f}",
             f"{extra['cold_s']:.1f}" if "cold_s" in extra else "",

@@ -952,19 +952,25 @@ class _VectorView:
             order = np.argsort(-scores, kind="stable")[:top_k]
             return cols["rowids"][slots[order]], scores[order]
 
-    def _mask(self, visible: set[str], as_of: str, filters: SearchFilters) -> np.ndarray:
-        """The slots (live rows) that pass every filter field (under the lock)."""
+    def _mask(
+        self, visible: set[str], as_of: str, filters: SearchFilters, slots: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Which slots (live rows) pass every filter field: all slots, or only `slots` (under the lock)."""
         n, cols = self.n, self.cols
-        mask = cols["alive"][:n].copy()
+
+        def column(name: str) -> np.ndarray:
+            return cols[name][:n] if slots is None else cols[name][slots]
+
+        mask = column("alive").copy()
         scope_ok = np.array([bool(s & visible) for s in self.scope_codes.values] or [False], dtype=bool)
-        mask &= scope_ok[cols["scopes"][:n]]
+        mask &= scope_ok[column("scopes")]
         if as_of:
             t = _epoch(as_of)
-            mask &= (cols["eff_from"][:n] <= t) & (cols["eff_to"][:n] > t)
+            mask &= (column("eff_from") <= t) & (column("eff_to") > t)
         if filters.document_ids:
-            mask &= self.doc_codes.table(filters.document_ids)[cols["docs"][:n]]
+            mask &= self.doc_codes.table(filters.document_ids)[column("docs")]
         if filters.content_types:
-            mask &= self.type_codes.table(filters.content_types)[cols["types"][:n]]
+            mask &= self.type_codes.table(filters.content_types)[column("types")]
         return mask
 
     def _slots_of(self, rowids: np.ndarray) -> np.ndarray:
@@ -1006,11 +1012,10 @@ class _VectorView:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         matches = []
         with self.lock:
-            mask = self._mask(visible, as_of, filters)
             for phrase in phrases:
                 slots = self._slots_of(phrase.rowids)
                 keep = slots >= 0
-                keep[keep] = mask[slots[keep]]
+                keep[keep] = self._mask(visible, as_of, filters, slots[keep])  # only the rows holding the phrase
                 matches.append(
                     fts_bm25.Matches(
                         rowids=phrase.rowids[keep],
