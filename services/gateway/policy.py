@@ -2,6 +2,8 @@
 
 import dataclasses
 
+from shared.text import answer_units
+
 
 @dataclasses.dataclass(frozen=True)
 class AbstainDecision:
@@ -28,7 +30,8 @@ def should_abstain(top_rerank_score: float | None, threshold: float, scores_are_
 def invalid_citations(citations, context: dict) -> str:
     """Why an answer's citations cannot be trusted ('' when they can). There must be at least one, and
     each must point into a passage the generator was given, down to the character: same document and
-    version, a span inside that chunk's span, and a quote equal to the chunk's text there. The text before
+    version, a span inside that chunk's span, a quote equal to the chunk's text there, and that span one of
+    the chunk's answer units (what the generators read and cite). The text before
     the first colon is the reason's metric label. `citations`
     and the `context` values (chunk id -> chunk) are protobuf messages or shared.model objects alike."""
     if not citations:
@@ -47,4 +50,8 @@ def invalid_citations(citations, context: dict) -> str:
             )
         if chunk.body[c.char_start - chunk.char_start : c.char_end - chunk.char_start] != c.quote:
             return f"quote differs from the source: {c.chunk_id} at {c.char_start}-{c.char_end}"
+        # Generators read and cite answer units (shared.text.answer_units): a span that is not one of the
+        # supplied passage's units was never evidence the generator was given, even if its words are there.
+        if (c.char_start - chunk.char_start, c.char_end - chunk.char_start) not in answer_units(chunk.body):
+            return f"span not a supplied unit: {c.chunk_id} at {c.char_start}-{c.char_end} is no answer unit of it"
     return ""

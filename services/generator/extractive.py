@@ -173,22 +173,25 @@ def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str
     """One line per quoted unit, each with its citation (character span into the document source)."""
     lines, citations = [], []
     for passage, start, end in picked:
-        chunk = passage.chunk
-        quote = chunk.body[start:end]
-        citations.append(
-            Citation(
-                chunk_id=chunk.chunk_id,
-                char_start=chunk.char_start + start,
-                char_end=chunk.char_start + end,
-                quote=quote,
-                document_id=chunk.meta.document_id,
-                version=chunk.meta.version,
-                heading_path=list(chunk.heading_path),
-            )
-        )
+        citations.append(unit_citation(passage, start, end))
         # The quote keeps the source's characters (it is verified by span); the answer reads as one line.
-        lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
+        lines.append(f"{' '.join(citations[-1].quote.split())} [{len(citations)}]")
     return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)
+
+
+def unit_citation(passage: ScoredChunk, start: int, end: int) -> Citation:
+    """The citation of one answer unit (offsets into the chunk body): its character span in the document
+    source and its exact text, which the gateway checks against the units of the passages it supplied."""
+    chunk = passage.chunk
+    return Citation(
+        chunk_id=chunk.chunk_id,
+        char_start=chunk.char_start + start,
+        char_end=chunk.char_start + end,
+        quote=chunk.body[start:end],
+        document_id=chunk.meta.document_id,
+        version=chunk.meta.version,
+        heading_path=list(chunk.heading_path),
+    )
 
 
 def _missing(wanted: set[str], seen: set[str]) -> str:

@@ -1,19 +1,21 @@
 """LLM generators behind the generator contract: a local GGUF model (llama-cpp-python) or any
 OpenAI-compatible endpoint (vLLM, TGI, llama.cpp server, Ollama, NIM). Both are asked for JSON
-with constrained decoding where the backend offers it; the answer is then checked here (shape)
-and again in the gateway (every cited id was in the context)."""
+with constrained decoding where the backend offers it. The model reads the answer units the extractive
+generator chooses from (selection.candidates, shortlisted by selection.shortlist) and cites unit ids; the
+answer is checked here (shape) and again in the gateway (every cited span is a unit of a passage it supplied)."""
 
 import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from services.generator import selection
+from services.generator.extractive import unit_citation
 from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
 from services.generator.selftest import check_llama_cpp
 from shared.errors import FailedPrecondition, Unavailable
 from shared.model import Answer, Citation, ScoredChunk
 from shared.privacy import redact
-from shared.text import answer_units, content_terms
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
@@ -158,13 +160,20 @@ class OpenAICompatibleBackend:
 
 class LLMGenerator:
     def __init__(
-        self, backend: ChatBackend, max_tokens: int = 256, section_token_budget: int = 300, max_passages: int = 3
+        self,
+        backend: ChatBackend,
+        max_tokens: int = 256,
+        section_token_budget: int = 300,
+        max_passages: int = 3,
+        max_units: int = 8,
     ):
         self.backend = backend
         self.max_tokens = max_tokens
-        self.section_token_budget = section_token_budget
-        # Small local models read slowly and lose the thread in long prompts: the top few passages.
+        # Small local models read slowly and lose the thread in long prompts: units of the top few passages,
+        # at most max_units of them and no more text than the sections they replace (~4 characters a token).
         self.max_passages = max_passages
+        self.max_units = max_units
+        self.budget_chars = 4 * section_token_budget * max_passages
 
     @property
     def generator_id(self) -> str:
@@ -175,7 +184,13 @@ class LLMGenerator:
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         passages = passages[: self.max_passages]
-        messages, ids = build_messages(query, passages, self.section_token_budget)
+        units = selection.candidates(query, passages)
+        if not units:
+            return Answer(
+                "", [], True, missing="a passage to read", reason="not_in_context", generator_id=self.generator_id
+            )
+        supplied = [units[i] for i in selection.shortlist(units, self.max_units, self.budget_chars)]
+        messages, ids = build_messages(query, supplied)
         raw = self.backend.complete(messages, ANSWER_SCHEMA, self.max_tokens)
         try:
             data = parse_reply(raw)
@@ -200,34 +215,14 @@ class LLMGenerator:
             )
         text = str(data.get("answer") or "").strip()
         cited = [str(c).strip().strip("[]") for c in data.get("citations", [])]
-        by_id = {p.chunk.chunk_id: p for p in passages}
         citations = []
-        for pid in dict.fromkeys(cited):
-            chunk_id = ids.get(pid, pid)  # unknown ids pass through: the gateway rejects them
-            passage = by_id.get(chunk_id)
-            citations.append(_cite(passage, text) if passage else Citation(chunk_id, 0, 0, ""))
+        for uid in dict.fromkeys(cited):
+            unit = ids.get(uid)
+            # An id the model invents passes through as it is: the gateway rejects it (not in the context).
+            citations.append(
+                unit_citation(passages[unit.passage], unit.start, unit.end) if unit else Citation(uid, 0, 0, "")
+            )
         return Answer(text, citations, False, reason="answered", generator_id=self.generator_id)
-
-
-def _cite(passage: ScoredChunk, answer: str) -> Citation:
-    """Point the citation at the unit of the chunk that best supports the answer (or the whole chunk)."""
-    chunk = passage.chunk
-    wanted = content_terms(answer)
-    best, best_hits = (0, len(chunk.body)), 0
-    for start, end in answer_units(chunk.body):
-        hits = len(content_terms(chunk.body[start:end]) & wanted)
-        if hits > best_hits:
-            best, best_hits = (start, end), hits
-    start, end = best
-    return Citation(
-        chunk.chunk_id,
-        chunk.char_start + start,
-        chunk.char_start + end,
-        chunk.body[start:end],
-        chunk.meta.document_id,
-        chunk.meta.version,
-        list(chunk.heading_path),
-    )
 
 
 def packaged_gguf() -> str:

@@ -341,3 +341,25 @@ def companions(support: np.ndarray, max_units: int, ratio: float = 0.5) -> list[
     order = np.argsort(-support, kind="stable")
     best = float(support[order[0]])
     return [int(i) for i in order[:max_units] if support[i] >= ratio * best]
+
+
+def shortlist(units: list[UnitCandidate], limit: int, budget_chars: int) -> list[int]:
+    """The units an LLM reads instead of whole passages: the strongest evidence first (the coverage rule's
+    verdict, then IDF-weighted coverage of the question, the reranker's per-unit similarity, the passage's
+    rank), at most `limit` units and `budget_chars` characters of unit text, so the prompt stays bounded.
+    Returned in reading order (passage, then position), which a small model follows more easily."""
+
+    def strength(i: int) -> tuple[float, ...]:
+        f = units[i].features
+        return (-f["rule_supported"], -f["coverage_idf"], -f["similarity"], f["passage_rank"], f["position"])
+
+    chosen: list[int] = []
+    used = 0
+    for i in sorted(range(len(units)), key=strength):
+        if len(chosen) == limit:
+            break
+        if used + len(units[i].text) > budget_chars:
+            continue  # a long unit gives way to shorter ones that fit
+        chosen.append(i)
+        used += len(units[i].text)
+    return sorted(chosen, key=lambda i: (units[i].passage, units[i].start))

@@ -23,7 +23,7 @@ def chunk(cid="c1", start=100):
     )
 
 
-def cite(cid="c1", start=100, end=107, quote="Refunds", doc="d", version="2"):
+def cite(cid="c1", start=100, end=132, quote=BODY, doc="d", version="2"):
     return common_pb2.Citation(
         chunk_id=cid, char_start=start, char_end=end, quote=quote, document_id=doc, version=version
     )
@@ -36,7 +36,26 @@ def test_citations_are_checked_down_to_the_character():
     assert "c9" in invalid_citations([cite(), cite("c9")], context)
     assert invalid_citations([cite(doc="other")], context).startswith("wrong document:")
     assert invalid_citations([cite(version="1")], context).startswith("wrong document:")
-    assert invalid_citations([cite(start=90, end=107)], context).startswith("span outside the chunk:")
+    assert invalid_citations([cite(start=90, end=107, quote="Refunds")], context).startswith("span outside the chunk:")
     assert invalid_citations([cite(end=140, quote=BODY + "!!!!!!")], context).startswith("span outside")
     # The right span with words the source does not have there: a paraphrase passed off as a quote.
     assert invalid_citations([cite(quote="Rebates")], context).startswith("quote differs from the source:")
+
+
+def test_a_cited_span_must_be_an_answer_unit_of_a_supplied_passage():
+    body = "Refunds are paid within 14 days. Fees are not refunded.\n\n- Card payments\n- Bank transfer"
+    c = common_pb2.Chunk(
+        chunk_id="c1", meta=common_pb2.DocumentMeta(document_id="d", version="2"), body=body, char_start=100
+    )
+    c.char_end = 100 + len(body)
+
+    def at(text: str) -> common_pb2.Citation:
+        start = 100 + body.index(text)
+        return cite(start=start, end=start + len(text), quote=text)
+
+    context = {"c1": c}
+    assert invalid_citations([at("Fees are not refunded."), at("- Bank transfer")], context) == ""
+    # The source's exact words at their exact place, but not a unit the generator read: half a sentence, or
+    # two units run together.
+    for span in ("paid within 14 days", "Refunds are paid within 14 days. Fees are not refunded."):
+        assert invalid_citations([at(span)], context).startswith("span not a supplied unit:"), span
