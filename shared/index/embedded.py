@@ -8,7 +8,9 @@ vectorised filter mask and one matrix-vector product (exact search). Every write
 `generation` counter and logs the row ids it touched (`chunk_log`) in the same transaction; a reader
 checks the counter inside the query's read transaction and applies only the logged rows (a full
 reload when its generation is older than the log it can still see), so it never ranks a deleted row
-or another tenant's.
+or another tenant's. Once a tenant's view is built, BM25 is ranked through it as well: each query phrase's
+postings are read from FTS5's own index and scored with FTS5's bm25 formula, top k only, the filters
+applied as the view's masks (shared/index/fts_bm25.py), instead of FTS5 scoring every match.
 """
 
 import json
