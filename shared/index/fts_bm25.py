@@ -164,7 +164,11 @@ def top_k(phrases: list[Matches], avgdl: float, count: int) -> tuple[np.ndarray,
     rows, where = np.unique(np.concatenate([p.rowids for p in phrases]), return_inverse=True)
     scores = np.bincount(where, weights=np.concatenate(parts), minlength=len(rows))
     if count < len(rows):
-        best = np.argpartition(-scores, count - 1)[:count]
+        # The rows above the k-th score, then the lowest row ids of those tied with it (as FTS5 picks them).
+        kth = -np.partition(-scores, count - 1)[count - 1]
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)[: count - len(above)]  # `rows` is sorted
+        best = np.concatenate((above, tied))
         rows, scores = rows[best], scores[best]
     order = np.lexsort((rows, -scores))
     return rows[order], scores[order]
