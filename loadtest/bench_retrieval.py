@@ -358,7 +358,7 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the OpenSearch bench indexes")
     ap.add_argument(
         "--index-dir",
-        default=os.environ.get("RAGMESH_BENCH_INDEX_DIR", ""),
+        default="",
         help="keep each size's embedded SQLite file here and reuse it on later runs (loading 1M chunks takes long); "
         "delete the files after changing the index schema",
     )
