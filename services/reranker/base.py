@@ -2,6 +2,8 @@
 
 from typing import Protocol
 
+import numpy as np
+
 from shared.model import ScoredChunk
 
 
@@ -18,7 +20,16 @@ class Reranker(Protocol):
         """Load models and open connections before the server takes requests."""
         ...
 
-    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+    @property
+    def query_model_id(self) -> str:
+        """The embedding model whose query vector `run` can use (the retriever sends the one its dense search
+        used); empty when this reranker embeds no query."""
+        ...
+
+    def run(
+        self, query: str, candidates: list[ScoredChunk], top_n: int, query_vector: np.ndarray | None = None
+    ) -> list[ScoredChunk]:
         """The best `top_n` of the candidates, best first, each with its rerank score set (the candidates
-        arrive in the first stage's fused order)."""
+        arrive in the first stage's fused order). `query_vector`: the query embedded with `query_model_id`'s
+        model, when the caller has it (the reranker then does not embed the query again)."""
         ...

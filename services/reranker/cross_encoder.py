@@ -247,6 +247,11 @@ class CrossEncoderReranker:
     def model_version(self) -> str:
         return self.scorer.model_version
 
+    @property
+    def query_model_id(self) -> str:
+        """The fused maxsim's embedder, whose query vector it scores with; none when maxsim is not fused."""
+        return self._maxsim_ranker().query_model_id if self.scorer.maxsim_weight > 0 else ""
+
     def warm_up(self) -> None:
         self.scorer.warm_up()
         if self.scorer.maxsim_weight > 0:
@@ -267,7 +272,10 @@ class CrossEncoderReranker:
             return 0, 0, 0, 0
         return self._maxsim.forget(chunk_ids)
 
-    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+    def run(
+        self, query: str, candidates: list[ScoredChunk], top_n: int, query_vector: np.ndarray | None = None
+    ) -> list[ScoredChunk]:
+        """`query_vector`: the query embedded with `query_model_id`'s model, for the fused maxsim ranks."""
         if not query.strip():
             raise InvalidArgument("query", "is empty")
         # A CPU variant chosen with fewer candidates rescores only those (the card says so; 0: the setting).
@@ -281,7 +289,7 @@ class CrossEncoderReranker:
             # Embedding the head's sentences overlaps the cross-encoder call (Triton's GPU in production).
             maxsim = self._maxsim_ranker()
             assert self._maxsim_pool is not None  # made with the maxsim ranker
-            pending = self._maxsim_pool.submit(maxsim.head_scores, query, head)
+            pending = self._maxsim_pool.submit(maxsim.head_scores, query, head, query_vector)
         scores = self.scorer.score(query, [rerank_text(sc.chunk) for sc in head])
         more = ((pending.result(), self.scorer.maxsim_weight),) if pending else ()
         ranked = fusion.reorder(head, tail, scores, self.scorer.weight, self.scorer.k, more)

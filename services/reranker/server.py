@@ -28,12 +28,10 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
         with tracer().start_as_current_span("rerank", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("ragmesh.rerank.model_id", self.reranker.model_id)
             top_n = request.top_n or self.default_top_n
-            if isinstance(self.reranker, MaxSimReranker) and request.HasField("query_embedding"):
-                # Scored with the retriever's query vector when it is of this reranker's model.
-                vector = convert.query_vector_from_pb(request.query_embedding, self.reranker.embedder.spec.model_id)
-                ranked = self.reranker.run(request.query, candidates, top_n, query_vector=vector)
-            else:
-                ranked = self.reranker.run(request.query, candidates, top_n)
+            # Scored with the retriever's query vector when it is of the model this reranker embeds queries with.
+            model = self.reranker.query_model_id if request.HasField("query_embedding") else ""
+            vector = convert.query_vector_from_pb(request.query_embedding, model) if model else None
+            ranked = self.reranker.run(request.query, candidates, top_n, query_vector=vector)
             annotate_candidates(span, "ragmesh.rerank", ranked)
             annotate_documents(span, ranked, "rerank_score")
         for sc in ranked:

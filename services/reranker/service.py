@@ -46,11 +46,14 @@ def _per_unit_max(similarity: np.ndarray, units: np.ndarray) -> list[float]:
 class PassthroughReranker:
     model_id = "passthrough"
     model_version = "fused-order"
+    query_model_id = ""  # scores nothing, embeds nothing
 
     def warm_up(self) -> None:
         pass
 
-    def run(self, query: str, candidates: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+    def run(
+        self, query: str, candidates: list[ScoredChunk], top_n: int, query_vector: np.ndarray | None = None
+    ) -> list[ScoredChunk]:
         ranked = candidates[:top_n]
         for rank, sc in enumerate(ranked, start=1):
             sc.scores.rerank_rank, sc.scores.rerank_score = rank, sc.scores.fused_score
@@ -73,6 +76,10 @@ class MaxSimReranker:
     def model_id(self) -> str:
         fused = f"+rrf{self.fusion_weight:g}" if self.fusion_weight >= 0 else ""
         return f"maxsim-views-idmatch{fused}/{self.embedder.spec.model_id}"
+
+    @property
+    def query_model_id(self) -> str:
+        return self.embedder.spec.model_id
 
     def warm_up(self) -> None:
         self.embedder.warm_up()
@@ -145,10 +152,12 @@ class MaxSimReranker:
                     scores[i] += IDENTIFIER_IN_BODY_BONUS
         return scores
 
-    def head_scores(self, query: str, candidates: list[ScoredChunk]) -> np.ndarray:
+    def head_scores(
+        self, query: str, candidates: list[ScoredChunk], query_vector: np.ndarray | None = None
+    ) -> np.ndarray:
         """One score per candidate: the first `rescore_k` scored, the rest -inf (ranked after them)."""
         scores = np.full(len(candidates), -np.inf, dtype=np.float32)
-        scores[: self.rescore_k] = self.score(query, candidates[: self.rescore_k])
+        scores[: self.rescore_k] = self.score(query, candidates[: self.rescore_k], query_vector)
         return scores
 
     def run(

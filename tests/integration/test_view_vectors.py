@@ -2,8 +2,12 @@
 retriever returns them with the candidates (and the query vector its dense search used), and the maxsim
 reranker scores from them without embedding a passage or the query (its ragmesh_rerank_view_vectors_total and
 ragmesh_rerank_query_vectors_total counters say where each vector came from); its ranking and per-unit
-similarities equal the on-the-fly path's within float16 noise. Callers never receive the vectors."""
+similarities equal the on-the-fly path's within float16 noise. Callers never receive the vectors. A cross-encoder
+that fuses the maxsim rank passes the retriever's query vector on to it as well (the Reranker protocol's run)."""
 
+import json
+import os
+import shutil
 import urllib.request
 
 import grpc
@@ -11,8 +15,11 @@ import numpy as np
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from services.cli.mesh import free_port
+from services.reranker.cross_encoder import CARD_FILE, serving_variant
+from services.reranker.triton_server import rerankers_root
 from shared.stubs import gateway_pb2, reranker_pb2, reranker_pb2_grpc, retriever_pb2, retriever_pb2_grpc
-from tests.support.mesh import TENANT
+from tests.support.mesh import TENANT, extra_stages
 
 QUESTIONS = [
     "What does error E-4412 mean and how do I fix it?",
@@ -24,7 +31,12 @@ TOLERANCE = 2e-3
 
 
 def _view_counts(mesh, family_name: str = "ragmesh_rerank_view_vectors") -> dict[str, float]:
-    with urllib.request.urlopen(mesh.metrics_url("reranker"), timeout=10) as reply:
+    return _counts_at(mesh.metrics_url("reranker"), family_name)
+
+
+def _counts_at(url: str, family_name: str) -> dict[str, float]:
+    """The counter family's totals by source, as a reranker's metrics endpoint reports them."""
+    with urllib.request.urlopen(url, timeout=10) as reply:
         text = reply.read().decode()
     counts: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
@@ -124,3 +136,57 @@ def test_callers_never_receive_view_vectors(mesh, gateway, ingested):
         retriever_pb2.GetChunkRequest(tenant_id=TENANT, chunk_id=asked.candidates[0].chunk.chunk_id), timeout=60
     )
     assert chunk.chunk.chunk_id and not chunk.chunk.HasField("views")
+
+
+@pytest.fixture(scope="module")
+def fusing_cross_encoder(tmp_path_factory):
+    """A reranker process serving the sample cross-encoder (what `make reranker` trains) with a card that fuses the
+    maxsim rank as a third signal, and its metrics address: the path where maxsim runs inside another reranker."""
+    if not (rerankers_root() / "sample" / CARD_FILE).is_file():
+        pytest.fail(f"no trained cross-encoder in {rerankers_root() / 'sample'}: run `make reranker` (make test does)")
+    card = json.loads((rerankers_root() / "sample" / CARD_FILE).read_text())
+    card["enabled"], card["fusion"] = True, {**card["fusion"], "maxsim_weight": 0.5}
+    folder = tmp_path_factory.mktemp("ce-maxsim") / "sample"
+    folder.mkdir()
+    for name in ("tokenizer.json", serving_variant(card)["file"]):
+        shutil.copy2(rerankers_root() / "sample" / name, folder / name)
+    (folder / CARD_FILE).write_text(json.dumps(card))
+    port, metrics_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "RAGMESH_RERANKER_PORT": str(port),
+        "RAGMESH_RERANKER_METRICS_PORT": str(metrics_port),
+        "RAGMESH_RERANKER_MODEL": "cross-encoder",
+        "RAGMESH_RERANKER_CROSS_ENCODER": str(folder),
+    }
+    with extra_stages(["reranker"], env, port, reranker_pb2_grpc.RerankerStub) as stub:
+        yield stub, f"http://127.0.0.1:{metrics_port}/metrics"
+
+
+def test_the_cross_encoders_fused_maxsim_uses_the_retrievers_query_vector(stages, fusing_cross_encoder):
+    retriever, _ = stages
+    reranker, metrics_url = fusing_cross_encoder
+    question = QUESTIONS[1]
+    retrieved = retriever.Retrieve(
+        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
+    )
+    candidates = list(retrieved.candidates)
+    assert candidates and retrieved.HasField("query_embedding")
+
+    def counts() -> dict[str, float]:
+        return _counts_at(metrics_url, "ragmesh_rerank_query_vectors")
+
+    before = counts()
+    given = _rerank(reranker, question, candidates, retrieved.query_embedding)
+    after = counts()
+    assert given and "+maxsim" in reranker.Rerank(reranker_pb2.RerankRequest(query="id", candidates=[])).model_id
+    assert after.get("given", 0) - before.get("given", 0) == 1  # maxsim scored with the retriever's vector
+    assert after.get("embedded", 0) == before.get("embedded", 0)  # and did not embed the question again
+
+    # Without the vector, the fused maxsim embeds the question itself (what every request did before).
+    without = _rerank(reranker, question, candidates)
+    assert counts().get("embedded", 0) - after.get("embedded", 0) == 1
+    # The same scores either way (float32 query vectors from the same model).
+    for a, b in zip(given, without, strict=True):
+        assert a.chunk.chunk_id == b.chunk.chunk_id
+        assert a.scores.rerank_score == pytest.approx(b.scores.rerank_score, abs=1e-5)

@@ -51,7 +51,7 @@ class FixedMaxSim:
     def warm_up(self):
         pass
 
-    def head_scores(self, query, head):
+    def head_scores(self, query, head, query_vector=None):
         if self.started is not None:
             self.started.set()
         if self.error:
