@@ -6,6 +6,7 @@ answer is checked here (shape) and again in the gateway (every cited span is a u
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -41,6 +42,9 @@ class LlamaCppBackend:
         self.context = context
         self.seed = seed
         self._llm: Any = None  # a llama_cpp.Llama, loaded by warm_up()
+        # One llama.cpp context is not thread-safe: a second request entering it while one generates (the
+        # gateway gave up on a slow answer and sent the next) aborted the process on a GGML_ASSERT. One at a time.
+        self._lock = threading.Lock()
         self.model_id = ""
 
     def warm_up(self) -> None:
@@ -60,13 +64,14 @@ class LlamaCppBackend:
         self.model_id = f"gguf:{path.rsplit('/', 1)[-1]}"
 
     def complete(self, messages, schema, max_tokens) -> str:
-        reply = self._llm.create_chat_completion(
-            messages=messages,
-            temperature=0.0,
-            max_tokens=max_tokens,
-            seed=self.seed,
-            response_format={"type": "json_object", "schema": schema},
-        )
+        with self._lock:
+            reply = self._llm.create_chat_completion(
+                messages=messages,
+                temperature=0.0,
+                max_tokens=max_tokens,
+                seed=self.seed,
+                response_format={"type": "json_object", "schema": schema},
+            )
         return reply["choices"][0]["message"]["content"] or ""
 
 

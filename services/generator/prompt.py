@@ -16,7 +16,14 @@ ANSWER_SCHEMA = {
     "type": "object",
     "properties": {
         "answer": {"type": "string", "maxLength": 300},
-        "citations": {"type": "array", "items": {"type": "string", "pattern": "^U[0-9]{1,2}$"}, "maxItems": 5},
+        # At least one unit (an answer without one is refused anyway), at most three: given room for five, a
+        # small model listed U1..U5 in order whatever they said.
+        "citations": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^U[0-9]{1,2}$"},
+            "minItems": 1,
+            "maxItems": 3,
+        },
         "not_in_context": {"type": "boolean"},
         "missing": {"type": "string", "maxLength": 200},
     },
