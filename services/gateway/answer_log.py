@@ -1,10 +1,18 @@
 """The answer log: per answer, the query, every stage's chunk ids and scores, prompt size and answer,
 plus user feedback. A local SQLite store with a retention window, read by `ragmesh triage` and
-`ragmesh feedback export`."""
+`ragmesh feedback export`.
+
+The gateway writes answers in the background (`background=True`): an Ask queues its row and returns; one
+writer thread commits whatever is queued in one transaction. Every read, feedback write, export record and
+erasure first waits until the queue is written (`flush`), so they see every answer already returned, and an
+erasure leaves no queued copy behind; `close` (at shutdown) writes the rest."""
 
 import json
+import logging
 import os
+import queue
 import sqlite3
+import threading
 import time
 import uuid
 
@@ -66,16 +74,87 @@ CREATE TABLE IF NOT EXISTS exports (
 CREATE INDEX IF NOT EXISTS exports_tenant ON exports (tenant_id);
 """
 CONTEXT, CITED, CANDIDATE = "context", "cited", "candidate"
+# Answers waiting for the background writer: a full queue makes an Ask wait (nothing is dropped).
+QUEUE_SIZE = 1024
+# Answers committed in one transaction at most.
+WRITE_BATCH = 64
+
+log = logging.getLogger("ragmesh.gateway.answer_log")
+_Entry = tuple[tuple, list[tuple], float]  # (answers row, lineage rows, time recorded)
+
+
+class _BackgroundWriter:
+    """One thread that commits queued answers, as many as are waiting per transaction."""
+
+    _STOP = object()
+
+    def __init__(self, write, queue_size: int = QUEUE_SIZE):
+        self._write = write
+        self._queue: queue.Queue = queue.Queue(maxsize=queue_size)
+        self._thread = threading.Thread(target=self._loop, name="answer-log-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, entry: _Entry) -> None:
+        self._queue.put(entry)
+
+    def flush(self) -> None:
+        """Returns when everything submitted before the call is committed (or reported as failed)."""
+        self._queue.join()
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(self._STOP)
+            self._thread.join()
+
+    def _loop(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while len(batch) < WRITE_BATCH:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            entries = [e for e in batch if e is not self._STOP]
+            try:
+                self._commit(entries)
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
+            if len(entries) < len(batch):
+                return
+
+    def _commit(self, entries: list[_Entry]) -> None:
+        if not entries:
+            return
+        try:
+            self._write(entries)
+        except Exception:  # noqa: BLE001 - one bad answer must not cost the others in its batch
+            for entry in entries:
+                try:
+                    self._write([entry])
+                except Exception:  # noqa: BLE001 - the caller has its answer; the log says what it lost
+                    log.exception("answer %s not logged", entry[0][0])
 
 
 class AnswerLog:
-    def __init__(self, path: str, retention_days: float = 30.0):
+    def __init__(self, path: str, retention_days: float = 30.0, background: bool = False):
         self.path = path
         self.retention_seconds = retention_days * 86400
         # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
         self.private = strict()
         # secure_delete: retention and erasure overwrite deleted rows instead of leaving them in free pages.
         self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA secure_delete=ON",))
+        self._writer = _BackgroundWriter(self._write) if background else None
+
+    def flush(self) -> None:
+        """Waits until every answer recorded so far is committed (a no-op when answers are written in place)."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Writes what is queued and stops the background writer (the gateway calls it at shutdown)."""
+        if self._writer is not None:
+            self._writer.close()
 
     def warm_up(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
@@ -120,17 +199,26 @@ class AnswerLog:
             reranker_model_id,
             int(degraded),
         )
-        lineage = _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids)
-        # One transaction: the answer, its lineage and the retention sweep commit together (in autocommit
-        # mode each lineage row was a commit of its own, ~60 per answer), and a failure leaves none of them.
-        with write_transaction(self._conn()) as conn:
-            conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
-            conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
-            # Retention is enforced on write, so an idle log does not need a sweeper.
-            conn.execute("DELETE FROM answers WHERE created_at < ?", (now - self.retention_seconds,))
+        entry = (row, _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids), now)
+        if self._writer is not None:
+            self._writer.submit(entry)
+        else:
+            self._write([entry])
         return answer_id
 
+    def _write(self, entries: list[_Entry]) -> None:
+        # One transaction: the answers, their lineage and the retention sweep commit together (in autocommit
+        # mode each lineage row was a commit of its own, ~60 per answer), and a failure leaves none of them.
+        with write_transaction(self._conn()) as conn:
+            for row, lineage, _ in entries:
+                conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+                conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
+            # Retention is enforced on write, so an idle log does not need a sweeper.
+            newest = max(now for _, _, now in entries)
+            conn.execute("DELETE FROM answers WHERE created_at < ?", (newest - self.retention_seconds,))
+
     def answer(self, tenant_id: str, answer_id: str) -> sqlite3.Row | None:
+        self.flush()
         return (
             self._conn()
             .execute("SELECT * FROM answers WHERE answer_id=? AND tenant_id=?", (answer_id, tenant_id))
@@ -148,6 +236,7 @@ class AnswerLog:
         should_abstain: bool,
     ) -> str:
         feedback_id = uuid.uuid4().hex
+        self.flush()  # the answer it rates is committed first
         self._conn().execute(
             "INSERT INTO feedback VALUES (?,?,?,?,?,?,?,?,?)",
             (
@@ -165,6 +254,7 @@ class AnswerLog:
         return feedback_id
 
     def feedback_rows(self, since: float = 0.0) -> list[sqlite3.Row]:
+        self.flush()
         return (
             self._conn()
             .execute(
@@ -195,6 +285,7 @@ class AnswerLog:
 
     def lineage_chunk_ids(self, tenant_id: str, document_ids: list[str] | None) -> set[str]:
         """Chunk ids the log holds for these documents of the tenant (all of the tenant's with None)."""
+        self.flush()
         sql, params = "SELECT DISTINCT chunk_id FROM answer_chunks WHERE tenant_id=?", [tenant_id]
         if document_ids is not None:
             sql += f" AND document_id IN ({','.join('?' * len(document_ids))})"
@@ -203,6 +294,7 @@ class AnswerLog:
 
     def record_export(self, path: str, cases: list[tuple[dict, sqlite3.Row]]) -> None:
         """Remembers which file holds which case (from which answer and expected document)."""
+        self.flush()
         now = time.time()
         self._conn().executemany(
             "INSERT INTO exports VALUES (?,?,?,?,?,?)",
@@ -228,7 +320,9 @@ class AnswerLog:
         put one of their chunks before the generator or cited it go (with their feedback); rows that only
         ranked one lose those candidates; feedback naming one as the expected document goes; exported cases
         from any of these are removed from their files. Then the file is vacuumed and its log truncated,
-        and every store is searched for the probes and chunk ids."""
+        and every store is searched for the probes and chunk ids. Answers still queued are committed first,
+        so none escapes the erasure."""
+        self.flush()
         conn = self._conn()
         ids = sorted(chunk_ids)
         whole = document_ids is None

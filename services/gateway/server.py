@@ -150,7 +150,8 @@ def main() -> None:
     cfg = config.load(GatewayConfig, "gateway")
     interceptors = auth_interceptors(cfg)
     addresses = {stage: config.stage_address(stage) for stage in config.STAGES if stage != "gateway"}
-    answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days)
+    # Written in the background: an Ask does not wait for the log's commit (see answer_log's docstring).
+    answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days, background=True)
     funnel = Funnel(
         addresses,
         cfg.abstain_threshold,
@@ -180,6 +181,7 @@ def main() -> None:
         return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
 
     serve("gateway", cfg, register, interceptors)
+    answer_log.close()  # the answers still queued, written after the last call has drained
 
 
 if __name__ == "__main__":

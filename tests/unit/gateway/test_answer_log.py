@@ -1,4 +1,6 @@
-"""The answer log writes an answer and its lineage as one transaction: both or neither."""
+"""The answer log writes an answer and its lineage as one transaction: both or neither. Written in the
+background (the gateway's way), every read, feedback and erasure first sees every answer already recorded,
+and closing the log writes what is still queued."""
 
 import sqlite3
 from pathlib import Path
@@ -78,3 +80,52 @@ def test_strict_privacy_keeps_no_question_or_answer_text(tmp_path, monkeypatch):
     row = log.answer("acme", _record(log, _candidates(2), ["chunk-0"]))
     assert "policy" not in row["query"] and row["query"].startswith("[redacted sha256:")
     assert "says so" not in row["answer"] and row["answer"].startswith("[redacted sha256:")
+
+
+def _background(tmp_path) -> tuple[AnswerLog, Path]:
+    path = tmp_path / "answers.sqlite"
+    log = AnswerLog(str(path), background=True)
+    log.warm_up()
+    return log, path
+
+
+def test_in_the_background_reads_and_feedback_see_every_recorded_answer(tmp_path):
+    log, path = _background(tmp_path)
+    ids = [_record(log, _candidates(5), ["chunk-0"]) for _ in range(200)]
+    # No flush by the caller: the feedback write and the reads wait for the queue themselves.
+    log.add_feedback(ids[-1], "thumbs_down", "", "doc-1", "v1", "evidence", False)
+    assert [r["answer_id"] for r in log.feedback_rows()] == [ids[-1]]
+    assert log.answer("acme", ids[-1])["query"] == "what does the policy say?"
+    assert "chunk-4" in log.lineage_chunk_ids("acme", ["doc-1"])
+    assert _counts(path) == (200, 200 * 7)  # 5 candidates + 1 context + 1 cited each
+    log.close()
+
+
+def test_in_the_background_an_erasure_finds_answers_still_queued(tmp_path):
+    log, path = _background(tmp_path)
+    for _ in range(50):
+        _record(log, _candidates(3), ["chunk-0"])
+    checks = log.erase("acme", None, {"chunk-0"}, ["policy"])
+    assert checks[0].removed == 50 and checks[0].after == 0
+    assert _counts(path) == (0, 0)
+    log.close()
+
+
+def test_closing_writes_what_is_queued(tmp_path):
+    log, path = _background(tmp_path)
+    for _ in range(300):
+        _record(log, _candidates(2), [])
+    log.close()
+    assert _counts(path) == (300, 600)
+
+
+def test_in_the_background_a_bad_answer_costs_only_itself(tmp_path, caplog):
+    log, path = _background(tmp_path)
+    good = _record(log, _candidates(2), [])
+    bad = _record(log, _candidates(2) + [{"chunk_id": "chunk-x", "document_id": None}], [])  # NOT NULL document_id
+    _record(log, _candidates(2), [])
+    log.flush()
+    assert _counts(path) == (2, 4)
+    assert log.answer("acme", good) is not None and log.answer("acme", bad) is None
+    assert f"answer {bad} not logged" in caplog.text
+    log.close()
