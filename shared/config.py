@@ -345,9 +345,10 @@ class GeneratorConfig(ServerConfig, env_prefix="RAGMESH_GENERATOR_"):
     """LLM output cap: room for the answer schema's longest reply (~170 tokens); at 128 a rambling model was cut
     off before the closing brace"""
     section_token_budget: int = 300
-    """retrieve small, pass large: an LLM gets the enclosing section when it fits this budget"""
+    """LLM prompt bound, in tokens per passage: the answer units an LLM reads hold at most ~4 characters x this x
+    the passages it reads (and at most 8 units)"""
     llm_passages: int = 3
-    """passages an LLM reads"""
+    """passages whose answer units an LLM reads"""
 
 
 class HttpConfig(MeshSettings, env_prefix="RAGMESH_HTTP_"):
