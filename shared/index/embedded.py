@@ -114,6 +114,13 @@ _COMPACT_SHARE = 0.25
 # (recall@50 against exact search: 1.000 at 100k rows in loadtest/bench_retrieval.py).
 _RESCORE_FACTOR = 4
 _RESCORE_MIN = 200
+# Over at least this many visible rows the 8-bit scan is preceded by a 1-bit one (_BinaryScan), whose best
+# max(_BINARY_FACTOR * top_k, _BINARY_MIN) are rescored exactly (recall@50 against exact search at 1M rows
+# in loadtest/bench_retrieval.py: see the README); fewer visible rows (a small tenant, a narrow filter) go
+# through the 8-bit scan, whose recall is 1.000 there.
+_BINARY_MIN_ROWS = 200_000
+_BINARY_FACTOR = 80
+_BINARY_MIN = 4000
 _FOREVER = np.iinfo(np.int64).max
 _PARAMS_PER_QUERY = 500
 
@@ -779,6 +786,46 @@ class _Sq8Scan:
         return self.n * self.index.code_size
 
 
+class _BinaryScan:
+    """A coarse first pass: one sign bit a dimension (48 bytes a 384-d row, a thirty-second of float32's),
+    Hamming distances in faiss's IndexBinaryFlat, filtered inside the scan by a bitmap of the visible slots;
+    the view rescores the best `count` exactly from its float32 matrix. The rows are centred on the mean of
+    the view's first load (embeddings share a common direction, which would set most bits alike; a query's
+    ranking is unchanged by it, q.x = q.(x - mean) + q.mean), the query is not."""
+
+    def __init__(self, dim: int):
+        import faiss
+
+        self.faiss = faiss
+        self.index = faiss.IndexBinaryFlat(dim)
+        self.index.use_heap = False  # counting selection: faster than a heap for thousands of results
+        self.mean: np.ndarray | None = None
+        self.n = 0
+
+    def add(self, vectors: np.ndarray) -> None:
+        if self.mean is None:
+            self.mean = vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
+        self.index.add(np.packbits(vectors > self.mean, axis=1))
+        self.n += len(vectors)
+
+    def keep(self, slots: np.ndarray) -> None:
+        gone = np.setdiff1d(np.arange(self.n, dtype=np.int64), slots)
+        self.index.remove_ids(self.faiss.IDSelectorBatch(gone))  # keeps the order of the rest
+        self.n = len(slots)
+
+    def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
+        """Slots of the `count` nearest (in Hamming distance) that the mask lets through, unordered."""
+        bitmap = np.packbits(mask[: self.n], bitorder="little")
+        selector = self.faiss.IDSelectorBitmap(self.n, self.faiss.swig_ptr(bitmap))
+        params = self.faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # kwargs added by faiss's wrapper
+        _, slots = self.index.search(np.packbits(query > 0)[None, :], count, params=params)
+        slots = slots[0]
+        return slots[slots >= 0]
+
+    def nbytes(self) -> int:
+        return self.n * self.index.code_size
+
+
 def _scan_kind() -> str:
     kind = config.mesh().index_knn
     if kind not in ("sq8", "exact"):
@@ -815,6 +862,7 @@ class _VectorView:
         self.dim = 0
         self.vectors: _Float32Scan | None = None
         self.sq8: _Sq8Scan | None = None
+        self.binary: _BinaryScan | None = None  # with sq8: the first pass over many visible rows
         self.loaded = 0  # rows of the first load (the quantizer's fit)
         self.lock = threading.Lock()
         self.n = 0
@@ -862,6 +910,7 @@ class _VectorView:
             self.dim = len(rows[0][1]) // 4
             self.vectors = _Float32Scan(self.dim)
             self.sq8 = _Sq8Scan(self.dim) if _scan_kind() == "sq8" else None
+            self.binary = _BinaryScan(self.dim) if self.sq8 is not None else None
         need = n + len(rows)
         if need > len(cols["rowids"]):
             capacity = max(need, int(len(cols["rowids"]) * 1.25) + 16)
@@ -879,6 +928,8 @@ class _VectorView:
         self.vectors.add(vectors)
         if self.sq8 is not None:
             self.sq8.add(vectors)
+        if self.binary is not None:
+            self.binary.add(vectors)
         cols["eff_from"][lo:hi] = [self._time(r[2], -_FOREVER) for r in rows]
         cols["eff_to"][lo:hi] = [self._time(r[3], _FOREVER) for r in rows]
         scope_sets: dict[str, int] = {}  # the JSON text of a scope list -> its code, parsed once
@@ -912,6 +963,8 @@ class _VectorView:
         self.vectors.keep(keep)
         if self.sq8 is not None:
             self.sq8.keep(keep)
+        if self.binary is not None:
+            self.binary.keep(keep)
         self.cols = {name: np.ascontiguousarray(column[keep]) for name, column in self.cols.items()}
         self.position = {rowid: slot for slot, rowid in enumerate(self.cols["rowids"].tolist())}
         self.n = len(keep)
@@ -923,7 +976,7 @@ class _VectorView:
         with self.lock:
             arrays = sum(column.nbytes for column in self.cols.values())
             arrays += self._sorted_rowids.nbytes + self._sorted_slots.nbytes
-            scans = sum(scan.nbytes() for scan in (self.vectors, self.sq8) if scan is not None)
+            scans = sum(scan.nbytes() for scan in (self.vectors, self.sq8, self.binary) if scan is not None)
             return scans + arrays + 100 * len(self.position)
 
     # -- queries (any thread) --
@@ -932,7 +985,8 @@ class _VectorView:
         self, query: np.ndarray, visible: set[str], as_of: str, filters: SearchFilters, top_k: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, exact scores) of the top_k rows that pass the filters, best first. With the 8-bit
-        scan, its best max(4 top_k, 200) are rescored exactly and the top_k of those kept."""
+        scan, its best max(4 top_k, 200) are rescored exactly and the top_k of those kept; over
+        _BINARY_MIN_ROWS visible rows the 1-bit scan's best max(80 top_k, 4000) instead."""
         with self.lock:
             n, cols = self.n, self.cols
             nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
@@ -946,7 +1000,11 @@ class _VectorView:
                 return nothing
             assert self.vectors is not None  # a view with rows has its vectors
             count = max(_RESCORE_FACTOR * top_k, _RESCORE_MIN)
-            if self.sq8 is not None and visible_rows > count:
+            shortlist = max(_BINARY_FACTOR * top_k, _BINARY_MIN)
+            if self.binary is not None and visible_rows >= max(_BINARY_MIN_ROWS, 10 * shortlist):
+                slots = self.binary.top(query, mask, shortlist)
+                scores = self.vectors.rescore(query, slots)
+            elif self.sq8 is not None and visible_rows > count:
                 slots = self.sq8.top(query, mask, count)
                 scores = self.vectors.rescore(query, slots)
             else:
