@@ -466,7 +466,8 @@ def print_table(rows, args, hnsw: HnswParams) -> None:
         f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
         f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
         f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
-        f"embedded: {config.mesh().index_knn} scan (sq8: 8-bit, top max(4k, 200) rescored)"
+        f"embedded: {config.mesh().index_knn} scan (sq8: 8-bit, top max(4k, 200) rescored; over 200k visible rows "
+        "a 1-bit pass first, top max(80k, 4000) rescored)"
     )
     header = (
         "chunks",
