@@ -39,6 +39,7 @@ def invalid_citations(citations, context: dict) -> str:
     foreign = [c.chunk_id for c in citations if c.chunk_id not in context]
     if foreign:
         return f"cited ids not in the context: {', '.join(foreign)}"
+    units: dict[str, set[tuple[int, int]]] = {}  # per cited chunk, computed once (~0.5 ms for 1,500 characters)
     for c in citations:
         chunk = context[c.chunk_id]
         if (c.document_id, c.version) != (chunk.meta.document_id, chunk.meta.version):
@@ -52,6 +53,8 @@ def invalid_citations(citations, context: dict) -> str:
             return f"quote differs from the source: {c.chunk_id} at {c.char_start}-{c.char_end}"
         # Generators read and cite answer units (shared.text.answer_units): a span that is not one of the
         # supplied passage's units was never evidence the generator was given, even if its words are there.
-        if (c.char_start - chunk.char_start, c.char_end - chunk.char_start) not in answer_units(chunk.body):
+        if c.chunk_id not in units:
+            units[c.chunk_id] = set(answer_units(chunk.body))
+        if (c.char_start - chunk.char_start, c.char_end - chunk.char_start) not in units[c.chunk_id]:
             return f"span not a supplied unit: {c.chunk_id} at {c.char_start}-{c.char_end} is no answer unit of it"
     return ""
