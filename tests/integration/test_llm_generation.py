@@ -11,9 +11,13 @@ import grpc
 import pytest
 
 from services.cli.mesh import free_port
+from services.generator import selection
 from services.generator.llm import packaged_gguf
 from services.generator.selftest import check_llama_cpp
+from shared import convert
+from shared.config import GeneratorConfig
 from shared.stubs import gateway_pb2
+from shared.text import answer_units
 from tests.support.mesh import TENANT, extra_stages
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -98,6 +102,8 @@ def llamacpp_gateway(mesh, ingested, tmp_path_factory):
             "RAGMESH_GENERATOR_METRICS_PORT": "0",
             "RAGMESH_GENERATOR_ADDR": f"127.0.0.1:{generator_port}",
             "RAGMESH_GENERATOR_BACKEND": "llamacpp",
+            # The Asks below wait up to 300 s: a CPU model on busy cores can take longer than the default 120 s.
+            "RAGMESH_GATEWAY_GENERATOR_TIMEOUT_SECONDS": "280",
             "RAGMESH_GATEWAY_PORT": str(gateway_port),
             "RAGMESH_GATEWAY_METRICS_PORT": "0",
             "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "-1000",
@@ -153,6 +159,30 @@ def test_llamacpp_backend_answers_from_a_long_context(llamacpp_gateway):
         assert answer.citations and all(c.chunk_id in context for c in answer.citations)
 
 
+def test_llamacpp_answer_cites_answer_units_it_was_supplied(llamacpp_gateway):
+    """SmolLM2 reads numbered answer units and cites unit ids; what reaches the caller are the spans of units
+    the generator put in its prompt (recomputed here from the context the gateway returned)."""
+    question = "how much is the Team plan per month"
+    response = llamacpp_gateway.Ask(gateway_pb2.AskRequest(tenant_id=TENANT, question=question), timeout=300)
+    answer = response.answer
+    assert not answer.abstained, answer.reason
+    cfg = GeneratorConfig()
+    passages = [convert.scored_from_pb(p) for p in response.context][: cfg.llm_passages]
+    units = selection.candidates(question, passages)
+    budget = 4 * cfg.section_token_budget * cfg.llm_passages  # the generator's own bound (LLMGenerator)
+    supplied = {
+        (passages[u.passage].chunk.chunk_id, passages[u.passage].chunk.char_start + u.start)
+        for u in (units[i] for i in selection.shortlist(units, 8, budget))
+    }
+    context = {p.chunk.chunk_id: p.chunk for p in response.context}
+    assert answer.citations
+    for c in answer.citations:
+        chunk = context[c.chunk_id]
+        assert (c.char_start - chunk.char_start, c.char_end - chunk.char_start) in answer_units(chunk.body)
+        assert (c.chunk_id, c.char_start) in supplied
+        assert c.quote == chunk.body[c.char_start - chunk.char_start : c.char_end - chunk.char_start]
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -188,7 +218,7 @@ def test_openai_backend_gets_schema_constrained_json_from_the_server(llama_serve
         {"role": "system", "content": "Reply with JSON only."},
         {
             "role": "user",
-            "content": "Passages:\n\n[P1] Pricing\nThe Team plan costs $79 per month.\n\nQuestion: "
+            "content": "Evidence units:\n\n[U1] Pricing: The Team plan costs $79 per month.\n\nQuestion: "
             "how much is the Team plan?\nJSON answer:",
         },
     ]
