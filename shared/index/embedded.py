@@ -11,6 +11,7 @@ reload when its generation is older than the log it can still see), so it never 
 or another tenant's. Once a tenant's view is built, BM25 is ranked through it as well: each query phrase's
 postings are read from FTS5's own index and scored with FTS5's bm25 formula, top k only, the filters
 applied as the view's masks (shared/index/fts_bm25.py), instead of FTS5 scoring every match.
+k-NN scans 8-bit codes (over 200k visible rows 1-bit codes first) and rescores a shortlist in float32.
 """
 
 import json
@@ -798,7 +799,8 @@ class _BinaryScan:
 
         self.faiss = faiss
         self.index = faiss.IndexBinaryFlat(dim)
-        self.index.use_heap = False  # counting selection: faster than a heap for thousands of results
+        # Counting selection rather than a heap for thousands of results (a SWIG attribute faiss's stubs omit).
+        self.index.use_heap = False  # type: ignore[attr-defined]
         self.mean: np.ndarray | None = None
         self.n = 0
 
