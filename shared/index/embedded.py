@@ -20,6 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -748,34 +749,25 @@ class _Float32Scan:
         return self.matrix.nbytes
 
 
-class _Sq8Scan:
-    """Approximate scores from 8-bit codes (faiss's uniform scalar quantizer: a quarter of float32's
-    bytes and memory traffic), filtered inside the scan by a bitmap of the visible slots; the view
-    rescores the best `count` exactly from its float32 matrix. The quantizer's range is fitted on the
-    rows of the view's first load (values outside it are clipped; the exact rescoring absorbs that, and
-    the view reloads, refitting, when it has grown well past those rows)."""
+class _FaissCodes:
+    """What the 8-bit and 1-bit scans share: a faiss index of per-slot codes in slot order, compacted with
+    the view, searched under a bitmap of the visible slots."""
 
-    def __init__(self, dim: int):
+    index: Any
+    n: int
+
+    def __init__(self) -> None:
         import faiss
 
         self.faiss = faiss
-        self.index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT)
-        self.n = 0
-
-    def add(self, vectors: np.ndarray) -> None:
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        if not self.index.is_trained:
-            self.index.train(vectors)
-        self.index.add(vectors)
-        self.n += len(vectors)
 
     def keep(self, slots: np.ndarray) -> None:
         gone = np.setdiff1d(np.arange(self.n, dtype=np.int64), slots)
         self.index.remove_ids(self.faiss.IDSelectorBatch(gone))  # keeps the order of the rest
         self.n = len(slots)
 
-    def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
-        """Slots of the best `count` (by 8-bit score) that the mask lets through, unordered."""
+    def _search(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
+        """Slots of the `count` best codes for the (encoded) query that the mask lets through, unordered."""
         bitmap = np.packbits(mask[: self.n], bitorder="little")
         selector = self.faiss.IDSelectorBitmap(self.n, self.faiss.swig_ptr(bitmap))
         params = self.faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # kwargs added by faiss's wrapper
@@ -787,7 +779,33 @@ class _Sq8Scan:
         return self.n * self.index.code_size
 
 
-class _BinaryScan:
+class _Sq8Scan(_FaissCodes):
+    """Approximate scores from 8-bit codes (faiss's uniform scalar quantizer: a quarter of float32's
+    bytes and memory traffic), filtered inside the scan by a bitmap of the visible slots; the view
+    rescores the best `count` exactly from its float32 matrix. The quantizer's range is fitted on the
+    rows of the view's first load (values outside it are clipped; the exact rescoring absorbs that, and
+    the view reloads, refitting, when it has grown well past those rows)."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.index = self.faiss.IndexScalarQuantizer(
+            dim, self.faiss.ScalarQuantizer.QT_8bit_uniform, self.faiss.METRIC_INNER_PRODUCT
+        )
+        self.n = 0
+
+    def add(self, vectors: np.ndarray) -> None:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if not self.index.is_trained:
+            self.index.train(vectors)
+        self.index.add(vectors)
+        self.n += len(vectors)
+
+    def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
+        """Slots of the best `count` (by 8-bit score) that the mask lets through, unordered."""
+        return self._search(query, mask, count)
+
+
+class _BinaryScan(_FaissCodes):
     """A coarse first pass: one sign bit a dimension (48 bytes a 384-d row, a thirty-second of float32's),
     Hamming distances in faiss's IndexBinaryFlat, filtered inside the scan by a bitmap of the visible slots;
     the view rescores the best `count` exactly from its float32 matrix. The rows are centred on the mean of
@@ -795,12 +813,10 @@ class _BinaryScan:
     ranking is unchanged by it, q.x = q.(x - mean) + q.mean), the query is not."""
 
     def __init__(self, dim: int):
-        import faiss
-
-        self.faiss = faiss
-        self.index = faiss.IndexBinaryFlat(dim)
-        # Counting selection rather than a heap for thousands of results (a SWIG attribute faiss's stubs omit).
-        self.index.use_heap = False  # type: ignore[attr-defined]
+        super().__init__()
+        self.index = self.faiss.IndexBinaryFlat(dim)
+        # Counting selection rather than a heap for thousands of results.
+        self.index.use_heap = False
         self.mean: np.ndarray | None = None
         self.n = 0
 
@@ -810,22 +826,9 @@ class _BinaryScan:
         self.index.add(np.packbits(vectors > self.mean, axis=1))
         self.n += len(vectors)
 
-    def keep(self, slots: np.ndarray) -> None:
-        gone = np.setdiff1d(np.arange(self.n, dtype=np.int64), slots)
-        self.index.remove_ids(self.faiss.IDSelectorBatch(gone))  # keeps the order of the rest
-        self.n = len(slots)
-
     def top(self, query: np.ndarray, mask: np.ndarray, count: int) -> np.ndarray:
         """Slots of the `count` nearest (in Hamming distance) that the mask lets through, unordered."""
-        bitmap = np.packbits(mask[: self.n], bitorder="little")
-        selector = self.faiss.IDSelectorBitmap(self.n, self.faiss.swig_ptr(bitmap))
-        params = self.faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # kwargs added by faiss's wrapper
-        _, slots = self.index.search(np.packbits(query > 0)[None, :], count, params=params)
-        slots = slots[0]
-        return slots[slots >= 0]
-
-    def nbytes(self) -> int:
-        return self.n * self.index.code_size
+        return self._search(np.packbits(query > 0), mask, count)
 
 
 def _scan_kind() -> str:
