@@ -240,13 +240,15 @@ bench: bench-embed bench-rerank bench-retrieval bench-answer
 .PHONY: bench-ask
 bench: bench-ask
 bench-ask: stubs models
-	nice -n 10 $(PY) -m loadtest.bench_ask $(BENCH_ASK_ARGS)
+	nice -n 10 $(PY) -m loadtest.bench_ask --scifact $(SCIFACT) $(BENCH_ASK_ARGS)
 
 # Load and fault tests (loadtest/, scenarios in loadtest/scenarios/): ghz, the gRPC load generator, from the Go
 # module proxy into .tools/ (~3 min the first time; make tools includes it, for the smoke test in make test); a
 # private mesh on free ports; reports in loadtest/out/<scenario>/ (report.md, report.json, plots). Exit 1 names
 # the broken budget (deploy/observability/budgets.yaml) or the failed fault expectation.
-# LOADTEST_ARGS: --backend opensearch (needs make opensearch-up), --reranker triton (make triton-install reranker).
+# LOADTEST_ARGS: --backend opensearch (needs make opensearch-up), --reranker triton (make triton-install reranker);
+# SCIFACT=DIR where the SciFact slice comes from (default ../shared/data/scifact; without it the load corpus is
+# examples/ only and the indexer drill fails, naming the folder).
 GHZ_VERSION := v0.121.0
 .PHONY: ghz alerts loadtest loadtest-faults
 $(TOOLS)/ghz:
@@ -260,11 +262,11 @@ alerts: $(STAMP)
 
 # Ask and Search at concurrency 1/4/16, Ask to its knee, mesh against in-process (~2.5 min on 2 cores).
 loadtest: stubs models $(TOOLS)/ghz
-	$(PY) -m loadtest.run ask-search $(LOADTEST_ARGS)
+	$(PY) -m loadtest.run ask-search --scifact $(SCIFACT) $(LOADTEST_ARGS)
 
 # kill -9 / restart of reranker, generator, retriever and the indexer mid-ingest under Ask load (~3 min).
 loadtest-faults: stubs models $(TOOLS)/ghz
-	$(PY) -m loadtest.run faults $(LOADTEST_ARGS)
+	$(PY) -m loadtest.run faults --scifact $(SCIFACT) $(LOADTEST_ARGS)
 
 # The Helm chart (deploy/helm/ragmesh) checked without a cluster or network: `helm lint`, then `helm template` of
 # each ci/*-values.yaml through kubeconform in strict mode, with JSON schemas that deploy/helm/kube_schemas.py

@@ -393,6 +393,10 @@ class Drill:
     def _write_folder(self, folder: Path) -> None:
         """ingest_documents SciFact abstracts from past the load corpus's slice, one text file each."""
         scifact = self.harness.scifact
+        if not (scifact / "corpus.jsonl").is_file():
+            raise DrillError(
+                f"the indexer drill ingests SciFact abstracts: no corpus.jsonl in {scifact} (make SCIFACT=DIR)"
+            )
         skip = self.harness.scenario.scifact_documents
         rows = list(corpus.beir_documents(str(scifact)))[skip + 500 : skip + 500 + self.plan.ingest_documents]
         for doc_id, title, text in rows:
