@@ -18,7 +18,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -396,22 +396,33 @@ class EmbeddedIndex:
             built = tenant_id in self._vector_cache
         if not built:
             return self.bm25_fts5(tenant_id, query, filters, top_k)
+        vocabulary = fts_bm25.ensure_vocabulary(self._conn())
+
+        def rank(conn: sqlite3.Connection, view: "_VectorView", visible: set[str], as_of: str) -> tuple:
+            postings = [fts_bm25.phrase_postings(conn, vocabulary, tokens) for tokens in phrases]
+            return view.bm25(postings, fts_bm25.table_totals(conn), visible, as_of, filters, top_k)
+
+        return self._ranked_from_view(tenant_id, filters, rank)
+
+    def _ranked_from_view(
+        self,
+        tenant_id: str,
+        filters: SearchFilters,
+        rank: Callable[[sqlite3.Connection, "_VectorView", set[str], str], tuple[np.ndarray, np.ndarray]],
+    ) -> list[SearchHit]:
+        """The hits `rank` (row ids and scores from the tenant's view) picks, read in the same read transaction
+        as the view's generation and everything `rank` reads, so all of it is one snapshot."""
         visible = set(visible_scopes(filters.access_scopes))
         as_of = "" if filters.include_superseded else (normalize_time(filters.as_of, "filters.as_of") or utc_now())
         conn = self._conn()
-        vocabulary = fts_bm25.ensure_vocabulary(conn)
-        # One read transaction: the view's generation, the postings, the totals and the rows are one snapshot.
         conn.execute("BEGIN")
         try:
-            view = self._vector_view(conn, tenant_id)
-            postings = [fts_bm25.phrase_postings(conn, vocabulary, tokens) for tokens in phrases]
-            totals = fts_bm25.table_totals(conn)
-            rowids, scores = view.bm25(postings, totals, visible, as_of, filters, top_k)
+            rowids, scores = rank(conn, self._vector_view(conn, tenant_id), visible, as_of)
             chosen = list(zip(rowids.tolist(), scores.tolist(), strict=True))
             by_rowid = {r["rowid"]: r for r in _select_rows(conn, _CHUNK_COLUMNS, tenant_id, rowids.tolist())}
         finally:
             conn.execute("COMMIT")
-        # As in knn: every hit is re-checked against the filters on the row as stored.
+        # Belt and braces: every hit is re-checked against the filters on the row as stored.
         return [
             SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score)
             for r, score in chosen
@@ -501,30 +512,17 @@ class EmbeddedIndex:
     def knn(self, tenant_id, vector, model_id, filters, top_k) -> list[SearchHit]:
         _limit_blas_threads()
         query = np.asarray(vector, dtype=np.float32).ravel()
-        visible = set(visible_scopes(filters.access_scopes))
-        as_of = "" if filters.include_superseded else (normalize_time(filters.as_of, "filters.as_of") or utc_now())
-        conn = self._conn()
-        # One read transaction: the view's generation and the rows read below are the same snapshot.
-        conn.execute("BEGIN")
-        try:
-            view = self._vector_view(conn, tenant_id)
+
+        def rank(conn: sqlite3.Connection, view: "_VectorView", visible: set[str], as_of: str) -> tuple:
             stored_models = view.model_ids
             if stored_models and stored_models != [model_id]:
                 raise FailedPrecondition(
                     f"embedding model mismatch for tenant {tenant_id!r}: the index holds vectors of "
                     f"{stored_models}, the query was embedded with {model_id!r}; re-embed or switch models"
                 )
-            rowids, scores = view.search(query, visible, as_of, filters, top_k)
-            chosen = list(zip(rowids.tolist(), scores.tolist(), strict=True))
-            by_rowid = {r["rowid"]: r for r in _select_rows(conn, _CHUNK_COLUMNS, tenant_id, rowids.tolist())}
-        finally:
-            conn.execute("COMMIT")
-        # Belt and braces: every hit is re-checked against the filters on the row as stored.
-        return [
-            SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score)
-            for r, score in chosen
-            if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)
-        ]
+            return view.search(query, visible, as_of, filters, top_k)
+
+        return self._ranked_from_view(tenant_id, filters, rank)
 
     def _model_ids(self, tenant_id: str) -> list[str]:
         rows = self._conn().execute("SELECT DISTINCT embedding_model_id FROM chunks WHERE tenant_id=?", (tenant_id,))
