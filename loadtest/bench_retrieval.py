@@ -37,7 +37,16 @@ from services.retriever.service import HybridRetriever
 from shared import config
 from shared.embedding.base import ModelSpec
 from shared.index.base import SearchHit
-from shared.index.embedded import EmbeddedIndex, _row_to_chunk, fts_query
+from shared.index.embedded import (
+    BINARY_FACTOR,
+    BINARY_MIN,
+    BINARY_MIN_ROWS,
+    RESCORE_FACTOR,
+    RESCORE_MIN,
+    EmbeddedIndex,
+    _row_to_chunk,
+    fts_query,
+)
 from shared.index.opensearch import HnswParams, OpenSearchIndex
 from shared.model import Chunk, DocumentMeta, SearchFilters
 from shared.sqlite import ThreadLocalSQLite
@@ -466,8 +475,8 @@ def print_table(rows, args, hnsw: HnswParams) -> None:
         f"\nk={args.k}, {args.queries} queries, throughput with {args.threads} client threads, "
         f"{'uniform' if args.uniform else 'low-rank'} {args.dim}-d vectors; "
         f"HNSW m={hnsw.m} ef_construction={hnsw.ef_construction} ef_search={hnsw.ef_search} (lucene); "
-        f"embedded: {config.mesh().index_knn} scan (sq8: 8-bit, top max(4k, 200) rescored; over 200k visible rows "
-        "a 1-bit pass first, top max(80k, 4000) rescored)"
+        f"embedded: {config.mesh().index_knn} scan (sq8: 8-bit, top max({RESCORE_FACTOR}k, {RESCORE_MIN}) rescored; "
+        f"over {BINARY_MIN_ROWS:,} visible rows a 1-bit pass first, top max({BINARY_FACTOR}k, {BINARY_MIN}) rescored)"
     )
     header = (
         "chunks",

@@ -11,7 +11,7 @@ reload when its generation is older than the log it can still see), so it never 
 or another tenant's. Once a tenant's view is built, BM25 is ranked through it as well: each query phrase's
 postings are read from FTS5's own index and scored with FTS5's bm25 formula, top k only, the filters
 applied as the view's masks (shared/index/fts_bm25.py), instead of FTS5 scoring every match.
-k-NN scans 8-bit codes (over 200k visible rows 1-bit codes first) and rescores a shortlist in float32.
+k-NN scans 8-bit codes (over BINARY_MIN_ROWS visible rows 1-bit codes first) and rescores a shortlist in float32.
 """
 
 import json
@@ -112,17 +112,18 @@ _LOG_KEEP = 2000
 _RELOAD_SHARE = 0.5
 # Dead (replaced or deleted) slots are compacted away once they are this share of a view.
 _COMPACT_SHARE = 0.25
-# The 8-bit scan hands this many times top_k (at least _RESCORE_MIN) rows to exact rescoring
+# The scan's constants are public: loadtest/bench_retrieval.py prints them in its table's header.
+# The 8-bit scan hands this many times top_k (at least RESCORE_MIN) rows to exact rescoring
 # (recall@50 against exact search: 1.000 at 100k rows in loadtest/bench_retrieval.py).
-_RESCORE_FACTOR = 4
-_RESCORE_MIN = 200
+RESCORE_FACTOR = 4
+RESCORE_MIN = 200
 # Over at least this many visible rows the 8-bit scan is preceded by a 1-bit one (_BinaryScan), whose best
-# max(_BINARY_FACTOR * top_k, _BINARY_MIN) are rescored exactly (recall@50 against exact search at 1M rows
+# max(BINARY_FACTOR * top_k, BINARY_MIN) are rescored exactly (recall@50 against exact search at 1M rows
 # in loadtest/bench_retrieval.py: see the README); fewer visible rows (a small tenant, a narrow filter) go
 # through the 8-bit scan, whose recall is 1.000 there.
-_BINARY_MIN_ROWS = 200_000
-_BINARY_FACTOR = 80
-_BINARY_MIN = 4000
+BINARY_MIN_ROWS = 200_000
+BINARY_FACTOR = 80
+BINARY_MIN = 4000
 _FOREVER = np.iinfo(np.int64).max
 _PARAMS_PER_QUERY = 500
 
@@ -988,8 +989,8 @@ class _VectorView:
         self, query: np.ndarray, visible: set[str], as_of: str, filters: SearchFilters, top_k: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, exact scores) of the top_k rows that pass the filters, best first. With the 8-bit
-        scan, its best max(4 top_k, 200) are rescored exactly and the top_k of those kept; over
-        _BINARY_MIN_ROWS visible rows the 1-bit scan's best max(80 top_k, 4000) instead."""
+        scan, its best max(RESCORE_FACTOR top_k, RESCORE_MIN) are rescored exactly and the top_k of those
+        kept; over BINARY_MIN_ROWS visible rows the 1-bit scan's best max(BINARY_FACTOR top_k, BINARY_MIN)."""
         with self.lock:
             n, cols = self.n, self.cols
             nothing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
@@ -1002,9 +1003,9 @@ class _VectorView:
             if visible_rows == 0:
                 return nothing
             assert self.vectors is not None  # a view with rows has its vectors
-            count = max(_RESCORE_FACTOR * top_k, _RESCORE_MIN)
-            shortlist = max(_BINARY_FACTOR * top_k, _BINARY_MIN)
-            if self.binary is not None and visible_rows >= max(_BINARY_MIN_ROWS, 10 * shortlist):
+            count = max(RESCORE_FACTOR * top_k, RESCORE_MIN)
+            shortlist = max(BINARY_FACTOR * top_k, BINARY_MIN)
+            if self.binary is not None and visible_rows >= max(BINARY_MIN_ROWS, 10 * shortlist):
                 slots = self.binary.top(query, mask, shortlist)
                 scores = self.vectors.rescore(query, slots)
             elif self.sq8 is not None and visible_rows > count:

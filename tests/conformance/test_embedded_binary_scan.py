@@ -27,9 +27,9 @@ def _low_rank(rng: np.random.Generator, projection: np.ndarray, offset: np.ndarr
 @pytest.fixture
 def corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGMESH_INDEX_KNN", "sq8")
-    monkeypatch.setattr(embedded, "_BINARY_MIN_ROWS", 3000)
-    monkeypatch.setattr(embedded, "_BINARY_FACTOR", 20)
-    monkeypatch.setattr(embedded, "_BINARY_MIN", 100)
+    monkeypatch.setattr(embedded, "BINARY_MIN_ROWS", 3000)
+    monkeypatch.setattr(embedded, "BINARY_FACTOR", 20)
+    monkeypatch.setattr(embedded, "BINARY_MIN", 100)
     calls = {"binary": 0}
     real_top = embedded._BinaryScan.top
 
