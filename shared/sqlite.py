@@ -10,7 +10,7 @@ from collections.abc import Iterator
 class ThreadLocalSQLite:
     def __init__(self, path: str, pragmas: tuple[str, ...] = ()):
         self.path = path
-        self.pragmas = pragmas  # extra "PRAGMA ..." statements for each new connection
+        self.pragmas = pragmas  # extra statements for each new connection (PRAGMAs, its temp tables)
         self._local = threading.local()
 
     def connection(self) -> sqlite3.Connection:

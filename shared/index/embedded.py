@@ -143,8 +143,16 @@ class EmbeddedIndex:
         # top k rows by id, scattered over the file.
         # secure_delete: a deleted row's bytes are overwritten, not left in free pages (erasure relies on it;
         # SQLite's compiled-in default varies between builds, so it is set explicitly).
+        # BM25's postings vocabulary is a temp table: made once per connection as it opens, not per query.
+        self._vocabulary, create_vocabulary = fts_bm25.vocabulary()
         self._db = ThreadLocalSQLite(
-            path, pragmas=("PRAGMA mmap_size=1073741824", "PRAGMA cache_size=-32768", "PRAGMA secure_delete=ON")
+            path,
+            pragmas=(
+                "PRAGMA mmap_size=1073741824",
+                "PRAGMA cache_size=-32768",
+                "PRAGMA secure_delete=ON",
+                create_vocabulary,
+            ),
         )
         self._cache_lock = threading.Lock()
         self._vector_cache: dict[str, _VectorView] = {}
@@ -397,10 +405,9 @@ class EmbeddedIndex:
             built = tenant_id in self._vector_cache
         if not built:
             return self.bm25_fts5(tenant_id, query, filters, top_k)
-        vocabulary = fts_bm25.ensure_vocabulary(self._conn())
 
         def rank(conn: sqlite3.Connection, view: "_VectorView", visible: set[str], as_of: str) -> tuple:
-            postings = [fts_bm25.phrase_postings(conn, vocabulary, tokens) for tokens in phrases]
+            postings = [fts_bm25.phrase_postings(conn, self._vocabulary, tokens) for tokens in phrases]
             return view.bm25(postings, fts_bm25.table_totals(conn), visible, as_of, filters, top_k)
 
         return self._ranked_from_view(tenant_id, filters, rank)

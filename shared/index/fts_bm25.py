@@ -56,12 +56,13 @@ def phrase_tokens(phrase: str) -> tuple[str, ...]:
     return tuple(term for term, _ in sorted(rows, key=lambda r: r[1]))
 
 
-def ensure_vocabulary(conn: sqlite3.Connection, table: str = "chunks_fts") -> str:
-    """The name of this connection's `fts5vocab` 'instance' table over `table` (a temp table; call it
-    outside a transaction)."""
+def vocabulary(table: str = "chunks_fts") -> tuple[str, str]:
+    """(name, CREATE statement) of the `fts5vocab` 'instance' table over `table` that postings are read from.
+    It is a temp table, so each connection needs its own: run the statement once when the connection opens.
+    FTS5 looks `table` up when the vocabulary is queried, not when it is created, so it is right on a
+    connection opened before `table` existed and on a file another process made or rebuilt."""
     name = f"{table}_instances"
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab(main, '{table}', 'instance')")
-    return name
+    return name, f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab(main, '{table}', 'instance')"
 
 
 def _varints(blob: bytes) -> list[int]:

@@ -149,6 +149,25 @@ def test_bm25_from_the_view_after_erasure_holds_nothing_erased(index):
     _compare(reader, rng, "after erasure")
 
 
+def test_the_postings_vocabulary_is_made_once_per_connection_even_before_the_index_exists(tmp_path):
+    """BM25's postings vocabulary (a temp fts5vocab table) is made as a connection opens, never per query, and
+    serves a connection opened before the index's tables existed, on a file another process made."""
+    path = str(tmp_path / "index.sqlite")
+    reader = EmbeddedIndex(path)
+    conn = reader._conn()  # opened on an empty file
+    _in_another_process(path, "write(index, meta(doc='d0'), [('refund policy refunds', unit(1))])")
+    reader.knn("acme", unit(1), MODEL_ID, ANY, 5)  # builds the view: bm25 now ranks from it
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        for query in ("refund", "policy refund", "missing"):
+            _same_ranking(reader.bm25("acme", query, ANY, 5), reader.bm25_fts5("acme", query, ANY, 5), query)
+    finally:
+        conn.set_trace_callback(None)
+    assert [h.chunk.meta.document_id for h in reader.bm25("acme", "refunding", ANY, 5)] == ["d0"]
+    assert statements and not [s for s in statements if "fts5vocab" in s]
+
+
 def test_phrases_are_fts5s_tokens():
     assert fts_bm25.phrase_tokens("Refunding") == ("refund",)
     assert fts_bm25.phrase_tokens("E 4412") == ("e", "4412")
