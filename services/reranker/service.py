@@ -16,11 +16,11 @@ A negative weight restores the replace behaviour.
 
 import logging
 import threading
-from collections import OrderedDict
 
 import numpy as np
 
 from services.reranker import fusion
+from services.reranker.bounded_cache import BoundedCache
 from shared.embedding import views as view_vectors
 from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument
@@ -68,12 +68,11 @@ class MaxSimReranker:
         self.rescore_k = rescore_k
         self.fusion_weight = fusion_weight
         # Chunk ids are derived from content, so a chunk's unit vectors never go stale.
-        self._cache: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._cache: BoundedCache[tuple[np.ndarray, np.ndarray]] = BoundedCache(cache_chunks)
         # Per chunk: the identifiers its heading names and those of heading and body (stemming the body for
         # every rescored candidate of every query that names one was a fifth of this stage's CPU under load).
-        self._identifiers: OrderedDict[str, tuple[set[str], set[str]]] = OrderedDict()
-        self._cache_size = cache_chunks
-        self._lock = threading.Lock()
+        self._identifiers: BoundedCache[tuple[set[str], set[str]]] = BoundedCache(cache_chunks)
+        self._lock = threading.Lock()  # over both caches
 
     @property
     def model_id(self) -> str:
@@ -121,9 +120,8 @@ class MaxSimReranker:
             embedded = view_vectors.embed_views(self.embedder, [sc.chunk for sc in missing])
             with self._lock:
                 for sc, entry in zip(missing, embedded, strict=True):
-                    found[sc.chunk.chunk_id] = self._cache[sc.chunk.chunk_id] = entry
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+                    found[sc.chunk.chunk_id] = entry
+                    self._cache.put(sc.chunk.chunk_id, entry)
         return [found[sc.chunk.chunk_id] for sc in candidates]
 
     def _chunk_identifiers(self, chunk) -> tuple[set[str], set[str]]:
@@ -134,9 +132,7 @@ class MaxSimReranker:
             heading = " ".join(chunk.heading_path)
             found = (identifiers(heading), identifiers(heading + " " + chunk.body))
             with self._lock:
-                self._identifiers[chunk.chunk_id] = found
-                while len(self._identifiers) > self._cache_size:
-                    self._identifiers.popitem(last=False)
+                self._identifiers.put(chunk.chunk_id, found)
         return found
 
     def forget(self, chunk_ids: list[str]) -> tuple[int, int, int, int]:
@@ -146,7 +142,7 @@ class MaxSimReranker:
             before = len(self._cache) + len(self._identifiers)
             removed = 0
             for cid in chunk_ids:
-                dropped = [self._cache.pop(cid, None), self._identifiers.pop(cid, None)]
+                dropped = [self._cache.pop(cid), self._identifiers.pop(cid)]
                 removed += any(entry is not None for entry in dropped)
             remaining = sum(1 for cid in chunk_ids if cid in self._cache or cid in self._identifiers)
             return removed, remaining, before, len(self._cache) + len(self._identifiers)
