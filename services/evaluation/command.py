@@ -16,7 +16,14 @@ from services.cli.mesh import Mesh
 from services.evaluation import gate
 from services.evaluation.calibrate import calibrate as calibrate_threshold
 from services.evaluation.calibrate import gated_outcome, results_from_report
-from services.evaluation.cases import beir_answerability, beir_documents, beir_tenant, load_beir, load_cases
+from services.evaluation.cases import (
+    EvalCase,
+    beir_answerability,
+    beir_documents,
+    beir_tenant,
+    load_beir,
+    load_cases,
+)
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from shared.calibration import save as save_calibration
@@ -99,11 +106,8 @@ def run(args) -> int:
     else:
         cases = load_cases(args.cases, args.corpus)
         name = Path(args.cases).name
-    if args.answerable_stride > 1:
-        # A smaller run for slow generators: every unanswerable case, every k-th answerable one.
-        answerable = [c for c in cases if c.answerable][:: args.answerable_stride]
-        cases = [c for c in cases if not c.answerable or c in answerable]
-        name += f" (unanswerable + every {args.answerable_stride}th answerable)"
+    cases, described = select_cases(cases, args.splits, args.answerable_stride)
+    name += described
     if args.limit:
         cases = cases[: args.limit]
     with _mesh_or_gateway(args) as channel:
@@ -140,6 +144,27 @@ def run(args) -> int:
             return 3
         print(f"eval gate passed against {args.gate}")
     return 0
+
+
+def select_cases(cases: list[EvalCase], splits: str, answerable_stride: int) -> tuple[list[EvalCase], str]:
+    """The cases of the named splits ("all", or comma-separated names), then every unanswerable one and every
+    `answerable_stride`-th answerable one of those (a smaller run for slow generators); with what was kept, in
+    words, for the report's name."""
+    described = ""
+    if splits != "all":
+        wanted = {s.strip() for s in splits.split(",") if s.strip()}
+        present = {c.split for c in cases}
+        if not wanted or not wanted <= present:
+            raise SystemExit(
+                f"eval: --splits {splits!r} names splits the cases do not have (they have {sorted(present - {''})})"
+            )
+        cases = [c for c in cases if c.split in wanted]
+        described += f" [{'+'.join(sorted(wanted))}]"
+    if answerable_stride > 1:
+        answerable = {c.case_id for c in [c for c in cases if c.answerable][::answerable_stride]}
+        cases = [c for c in cases if not c.answerable or c.case_id in answerable]
+        described += f" (unanswerable + every {answerable_stride}th answerable)"
+    return cases, described
 
 
 def evaluate(
@@ -343,6 +368,12 @@ def add_parser(sub) -> None:
         metavar="K",
         help="keep every unanswerable case and every K-th answerable one (slow generators)",
     )
+    p.add_argument(
+        "--splits",
+        default="all",
+        help="case format: only the cases of these splits (comma-separated, e.g. train,dev; default all); "
+        "--answerable-stride then applies within them",
+    )
     p.add_argument("--out", default="eval/out/latest")
     p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")
     p.add_argument("--tolerance", type=float, default=0.02)
@@ -352,6 +383,8 @@ def add_parser(sub) -> None:
 
 
 def _defaults(args):
+    if args.beir and args.splits != "all":
+        raise SystemExit("eval: --splits is for the case format; a BEIR folder takes --split")
     if args.cases and not args.corpus:
         args.corpus = ["examples"]
     return args
