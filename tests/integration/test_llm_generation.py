@@ -7,7 +7,6 @@ import sys
 import time
 import urllib.request
 
-import grpc
 import pytest
 
 from services.cli.mesh import free_port
@@ -111,10 +110,8 @@ def llamacpp_gateway(mesh, ingested, tmp_path_factory):
             "RAGMESH_DATA_DIR": str(tmp_path_factory.mktemp("llamacpp-gateway")),
         }
     )
+    # The generator listens only after its llama.cpp self-test and model load; extra_stages waits for it.
     with extra_stages(["generator", "gateway"], env, gateway_port) as gateway:
-        # The generator listens only after its llama.cpp self-test and model load.
-        with grpc.insecure_channel(f"127.0.0.1:{generator_port}") as channel:
-            grpc.channel_ready_future(channel).result(timeout=180)
         yield gateway
 
 

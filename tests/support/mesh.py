@@ -41,11 +41,29 @@ def ingest_paths(gateway, tenant, paths, timeout=300):
     return list(gateway.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout))
 
 
+def wait_listening(stage: str, proc: subprocess.Popen, port: int, timeout: float) -> None:
+    """Until the stage accepts connections on `port`; a stage that exits first fails at once, naming itself."""
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        ready = grpc.channel_ready_future(channel)
+        while True:
+            try:
+                ready.result(timeout=0.5)
+                return
+            except grpc.FutureTimeoutError:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{stage} stage exited with {proc.returncode} before listening on {port}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{stage} stage not listening on {port} after {timeout:.0f} s")
+
+
 @contextlib.contextmanager
-def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.GatewayStub):
+def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.GatewayStub, timeout: float = 180):
     """Extra stage processes (wired by `env` to whatever the test chooses) and a `stub` for the one
     among them listening on `port` (the gateway by default); all stopped by pid afterwards. A gateway
-    among them is called with local keys from its data dir."""
+    among them is called with local keys from its data dir. Every stage whose port `env` names
+    (RAGMESH_<STAGE>_PORT) is listening before the stub is handed out: a gateway can be up before the
+    generator it calls has warmed up (a CI failure: the first Ask found the generator refusing connections)."""
     data_dir = env.get("RAGMESH_DATA_DIR", "")
     if "gateway" in stages and data_dir:
         local_key(data_dir, TENANT)
@@ -63,7 +81,11 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
     if stub is gateway_pb2_grpc.GatewayStub and data_dir:
         channel = gateway_channel(f"127.0.0.1:{port}", lambda tenant: local_key(data_dir, tenant or TENANT))
     try:
-        grpc.channel_ready_future(channel).result(timeout=120)
+        for stage, proc in zip(stages, procs):
+            stage_port = int(env.get(f"RAGMESH_{stage.upper()}_PORT", "0"))
+            if stage_port:
+                wait_listening(stage, proc, stage_port, timeout)
+        grpc.channel_ready_future(channel).result(timeout=timeout)
         yield stub(channel)
     finally:
         channel.close()
