@@ -52,9 +52,9 @@ def wait_listening(stage: str, proc: subprocess.Popen, port: int, timeout: float
                 return
             except grpc.FutureTimeoutError:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"{stage} stage exited with {proc.returncode} before listening on {port}")
+                    raise RuntimeError(f"{stage} exited with {proc.returncode} before listening on {port}") from None
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"{stage} stage not listening on {port} after {timeout:.0f} s")
+                    raise TimeoutError(f"{stage} stage not listening on {port} after {timeout:.0f} s") from None
 
 
 @contextlib.contextmanager
@@ -81,7 +81,7 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
     if stub is gateway_pb2_grpc.GatewayStub and data_dir:
         channel = gateway_channel(f"127.0.0.1:{port}", lambda tenant: local_key(data_dir, tenant or TENANT))
     try:
-        for stage, proc in zip(stages, procs):
+        for stage, proc in zip(stages, procs, strict=True):
             stage_port = int(env.get(f"RAGMESH_{stage.upper()}_PORT", "0"))
             if stage_port:
                 wait_listening(stage, proc, stage_port, timeout)
