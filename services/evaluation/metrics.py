@@ -20,7 +20,15 @@ def mrr_at(ranks: dict[str, int], gold: list[str], k: int) -> float:
 
 
 def ndcg_at(ranks: dict[str, int], gains: dict[str, float], k: int) -> float:
-    dcg = sum(gains[g] / math.log2(r + 1) for g, r in ranks.items() if g in gains and r <= k)
+    """Gold items found at the same rank (one chunk holding two gold spans) take consecutive slots, the higher
+    gain first, as a reader meets them; counting each at the shared rank scored a perfect list above 1."""
+    dcg, slot = 0.0, 0
+    for rank, neg_gain in sorted((r, -gains[g]) for g, r in ranks.items() if g in gains):
+        gain = -neg_gain
+        slot = max(rank, slot + 1)
+        if slot > k:
+            break
+        dcg += gain / math.log2(slot + 1)
     ideal = sorted(gains.values(), reverse=True)[:k]
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     return dcg / idcg if idcg > 0 else 0.0

@@ -48,3 +48,17 @@ def test_gate_names_the_metric_and_the_size_of_the_regression():
         "recall@5 regressed from 0.900 to 0.850 (5.0 points worse; allowed 2.0)",
         "false_answer_rate regressed from 0.100 to 0.200 (10.0 points worse; allowed 2.0)",
     ]
+
+
+def test_ndcg_never_exceeds_one_when_gold_items_share_a_chunk():
+    # Both gold spans in the top chunk: a perfect list, not 1.23 (each counted at rank 1).
+    assert m.ndcg_at({"a": 1, "b": 1}, {"a": 1, "b": 1}, 10) == pytest.approx(1.0)
+    # The higher gain takes the shared rank; the other the next slot, which pushes a later item down.
+    shared = m.ndcg_at({"a": 2, "b": 2, "c": 3}, {"a": 1, "b": 2, "c": 1}, 10)
+    dcg = 2 / math.log2(3) + 1 / math.log2(4) + 1 / math.log2(5)
+    idcg = 2 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert shared == pytest.approx(dcg / idcg)
+    # Slots past k do not count.
+    assert m.ndcg_at({"a": 1, "b": 1}, {"a": 1, "b": 1}, 1) == pytest.approx(1.0)
+    second = 1 / math.log2(3)
+    assert m.ndcg_at({"a": 2, "b": 2}, {"a": 1, "b": 1}, 2) == pytest.approx(second / (1 + second))
