@@ -23,8 +23,8 @@ def ndcg_at(ranks: dict[str, int], gains: dict[str, float], k: int) -> float:
     """Gold items found at the same rank (one chunk holding two gold spans) take consecutive slots, the higher
     gain first, as a reader meets them; counting each at the shared rank scored a perfect list above 1."""
     dcg, slot = 0.0, 0
-    for rank, neg_gain in sorted((r, -gains[g]) for g, r in ranks.items() if g in gains):
-        gain = -neg_gain
+    found = sorted(((r, gains[g]) for g, r in ranks.items() if g in gains), key=lambda rg: (rg[0], -rg[1]))
+    for rank, gain in found:
         slot = max(rank, slot + 1)
         if slot > k:
             break
