@@ -33,6 +33,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def stage_health(address: str, stage: str, tls_folder: str = "", timeout: float = 1.0) -> str:
+    """A stage's gRPC health status (SERVING, NOT_SERVING, ...), or UNREACHABLE with the call's status code."""
+    with stage_channel(address, stage, "launcher", folder=tls_folder) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
+        except grpc.RpcError as err:
+            return f"UNREACHABLE ({err.code().name})"
+    return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+
 class MeshError(RuntimeError):
     pass
 
@@ -142,12 +152,7 @@ class Mesh:
     def health(self, stage: str, timeout: float = 1.0) -> str:
         if stage == HTTP:
             return self._http_health(timeout)
-        with stage_channel(self.address(stage), stage, "launcher", folder=self.env().get(TLS_ENV, "")) as channel:
-            try:
-                reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
-            except grpc.RpcError as err:
-                return f"UNREACHABLE ({err.code().name})"
-        return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        return stage_health(self.address(stage), stage, self.env().get(TLS_ENV, ""), timeout)
 
     def _http_health(self, timeout: float) -> str:
         """SERVING when the front door answers /readyz with 200 (it reaches the gateway)."""

@@ -12,11 +12,12 @@ import urllib.request
 import grpc
 
 from services.cli.documents import collect_files, to_source_document
-from services.cli.mesh import ROOT_DIR
+from services.cli.mesh import ROOT_DIR, stage_health
 from services.gateway.answer_log import AnswerLog
 from shared.credentials import gateway_channel
 from shared.keys import local_key
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
+from shared.tls import TLS_ENV
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -41,20 +42,16 @@ def ingest_paths(gateway, tenant, paths, timeout=300):
     return list(gateway.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout))
 
 
-def wait_listening(stage: str, proc: subprocess.Popen, port: int, timeout: float) -> None:
-    """Until the stage accepts connections on `port`; a stage that exits first fails at once, naming itself."""
+def wait_serving(stage: str, proc: subprocess.Popen, address: str, tls_folder: str, timeout: float) -> None:
+    """Until the stage's health check says SERVING (as `Mesh.wait_serving` waits for its own stages); a stage that
+    exits first fails at once, naming itself."""
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        ready = grpc.channel_ready_future(channel)
-        while True:
-            try:
-                ready.result(timeout=0.5)
-                return
-            except grpc.FutureTimeoutError:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"{stage} exited with {proc.returncode} before listening on {port}") from None
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{stage} stage not listening on {port} after {timeout:.0f} s") from None
+    while (status := stage_health(address, stage, tls_folder)) != "SERVING":
+        if proc.poll() is not None:
+            raise RuntimeError(f"{stage} exited with {proc.returncode} before SERVING on {address}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{stage} not SERVING on {address} after {timeout:.0f} s ({status})")
+        time.sleep(0.3)
 
 
 @contextlib.contextmanager
@@ -62,7 +59,7 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
     """Extra stage processes (wired by `env` to whatever the test chooses) and a `stub` for the one
     among them listening on `port` (the gateway by default); all stopped by pid afterwards. A gateway
     among them is called with local keys from its data dir. Every stage whose port `env` names
-    (RAGMESH_<STAGE>_PORT) is listening before the stub is handed out: a gateway can be up before the
+    (RAGMESH_<STAGE>_PORT) is SERVING before the stub is handed out: a gateway can be up before the
     generator it calls has warmed up (a CI failure: the first Ask found the generator refusing connections)."""
     data_dir = env.get("RAGMESH_DATA_DIR", "")
     if "gateway" in stages and data_dir:
@@ -84,7 +81,7 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
         for stage, proc in zip(stages, procs, strict=True):
             stage_port = int(env.get(f"RAGMESH_{stage.upper()}_PORT", "0"))
             if stage_port:
-                wait_listening(stage, proc, stage_port, timeout)
+                wait_serving(stage, proc, f"127.0.0.1:{stage_port}", env.get(TLS_ENV, ""), timeout)
         grpc.channel_ready_future(channel).result(timeout=timeout)
         yield stub(channel)
     finally:
