@@ -133,6 +133,11 @@ def scored_to_pb(sc: model.ScoredChunk) -> common_pb2.ScoredChunk:
     return common_pb2.ScoredChunk(chunk=chunk_to_pb(sc.chunk), scores=scores_to_pb(sc.scores))
 
 
+def ranking_to_pb(sc: model.ScoredChunk) -> common_pb2.ScoredChunk:
+    """The candidate's scores under its chunk id alone, for a caller that holds the chunk itself."""
+    return common_pb2.ScoredChunk(chunk=common_pb2.Chunk(chunk_id=sc.chunk.chunk_id), scores=scores_to_pb(sc.scores))
+
+
 def filters_from_pb(pb: common_pb2.SearchFilters) -> model.SearchFilters:
     return model.SearchFilters(
         access_scopes=list(pb.access_scopes),

@@ -20,7 +20,7 @@ from services.gateway.limits import RequestLimits
 from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
-from shared.errors import FailedPrecondition, InvalidArgument, NotFound, require
+from shared.errors import FailedPrecondition, InvalidArgument, NotFound, RagmeshError, require
 from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
@@ -81,6 +81,9 @@ class Funnel:
         self.limits = request_limits or RequestLimits()
         # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
         self.private = strict()
+        # How many candidates' view vectors the reranker reads (it says so in each response); None until it has,
+        # and then the retriever sends them on every candidate.
+        self.reranker_view_vectors: int | None = None
         # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
         self._pending: dict[int, float] = {}
         self._pending_ids = itertools.count()
@@ -165,33 +168,31 @@ class Funnel:
             if timings is not None:
                 timings.append(gateway_pb2.StageTiming(stage=stage, seconds=seconds))
 
-    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings):
-        response = self._timed(
-            "retrieve",
-            self.retriever,
-            "Retrieve",
-            retriever_pb2.RetrieveRequest(tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode),
-            context,
-            timings,
+    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings, reranking=True):
+        request = retriever_pb2.RetrieveRequest(
+            tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode
         )
+        # View vectors only for what the reranker reads (none without reranking): several KiB a candidate.
+        views = self.reranker_view_vectors if reranking else 0
+        if views is not None:
+            request.view_vectors_top_k = views
+        response = self._timed("retrieve", self.retriever, "Retrieve", request, context, timings)
         return list(response.candidates), response.query_embedding if response.HasField("query_embedding") else None
 
     def _rerank(self, query, candidates, top_n, context, timings, query_embedding=None):
         """(ranked, model_id, degraded_reason). An unreachable, failing or slow reranker degrades (it
         gets only part of the caller's remaining time, so the fused order can still be answered in
         time); a bad request is still the caller's error."""
+        # The retriever's query vector: the reranker need not embed the question again. Only scores come back
+        # (the gateway holds the chunks), and the section text, which no reranker reads, is not sent.
+        request = reranker_pb2.RerankRequest(
+            query=query, candidates=candidates, top_n=top_n, query_embedding=query_embedding, scores_only=True
+        )
+        for sent in request.candidates:
+            sent.chunk.ClearField("section_text")
         try:
             response = self._timed(
-                "rerank",
-                self.reranker,
-                "Rerank",
-                # The retriever's query vector: the reranker need not embed the question again.
-                reranker_pb2.RerankRequest(
-                    query=query, candidates=candidates, top_n=top_n, query_embedding=query_embedding
-                ),
-                context,
-                timings,
-                share=RERANK_DEADLINE_SHARE,
+                "rerank", self.reranker, "Rerank", request, context, timings, share=RERANK_DEADLINE_SHARE
             )
         except StageCallError as err:
             if err.code == grpc.StatusCode.UNAVAILABLE:
@@ -203,7 +204,9 @@ class Funnel:
             log.warning("answering from the fused order: %s", reason)
             metrics.DEGRADED.labels("reranker").inc()
             return _without_view_vectors(candidates[:top_n]), "", reason
-        return _without_view_vectors(list(response.candidates)), response.model_id, ""
+        if response.HasField("view_vectors_top_k"):
+            self.reranker_view_vectors = response.view_vectors_top_k
+        return _without_view_vectors(_in_reranked_order(candidates, response.candidates)), response.model_id, ""
 
     def reranker_model_id(self) -> str:
         """The model the reranker stage is serving (an empty rerank costs nothing)."""
@@ -225,6 +228,7 @@ class Funnel:
             max(top_k, self.candidates if request.rerank else top_k),
             context,
             timings,
+            reranking=request.rerank,
         )
         model_id, degraded = "", ""
         if request.rerank and candidates:
@@ -410,6 +414,20 @@ def _not_found(reason: str, question: str, detail: str = "", generator_id: str =
         missing=missing,
         generator_id=generator_id,
     )
+
+
+def _in_reranked_order(candidates: list, ranking) -> list:
+    """The gateway's own candidates (full chunks) in the reranker's order, each with the scores the reranker
+    returned for its chunk id."""
+    by_id = {c.chunk.chunk_id: c for c in candidates}
+    ranked = []
+    for scored in ranking:
+        own = by_id.get(scored.chunk.chunk_id)
+        if own is None:
+            raise RagmeshError(f"reranker stage returned chunk {scored.chunk.chunk_id!r}, which it was not given")
+        own.scores.CopyFrom(scored.scores)
+        ranked.append(own)
+    return ranked
 
 
 def _without_view_vectors(candidates: list) -> list:

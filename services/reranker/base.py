@@ -26,6 +26,12 @@ class Reranker(Protocol):
         used); empty when this reranker embeds no query."""
         ...
 
+    @property
+    def view_vectors_read(self) -> int:
+        """How many of the leading candidates' stored view vectors `run` reads (0: none); the caller need send
+        no more."""
+        ...
+
     def run(
         self, query: str, candidates: list[ScoredChunk], top_n: int, query_vector: np.ndarray | None = None
     ) -> list[ScoredChunk]:

@@ -252,6 +252,13 @@ class CrossEncoderReranker:
         """The fused maxsim's embedder, whose query vector it scores with; none when maxsim is not fused."""
         return self._maxsim_ranker().query_model_id if self.scorer.maxsim_weight > 0 else ""
 
+    @property
+    def view_vectors_read(self) -> int:
+        """The fused maxsim's, within the head this reranker rescores; none when maxsim is not fused."""
+        if self.scorer.maxsim_weight <= 0:
+            return 0
+        return min(self._maxsim_ranker().view_vectors_read, self._rescored())
+
     def warm_up(self) -> None:
         self.scorer.warm_up()
         if self.scorer.maxsim_weight > 0:
@@ -272,15 +279,19 @@ class CrossEncoderReranker:
             return 0, 0, 0, 0
         return self._maxsim.forget(chunk_ids)
 
+    def _rescored(self) -> int:
+        """Candidates the cross-encoder scores: a CPU variant chosen with fewer rescores only those (the card
+        says so; 0: the setting)."""
+        limit = getattr(self.scorer, "candidates", 0) or self.rescore_k
+        return min(self.rescore_k, limit)
+
     def run(
         self, query: str, candidates: list[ScoredChunk], top_n: int, query_vector: np.ndarray | None = None
     ) -> list[ScoredChunk]:
         """`query_vector`: the query embedded with `query_model_id`'s model, for the fused maxsim ranks."""
         if not query.strip():
             raise InvalidArgument("query", "is empty")
-        # A CPU variant chosen with fewer candidates rescores only those (the card says so; 0: the setting).
-        limit = getattr(self.scorer, "candidates", 0) or self.rescore_k
-        rescore = min(self.rescore_k, limit)
+        rescore = self._rescored()
         head, tail = candidates[:rescore], candidates[rescore:]
         if not head:
             return []

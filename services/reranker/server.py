@@ -34,12 +34,17 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
             ranked = self.reranker.run(request.query, candidates, top_n, query_vector=vector)
             annotate_candidates(span, "ragmesh.rerank", ranked)
             annotate_documents(span, ranked, "rerank_score")
-        for sc in ranked:
-            sc.chunk.views = None  # read here; no later stage needs them back
+        if request.scores_only:  # the caller holds the chunks: only the order and the scores travel back
+            returned = [convert.ranking_to_pb(c) for c in ranked]
+        else:
+            for sc in ranked:
+                sc.chunk.views = None  # read here; no later stage needs them back
+            returned = [convert.scored_to_pb(c) for c in ranked]
         return reranker_pb2.RerankResponse(
-            candidates=[convert.scored_to_pb(c) for c in ranked],
+            candidates=returned,
             model_id=self.reranker.model_id,
             model_version=self.reranker.model_version,
+            view_vectors_top_k=self.reranker.view_vectors_read,
         )
 
     def ForgetChunks(self, request, context):

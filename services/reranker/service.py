@@ -47,6 +47,7 @@ class PassthroughReranker:
     model_id = "passthrough"
     model_version = "fused-order"
     query_model_id = ""  # scores nothing, embeds nothing
+    view_vectors_read = 0
 
     def warm_up(self) -> None:
         pass
@@ -82,6 +83,10 @@ class MaxSimReranker:
     @property
     def query_model_id(self) -> str:
         return self.embedder.spec.model_id
+
+    @property
+    def view_vectors_read(self) -> int:
+        return self.rescore_k  # the head it rescores; the tail keeps the first stage's order
 
     def warm_up(self) -> None:
         self.embedder.warm_up()

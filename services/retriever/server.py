@@ -22,6 +22,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
         mode = convert.mode_from_pb(request.mode)
         if mode is None:  # proto3 enums are open: an unknown number arrives as itself, not as hybrid
             raise InvalidArgument("mode", f"{request.mode} is not a retrieval mode ({convert.describe_modes()})")
+        if request.view_vectors_top_k < 0:
+            raise InvalidArgument("view_vectors_top_k", f"must not be negative (got {request.view_vectors_top_k})")
         with tracer().start_as_current_span("retrieval", kind=SpanKind.INTERNAL) as span:
             span.set_attribute("gen_ai.operation.name", "retrieval")
             span.set_attribute("ragmesh.retrieval.mode", mode)
@@ -32,6 +34,9 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
             annotate_candidates(span, "ragmesh.retrieval", results)
             annotate_documents(span, results, "fused_score")
         CANDIDATES.labels(mode).observe(len(results))
+        if request.HasField("view_vectors_top_k"):  # the caller's reranker reads no further
+            for result in results[request.view_vectors_top_k :]:
+                result.chunk.views = None
         return retriever_pb2.RetrieveResponse(
             candidates=[convert.scored_to_pb(r) for r in results],
             embedding_model_id=self.retriever.model_id,

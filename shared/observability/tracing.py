@@ -19,6 +19,7 @@ from opentelemetry.instrumentation.grpc.grpcext import intercept_channel
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 
 from shared import config
 
@@ -29,9 +30,9 @@ _redact_queries: bool | None = None
 
 
 def setup_tracing(stage: str, exporter: SpanExporter | None = None) -> TracerProvider:
-    """Install a tracer provider for this process. Without an endpoint spans are created (so
-    context still propagates) but not exported."""
-    provider = TracerProvider(resource=Resource.create({"service.name": f"ragmesh-{stage}"}))
+    """Install a tracer provider for this process. Without an endpoint (or exporter) spans are not sampled:
+    their context (trace id) still propagates and names the answer, but nothing records attributes no one would
+    read."""
     global _redact_queries
     settings = config.mesh()
     _redact_queries = settings.redact_queries or settings.privacy == "strict"  # strict privacy: no query text
@@ -41,6 +42,11 @@ def setup_tracing(stage: str, exporter: SpanExporter | None = None) -> TracerPro
 
         exporter = OTLPSpanExporter(endpoint=endpoint, insecure=True)
         log.info("%s: exporting spans over OTLP to %s", stage, endpoint)
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": f"ragmesh-{stage}"}),
+        # None: the SDK's default (parent-based, always on) or OTEL_TRACES_SAMPLER.
+        sampler=None if exporter is not None else ALWAYS_OFF,
+    )
     if exporter is not None:
         provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=200))
     trace.set_tracer_provider(provider)
@@ -82,6 +88,8 @@ def annotate_query(span, tenant_id: str, query: str) -> None:
 
 def annotate_documents(span, candidates, score: str) -> None:
     """GenAI convention: gen_ai.retrieval.documents as a JSON list of {id, score}."""
+    if not span.is_recording():  # an unsampled span: building the list would be wasted
+        return
     span.set_attribute(
         "gen_ai.retrieval.documents",
         json.dumps([{"id": c.chunk.chunk_id, "score": round(float(getattr(c.scores, score)), 6)} for c in candidates]),
@@ -90,6 +98,8 @@ def annotate_documents(span, candidates, score: str) -> None:
 
 def annotate_candidates(span, prefix: str, candidates) -> None:
     """Chunk ids with every stage's rank and score, as parallel arrays (one entry per chunk)."""
+    if not span.is_recording():
+        return
     scores = [c.scores for c in candidates]
     span.set_attribute(f"{prefix}.chunk_ids", [c.chunk.chunk_id for c in candidates])
     span.set_attribute(f"{prefix}.count", len(candidates))

@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from services.cli.mesh import free_port
 from services.reranker.cross_encoder import CARD_FILE, serving_variant
 from services.reranker.triton_server import rerankers_root
-from shared.stubs import gateway_pb2, reranker_pb2, reranker_pb2_grpc, retriever_pb2, retriever_pb2_grpc
+from shared.stubs import common_pb2, gateway_pb2, reranker_pb2, reranker_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from tests.support.mesh import TENANT, extra_stages
 
 QUESTIONS = [
@@ -113,6 +113,62 @@ def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, ques
         assert len(a.scores.unit_similarity) == len(b.scores.unit_similarity)
         np.testing.assert_allclose(a.scores.unit_similarity, b.scores.unit_similarity, atol=TOLERANCE)
     assert any(len(c.scores.unit_similarity) for c in stored)
+
+
+def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
+    """The reranker says how many candidates' views it reads; the retriever, asked for that many, sends no more,
+    and the reranker still embeds nothing. Asked for scores only, it returns each chunk's id and the same scores."""
+    retriever, reranker = stages
+    question = QUESTIONS[2]
+    retrieved = retriever.Retrieve(
+        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
+    )
+    full = reranker.Rerank(
+        reranker_pb2.RerankRequest(
+            query=question,
+            candidates=retrieved.candidates,
+            top_n=len(retrieved.candidates),
+            query_embedding=retrieved.query_embedding,
+        ),
+        timeout=120,
+    )
+    assert full.HasField("view_vectors_top_k") and full.view_vectors_top_k == 20  # the default rescore_k
+
+    trimmed = retriever.Retrieve(
+        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50, view_vectors_top_k=20), timeout=60
+    )
+    assert len(trimmed.candidates) == len(retrieved.candidates) > 20
+    assert [c.chunk.chunk_id for c in trimmed.candidates] == [c.chunk.chunk_id for c in retrieved.candidates]
+    assert all(c.chunk.HasField("views") for c in trimmed.candidates[:20])
+    assert not any(c.chunk.HasField("views") for c in trimmed.candidates[20:])
+    assert trimmed.ByteSize() < retrieved.ByteSize()
+
+    before = _view_counts(mesh)
+    scores_only = reranker.Rerank(
+        reranker_pb2.RerankRequest(
+            query=question,
+            candidates=trimmed.candidates,
+            top_n=len(trimmed.candidates),
+            query_embedding=trimmed.query_embedding,
+            scores_only=True,
+        ),
+        timeout=120,
+    )
+    after = _view_counts(mesh)
+    assert after.get("stored", 0) - before.get("stored", 0) == 20
+    assert after.get("embedded", 0) == before.get("embedded", 0)
+    assert [c.chunk.chunk_id for c in scores_only.candidates] == [c.chunk.chunk_id for c in full.candidates]
+    for given, whole in zip(scores_only.candidates, full.candidates, strict=True):
+        assert given.chunk == common_pb2.Chunk(chunk_id=whole.chunk.chunk_id)  # nothing but the id
+        assert given.scores.rerank_score == pytest.approx(whole.scores.rerank_score, abs=1e-6)
+        assert given.scores.rerank_rank == whole.scores.rerank_rank
+        assert list(given.scores.unit_similarity) == pytest.approx(list(whole.scores.unit_similarity), nan_ok=True)
+
+    with pytest.raises(grpc.RpcError) as bad:
+        retriever.Retrieve(
+            retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, view_vectors_top_k=-1), timeout=60
+        )
+    assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "view_vectors_top_k" in bad.value.details()
 
 
 def test_callers_never_receive_view_vectors(mesh, gateway, ingested):
