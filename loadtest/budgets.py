@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from shared.observability.metrics import LATENCY_BUCKETS
+
 ROOT = Path(__file__).resolve().parents[1]
 BUDGETS_FILE = ROOT / "deploy" / "observability" / "budgets.yaml"
 ALERTS_FILE = ROOT / "deploy" / "observability" / "alerts.yml"
@@ -71,6 +73,19 @@ def load(path: Path = BUDGETS_FILE) -> Budgets:
         rpcs={name: _budget(f"rpcs.{name}", b) for name, b in raw["rpcs"].items()},
         alerts=AlertPolicy(alerts["quantile"], alerts["window"], alerts["for"], alerts["severity"]),
     )
+
+
+def off_bucket(budgets: Budgets) -> list[str]:
+    """Budgets that are not a boundary of the latency histograms' buckets: there histogram_quantile interpolates
+    inside a bucket, so an alert or a load-test verdict at that budget is only approximate."""
+    bounds = {float(b) for b in LATENCY_BUCKETS}
+    return [
+        f"{kind}.{name}.{q} = {budget.get(q):g} s"
+        for kind, table in (("stages", budgets.stages), ("rpcs", budgets.rpcs))
+        for name, budget in table.items()
+        for q in QUANTILES
+        if budget.get(q) not in bounds
+    ]
 
 
 def human(seconds: float) -> str:
@@ -152,6 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     if differences:
         print(f"{args.alerts} disagrees with {args.budgets} (run `make alerts`):", file=sys.stderr)
         print("\n".join(differences), file=sys.stderr)
+        return 1
+    unbounded = off_bucket(budgets)
+    if unbounded:
+        print(
+            f"{args.budgets}: not a bucket boundary of the latency histograms (shared/observability/metrics.py "
+            f"LATENCY_BUCKETS), so quantiles there are interpolated: {'; '.join(unbounded)}",
+            file=sys.stderr,
+        )
         return 1
     print(f"{args.alerts.name}: latency-budget rules match {args.budgets.name}")
     return 0

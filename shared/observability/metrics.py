@@ -6,7 +6,9 @@ from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 log = logging.getLogger("ragmesh.metrics")
 
-LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+# Every latency budget in deploy/observability/budgets.yaml is a boundary here (`make check-alerts` checks), so
+# histogram_quantile is exact where an alert or a load test compares a quantile with its budget.
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.4, 0.5, 1, 2, 2.5, 5, 10, 30, 60)
 SIZE_BUCKETS = (0, 1, 2, 5, 8, 10, 20, 50, 100, 200, 500)
 
 RPC_DURATION = Histogram(

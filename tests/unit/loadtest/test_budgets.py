@@ -43,3 +43,14 @@ def test_bad_budgets_are_refused_naming_the_entry(tmp_path, text, problem):
 
 def test_budget_durations_read_as_the_summaries_write_them():
     assert [budgets.human(s) for s in (0.25, 1.0, 2.5, 0.5)] == ["250ms", "1s", "2.5s", "500ms"]
+
+
+def test_every_shipped_budget_is_a_histogram_bucket_boundary():
+    assert budgets.off_bucket(budgets.load()) == []
+
+
+def test_a_budget_between_buckets_is_reported(tmp_path):
+    changed = tmp_path / "budgets.yaml"
+    changed.write_text(budgets.BUDGETS_FILE.read_text().replace("p95: 0.25", "p95: 0.3"))
+    assert budgets.off_bucket(budgets.load(changed)) == ["stages.retrieve.p95 = 0.3 s"]
+    assert budgets.main(["check", "--budgets", str(changed)]) == 1  # the alerts disagree too
