@@ -204,8 +204,8 @@ class Funnel:
             log.warning("answering from the fused order: %s", reason)
             metrics.DEGRADED.labels("reranker").inc()
             return _without_view_vectors(candidates[:top_n]), "", reason
-        if response.HasField("view_vectors_top_k"):
-            self.reranker_view_vectors = response.view_vectors_top_k
+        # A reranker that does not say (an older build) may read every candidate's views.
+        self.reranker_view_vectors = response.view_vectors_top_k if response.HasField("view_vectors_top_k") else None
         return _without_view_vectors(_in_reranked_order(candidates, response.candidates)), response.model_id, ""
 
     def reranker_model_id(self) -> str:

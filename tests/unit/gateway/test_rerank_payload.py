@@ -41,6 +41,7 @@ class _Reranker:
 
     def __init__(self):
         self.requests: list[reranker_pb2.RerankRequest] = []
+        self.says: int | None = 2
 
     def call(self, method, request, context=None, share=1.0):
         self.requests.append(request)
@@ -51,7 +52,10 @@ class _Reranker:
             )
             for rank, c in enumerate(reversed(request.candidates), start=1)
         ]
-        return reranker_pb2.RerankResponse(candidates=ranked[: request.top_n], model_id="r", view_vectors_top_k=2)
+        response = reranker_pb2.RerankResponse(candidates=ranked[: request.top_n], model_id="r")
+        if self.says is not None:
+            response.view_vectors_top_k = self.says
+        return response
 
 
 @pytest.fixture
@@ -69,10 +73,15 @@ def test_the_retriever_sends_view_vectors_only_for_what_the_reranker_reads(funne
     _search(funnel, rerank=True)  # the reranker has not said yet: every candidate's views
     _search(funnel, rerank=True)  # it said 2
     _search(funnel, rerank=False)  # nothing reads them
+    funnel.reranker.says = None  # a reranker that does not say (an older build)
+    _search(funnel, rerank=True)
+    _search(funnel, rerank=True)
     sent = funnel.retriever.requests
     assert not sent[0].HasField("view_vectors_top_k")
     assert sent[1].HasField("view_vectors_top_k") and sent[1].view_vectors_top_k == 2
     assert sent[2].HasField("view_vectors_top_k") and sent[2].view_vectors_top_k == 0
+    assert sent[3].view_vectors_top_k == 2  # what it said last
+    assert not sent[4].HasField("view_vectors_top_k")  # it no longer says: every candidate's views again
 
 
 def test_the_reranker_gets_no_section_text_and_returns_scores_only(funnel):
