@@ -57,11 +57,20 @@ def _query_counts(mesh) -> dict[str, float]:
     return _view_counts(mesh, "ragmesh_rerank_query_vectors")
 
 
-def _rerank(reranker, question: str, candidates, query_embedding=None) -> list:
+def _rerank_all(reranker, question: str, candidates, query_embedding=None, scores_only=False):
+    """The reranker's answer for every candidate in order."""
     request = reranker_pb2.RerankRequest(
-        query=question, candidates=candidates, top_n=len(candidates), query_embedding=query_embedding
+        query=question,
+        candidates=candidates,
+        top_n=len(candidates),
+        query_embedding=query_embedding,
+        scores_only=scores_only,
     )
-    return list(reranker.Rerank(request, timeout=120).candidates)
+    return reranker.Rerank(request, timeout=120)
+
+
+def _rerank(reranker, question: str, candidates, query_embedding=None) -> list:
+    return list(_rerank_all(reranker, question, candidates, query_embedding).candidates)
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -123,15 +132,7 @@ def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
     retrieved = retriever.Retrieve(
         retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
     )
-    full = reranker.Rerank(
-        reranker_pb2.RerankRequest(
-            query=question,
-            candidates=retrieved.candidates,
-            top_n=len(retrieved.candidates),
-            query_embedding=retrieved.query_embedding,
-        ),
-        timeout=120,
-    )
+    full = _rerank_all(reranker, question, retrieved.candidates, retrieved.query_embedding)
     assert full.HasField("view_vectors_top_k") and full.view_vectors_top_k == 20  # the default rescore_k
 
     trimmed = retriever.Retrieve(
@@ -144,16 +145,7 @@ def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
     assert trimmed.ByteSize() < retrieved.ByteSize()
 
     before = _view_counts(mesh)
-    scores_only = reranker.Rerank(
-        reranker_pb2.RerankRequest(
-            query=question,
-            candidates=trimmed.candidates,
-            top_n=len(trimmed.candidates),
-            query_embedding=trimmed.query_embedding,
-            scores_only=True,
-        ),
-        timeout=120,
-    )
+    scores_only = _rerank_all(reranker, question, trimmed.candidates, trimmed.query_embedding, scores_only=True)
     after = _view_counts(mesh)
     assert after.get("stored", 0) - before.get("stored", 0) == 20
     assert after.get("embedded", 0) == before.get("embedded", 0)
