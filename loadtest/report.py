@@ -100,7 +100,7 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
             "",
             f"## {rpc} (budget p50/p95/p99 {ms(budget.p50)}/{ms(budget.p95)}/{ms(budget.p99)} ms)",
             "",
-            "| concurrency | requests | ok/s | p50 | p95 | p99 | failed | within budget |",
+            "| concurrency | requests | ok/s | p50 | p95 | p99 | failed | p95 within budget, none failed (the knee) |",
             "|---:|---:|---:|---:|---:|---:|---|---|",
         ]
         for s in steps:
