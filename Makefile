@@ -259,7 +259,7 @@ bench-ask: stubs models
 # SCIFACT=DIR where the SciFact slice comes from (default ../shared/data/scifact; without it the load corpus is
 # examples/ only and the indexer drill fails, naming the folder).
 GHZ_VERSION := v0.121.0
-.PHONY: ghz alerts loadtest loadtest-faults
+.PHONY: ghz alerts loadtest loadtest-ab loadtest-faults
 $(TOOLS)/ghz:
 	GOBIN=$(TOOLS) go install github.com/bojand/ghz/cmd/ghz@$(GHZ_VERSION)
 
@@ -272,6 +272,11 @@ alerts: $(STAMP)
 # Ask and Search at concurrency 1/4/16, Ask to its knee, mesh against in-process (~2.5 min on 2 cores).
 loadtest: stubs models $(TOOLS)/ghz
 	$(PY) -m loadtest.run ask-search --scifact $(SCIFACT) $(LOADTEST_ARGS)
+
+# The working tree against another build (BASE=<git ref>), alternately on this host: is a change faster? (~4 min
+# for 3 rounds of mesh-cost once both sides' indexes are cached)
+loadtest-ab: stubs models $(TOOLS)/ghz
+	$(PY) -m loadtest.ab --base $(BASE) --scifact $(SCIFACT) $(AB_ARGS)
 
 # kill -9 / restart of reranker, generator, retriever and the indexer mid-ingest under Ask load (~3 min).
 loadtest-faults: stubs models $(TOOLS)/ghz
