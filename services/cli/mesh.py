@@ -2,6 +2,7 @@
 the HTTP front door as a seventh process (ready when its /readyz says the gateway answers)."""
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -27,8 +28,38 @@ START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gate
 HTTP = "http"
 
 
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+_ports = random.Random()  # its own generator: a test that seeds `random` must not make two runs pick alike
+_handed_out: set[int] = set()
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = map(int, EPHEMERAL_RANGE_FILE.read_text().split())
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
+    """A loopback port free now, outside the kernel's ephemeral range and not handed out before by this process.
+    A port that bind(0) returns is ephemeral: an outgoing connection may take it before the stage that was given
+    it binds it (seen: a stage's metrics port taken while a load test started its mesh)."""
+    low, high = _ephemeral_range()
+    below, above = (10000, low - 1), (high + 1, 65535)
+    lo, hi = max((below, above), key=lambda span: span[1] - span[0])
+    for _ in range(200 if hi - lo >= 1000 else 0):
+        port = _ports.randint(lo, hi)
+        if port in _handed_out:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    with socket.socket() as sock:  # no room outside the ephemeral range: the kernel's choice
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
