@@ -84,6 +84,8 @@ class Funnel:
         # How many candidates' view vectors the reranker reads (it says so in each response); None until it has,
         # and then the retriever sends them on every candidate.
         self.reranker_view_vectors: int | None = None
+        # How many leading candidates the reranker reads at all (it says so too); the rest go as ids and scores.
+        self.reranker_reads: int | None = None
         # Documents accepted but not yet searchable, for the ingestion-freshness gauge.
         self._pending: dict[int, float] = {}
         self._pending_ids = itertools.count()
@@ -185,11 +187,17 @@ class Funnel:
         time); a bad request is still the caller's error."""
         # The retriever's query vector: the reranker need not embed the question again. Only scores come back
         # (the gateway holds the chunks), and the section text, which no reranker reads, is not sent.
+        read = len(candidates) if self.reranker_reads is None else self.reranker_reads
         request = reranker_pb2.RerankRequest(
-            query=query, candidates=candidates, top_n=top_n, query_embedding=query_embedding, scores_only=True
+            query=query, candidates=candidates[:read], top_n=top_n, query_embedding=query_embedding, scores_only=True
         )
         for sent in request.candidates:
             sent.chunk.ClearField("section_text")
+        # Past what the reranker reads, candidates keep the first stage's order: ids and scores say all of it.
+        request.candidates.extend(
+            common_pb2.ScoredChunk(chunk=common_pb2.Chunk(chunk_id=c.chunk.chunk_id), scores=c.scores)
+            for c in candidates[read:]
+        )
         try:
             response = self._timed(
                 "rerank", self.reranker, "Rerank", request, context, timings, share=RERANK_DEADLINE_SHARE
@@ -204,8 +212,9 @@ class Funnel:
             log.warning("answering from the fused order: %s", reason)
             metrics.DEGRADED.labels("reranker").inc()
             return _without_view_vectors(candidates[:top_n]), "", reason
-        # A reranker that does not say (an older build) may read every candidate's views.
+        # A reranker that does not say (an older build) may read every candidate, views included.
         self.reranker_view_vectors = response.view_vectors_top_k if response.HasField("view_vectors_top_k") else None
+        self.reranker_reads = response.candidates_read if response.HasField("candidates_read") else None
         return _without_view_vectors(_in_reranked_order(candidates, response.candidates)), response.model_id, ""
 
     def reranker_model_id(self) -> str:

@@ -27,6 +27,11 @@ class Reranker(Protocol):
         ...
 
     @property
+    def candidates_read(self) -> int:
+        """How many of the leading candidates `run` reads beyond their ids and scores; the rest keep their order."""
+        ...
+
+    @property
     def view_vectors_read(self) -> int:
         """How many of the leading candidates' stored view vectors `run` reads (0: none); the caller need send
         no more."""

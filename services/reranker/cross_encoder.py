@@ -259,6 +259,10 @@ class CrossEncoderReranker:
             return 0
         return min(self._maxsim_ranker().view_vectors_read, self._rescored())
 
+    @property
+    def candidates_read(self) -> int:
+        return self._rescored()
+
     def warm_up(self) -> None:
         self.scorer.warm_up()
         if self.scorer.maxsim_weight > 0:

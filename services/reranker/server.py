@@ -45,6 +45,7 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
             model_id=self.reranker.model_id,
             model_version=self.reranker.model_version,
             view_vectors_top_k=self.reranker.view_vectors_read,
+            candidates_read=self.reranker.candidates_read,
         )
 
     def ForgetChunks(self, request, context):

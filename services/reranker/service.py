@@ -48,6 +48,7 @@ class PassthroughReranker:
     model_version = "fused-order"
     query_model_id = ""  # scores nothing, embeds nothing
     view_vectors_read = 0
+    candidates_read = 0
 
     def warm_up(self) -> None:
         pass
@@ -87,6 +88,10 @@ class MaxSimReranker:
     @property
     def view_vectors_read(self) -> int:
         return self.rescore_k  # the head it rescores; the tail keeps the first stage's order
+
+    @property
+    def candidates_read(self) -> int:
+        return self.rescore_k
 
     def warm_up(self) -> None:
         self.embedder.warm_up()

@@ -125,8 +125,9 @@ def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, ques
 
 
 def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
-    """The reranker says how many candidates' views it reads; the retriever, asked for that many, sends no more,
-    and the reranker still embeds nothing. Asked for scores only, it returns each chunk's id and the same scores."""
+    """The reranker says how many candidates (and their views) it reads; the retriever, asked for that many views,
+    sends no more, and the reranker, sent the rest as ids and scores alone, still embeds nothing. Asked for scores
+    only, it returns each chunk's id and the same order and scores as for the whole candidates."""
     retriever, reranker = stages
     question = QUESTIONS[2]
     retrieved = retriever.Retrieve(
@@ -134,6 +135,7 @@ def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
     )
     full = _rerank_all(reranker, question, retrieved.candidates, retrieved.query_embedding)
     assert full.HasField("view_vectors_top_k") and full.view_vectors_top_k == 20  # the default rescore_k
+    assert full.HasField("candidates_read") and full.candidates_read == 20
 
     trimmed = retriever.Retrieve(
         retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50, view_vectors_top_k=20), timeout=60
@@ -145,7 +147,12 @@ def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
     assert trimmed.ByteSize() < retrieved.ByteSize()
 
     before = _view_counts(mesh)
-    scores_only = _rerank_all(reranker, question, trimmed.candidates, trimmed.query_embedding, scores_only=True)
+    # What the gateway sends: past the 20 it reads, each candidate as its id and scores alone.
+    sent = [*trimmed.candidates[:20]] + [
+        common_pb2.ScoredChunk(chunk=common_pb2.Chunk(chunk_id=c.chunk.chunk_id), scores=c.scores)
+        for c in trimmed.candidates[20:]
+    ]
+    scores_only = _rerank_all(reranker, question, sent, trimmed.query_embedding, scores_only=True)
     after = _view_counts(mesh)
     assert after.get("stored", 0) - before.get("stored", 0) == 20
     assert after.get("embedded", 0) == before.get("embedded", 0)

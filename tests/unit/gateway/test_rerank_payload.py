@@ -35,7 +35,8 @@ class _Retriever:
 
 
 class _Reranker:
-    """Reverses the order, as a reranker that returns scores only and reads the views of the first 2."""
+    """Reverses the order, as a reranker that returns scores only, reads the first 3 candidates and the views of
+    the first 2 (a real one keeps the unread tail in order; reversing everything shows the scores are laid by id)."""
 
     stage, address = "reranker", "127.0.0.1:9"
 
@@ -54,7 +55,7 @@ class _Reranker:
         ]
         response = reranker_pb2.RerankResponse(candidates=ranked[: request.top_n], model_id="r")
         if self.says is not None:
-            response.view_vectors_top_k = self.says
+            response.view_vectors_top_k, response.candidates_read = self.says, self.says + 1
         return response
 
 
@@ -82,6 +83,22 @@ def test_the_retriever_sends_view_vectors_only_for_what_the_reranker_reads(funne
     assert sent[2].HasField("view_vectors_top_k") and sent[2].view_vectors_top_k == 0
     assert sent[3].view_vectors_top_k == 2  # what it said last
     assert not sent[4].HasField("view_vectors_top_k")  # it no longer says: every candidate's views again
+
+
+def test_past_what_the_reranker_reads_it_gets_ids_and_scores_alone(funnel):
+    _search(funnel, rerank=True)  # it has not said yet: every candidate whole
+    _search(funnel, rerank=True)  # it reads 3
+    first, second = funnel.reranker.requests
+    assert all(c.chunk.body for c in first.candidates)
+    assert [c.chunk.chunk_id for c in second.candidates] == [f"c{i}" for i in range(5)]
+    assert all(c.chunk.body and c.chunk.HasField("views") for c in second.candidates[:3])
+    for c in second.candidates[3:]:
+        assert c.chunk == common_pb2.Chunk(chunk_id=c.chunk.chunk_id)
+        assert c.scores.fused_rank == int(c.chunk.chunk_id[1:]) + 1
+    funnel.reranker.says = None
+    _search(funnel, rerank=True)
+    _search(funnel, rerank=True)  # it no longer says: every candidate whole again
+    assert all(c.chunk.body for c in funnel.reranker.requests[-1].candidates)
 
 
 def test_the_reranker_gets_no_section_text_and_returns_scores_only(funnel):
