@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from loadtest import metrics
+
 ROOT = Path(__file__).resolve().parents[1]
 STUBS = Path("clients", "python", "src")
 
@@ -49,11 +51,10 @@ def figures(report: dict) -> dict[str, float]:
             out[f"mesh / in-process {q}"] = compared["ratio"][q]
         parts = compared.get("breakdown_mean_s") or {}
         for stage, times in parts.get("stages", {}).items():
-            server, call = times.get("server"), times.get("gateway_call")
-            if server is not None:
-                out[f"{stage} server ms"] = server * 1000
-            if server is not None and call is not None:
-                out[f"{stage} hop ms"] = (call - server) * 1000
+            if times.get("server") is not None:
+                out[f"{stage} server ms"] = times["server"] * 1000
+            if (stage_hop := metrics.hop(times)) is not None:
+                out[f"{stage} hop ms"] = stage_hop * 1000
         if parts.get("gateway_own") is not None:
             out["gateway own ms"] = parts["gateway_own"] * 1000
     return out

@@ -148,3 +148,9 @@ def mesh_breakdown(snapshot: Snapshot, stages: Iterable[str]) -> dict:
         out["gateway_ask"] - sum(calls) if out["gateway_ask"] is not None and None not in calls else None
     )
     return out
+
+
+def hop(stage_times: dict) -> float | None:
+    """One stage's hop in a mesh_breakdown: the gateway's call of it minus the stage server's own time."""
+    call, server = stage_times.get("gateway_call"), stage_times.get("server")
+    return None if call is None or server is None else call - server

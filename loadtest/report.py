@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
 
+from loadtest import metrics  # noqa: E402
 from loadtest.budgets import Budgets  # noqa: E402
 
 
@@ -50,9 +51,9 @@ def breakdown_lines(comparison: dict) -> list[str]:
         "|---|---:|---:|---:|---:|",
     ]
     for name, stage in parts["stages"].items():
-        hop = None if None in (stage["gateway_call"], stage["server"]) else stage["gateway_call"] - stage["server"]
         lines.append(
-            f"| {name} | {ms(direct.get(name))} | {ms(stage['server'])} | {ms(stage['gateway_call'])} | {ms(hop)} |"
+            f"| {name} | {ms(direct.get(name))} | {ms(stage['server'])} | {ms(stage['gateway_call'])} | "
+            f"{ms(metrics.hop(stage))} |"
         )
     into_gateway = None if parts["gateway_ask"] is None else parts["client"] - parts["gateway_ask"]
     lines += [
