@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from loadtest import metrics
+from services.cli.mesh import stop_on_sigterm
 
 ROOT = Path(__file__).resolve().parents[1]
 STUBS = Path("clients", "python", "src")
@@ -124,13 +126,29 @@ def checkout(ref: str, folder: Path) -> Path:
     return tree
 
 
+def run_to_end(command: list[str], **popen) -> int:
+    """subprocess.run, except for how a stopped A/B run stops its child: SIGINT, which loadtest.run of any
+    build unwinds from (stopping its mesh by pid), where subprocess.run's SIGKILL would leave the child's
+    stages running and holding their ports."""
+    with subprocess.Popen(command, **popen) as child:
+        try:
+            return child.wait()
+        except BaseException:
+            child.send_signal(signal.SIGINT)
+            try:
+                child.wait(60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+            raise
+
+
 def run_once(tree: Path, scenario: str, out: Path, scifact: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree / STUBS), os.environ.get("PYTHONPATH", "")])}
     command = [str(tree / ".venv" / "bin" / "python"), "-m", "loadtest.run", scenario, "--out", str(out)]
-    done = subprocess.run([*command, "--scifact", str(scifact)], cwd=tree, env=env)
+    returncode = run_to_end([*command, "--scifact", str(scifact)], cwd=tree, env=env)
     reports = list(out.glob("*/report.json"))
-    if done.returncode not in (0, 1) or not reports:  # 1: a budget broke, which is a figure, not a failure
-        raise SystemExit(f"loadtest.run in {tree} exited {done.returncode} without a report")
+    if returncode not in (0, 1) or not reports:  # 1: a budget broke, which is a figure, not a failure
+        raise SystemExit(f"loadtest.run in {tree} exited {returncode} without a report")
     return json.loads(reports[0].read_text())
 
 
@@ -142,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scifact", type=Path, default=ROOT.parent / "shared" / "data" / "scifact")
     parser.add_argument("--out", type=Path, default=ROOT / "loadtest" / "out" / "ab")
     args = parser.parse_args(argv)
+    stop_on_sigterm()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     # Both sides run this checkout's scenario file (a base may predate it), on one SciFact folder.

@@ -27,6 +27,7 @@ from loadtest import corpus
 from loadtest.figures import figure, record
 from loadtest.harness import TENANT, LoadMesh
 from loadtest.scenario import Scenario
+from services.cli.mesh import stop_on_sigterm
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,6 +160,7 @@ def figures_of(result: dict) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(prog="loadtest.bench_ask", description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", choices=("sample", "scifact", "both"), default="both")
     parser.add_argument("--questions", type=int, default=60, help="timed questions per corpus")

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from services.cli.documents import collect_files, to_source_document
-from services.cli.mesh import Mesh
+from services.cli.mesh import Mesh, stop_on_sigterm
 from shared.config import STAGES
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
@@ -96,6 +96,7 @@ def run(corpus: str, questions: int) -> None:
 
 
 def main() -> None:
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="examples", help="folder to ingest (default examples)")
     parser.add_argument("--questions", type=int, default=20, help="questions to ask (default 20)")

@@ -21,6 +21,7 @@ from loadtest import ghz, metrics, report
 from loadtest.faults import run_faults
 from loadtest.harness import TENANT, LoadMesh, load_mesh, log
 from loadtest.scenario import Scenario, Step, load
+from services.cli.mesh import stop_on_sigterm
 from shared.config import STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -190,6 +191,7 @@ def warm_up(harness: LoadMesh, scenario: Scenario) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(prog="loadtest.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("scenario", help="a name in loadtest/scenarios/ or a path to a scenario file")
     parser.add_argument("--backend", choices=("embedded", "opensearch"), default="embedded")

@@ -21,7 +21,7 @@ from google.protobuf.json_format import MessageToDict
 from ragmesh.client import Filters, RagmeshClient
 from services.cli import certs, copy_index, erase, feedback, keys, sync
 from services.cli.ingest import ingest
-from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port
+from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port, stop_on_sigterm
 from services.cli.render import render_answer, render_chunk_view, render_results
 from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
@@ -352,8 +352,7 @@ def main(argv: list[str] | None = None) -> int | str | None:
 
 def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C, so a command that spawned a mesh stops it (by pid) on the way out.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    stop_on_sigterm()  # a command that spawned a mesh stops it (by pid) on the way out
     try:
         if args.func in feedback.CLIENT_COMMANDS:
             return feedback.CLIENT_COMMANDS[args.func](args, _client(args))

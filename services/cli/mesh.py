@@ -78,6 +78,13 @@ class MeshError(RuntimeError):
     pass
 
 
+def stop_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C (SystemExit 143), so a launcher stopped by `kill` or a CI timeout runs its
+    `finally` and `with` exits and stops the stages it started (by pid). Python's default for SIGTERM ends the
+    process on the spot, leaving every stage running and holding its ports. Call it from the main thread."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 class Mesh:
     def __init__(
         self,
