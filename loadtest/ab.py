@@ -14,6 +14,7 @@ both sides use this checkout's .venv and .tools. Writes loadtest/out/ab/ab.md an
 
 import argparse
 import json
+import math
 import os
 import shutil
 import signal
@@ -93,7 +94,8 @@ def markdown(rows: list[dict], base_ref: str, rounds: int, scenario: str) -> str
         f"# A/B: working tree against {base_ref}",
         "",
         f"Scenario `{scenario}`, {rounds} rounds in ABBA order on one host. Medians per side; 'apart' when every run "
-        "of one side lies beyond every run of the other (with 3 runs a side, chance alone does that 1 time in 10).",
+        f"of one side lies beyond every run of the other (with {rounds} runs a side, chance alone does that 1 time "
+        f"in {chance_apart(rounds)}).",
         "",
         "| figure | base runs | new runs | base median | new median | new - base | apart |",
         "|---|---|---|---:|---:|---:|---|",
@@ -104,6 +106,12 @@ def markdown(rows: list[dict], base_ref: str, rounds: int, scenario: str) -> str
             f"{r['new_median']:.3g} | {r['difference']:+.3g} | {'yes' if r['apart'] else ''} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def chance_apart(runs: int) -> int:
+    """1 in how many times two sides of `runs` runs each, drawn from one distribution, come out apart: of the
+    C(2n, n) equally likely orderings of the pooled runs, two put one side wholly beyond the other."""
+    return math.comb(2 * runs, runs) // 2
 
 
 def order(rounds: int) -> list[tuple[int, str]]:

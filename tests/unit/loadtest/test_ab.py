@@ -48,3 +48,10 @@ def test_a_figure_some_run_lacks_is_left_out():
 
 def test_rounds_alternate_which_side_goes_first():
     assert ab.order(3) == [(1, "base"), (1, "new"), (2, "new"), (2, "base"), (3, "base"), (3, "new")]
+
+
+def test_the_chance_of_sides_apart_follows_the_number_of_runs():
+    # Two runs a side: 6 orderings of the pooled four, 2 of them apart; three a side: 20, 2 apart.
+    assert [ab.chance_apart(n) for n in (1, 2, 3, 4)] == [1, 3, 10, 35]
+    text = ab.markdown([], "HEAD", 2, "mesh-cost")
+    assert "with 2 runs a side, chance alone does that 1 time in 3" in text
