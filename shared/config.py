@@ -201,6 +201,9 @@ class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     """funnel width: candidates kept by the reranker"""
     context_passages: int = 5
     """funnel width: passages given to the generator"""
+    time_references: bool = True
+    """read a past time the question names ("in 2025", "the previous policy") and search the versions in force
+    then (services/gateway/time_reference.py); a request's own as_of or include_superseded always wins"""
     max_documents_per_ingest: int = 1000
     """request bound: documents per Ingest (INVALID_ARGUMENT naming the field and the limit)"""
     max_question_chars: int = 4000

@@ -13,7 +13,7 @@ import time
 import grpc
 from opentelemetry import trace
 
-from services.gateway import supersession
+from services.gateway import supersession, time_reference
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
@@ -21,6 +21,7 @@ from services.gateway.policy import invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, RagmeshError, require
+from shared.model import utc_now
 from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
@@ -59,6 +60,7 @@ class Funnel:
         answer_log: AnswerLog | None = None,
         timeouts: dict[str, float] | None = None,
         request_limits: RequestLimits | None = None,
+        time_references: bool = True,
     ):
         # Each stage call is bounded by the caller's deadline and by its own cap: generation and
         # embedding a large document legitimately take longer than a search.
@@ -79,6 +81,7 @@ class Funnel:
         self.suggested_reading = suggested_reading
         self.answer_log = answer_log
         self.limits = request_limits or RequestLimits()
+        self.time_references = time_references
         # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
         self.private = strict()
         # How many candidates' view vectors the reranker reads (it says so in each response); None until it has,
@@ -170,7 +173,18 @@ class Funnel:
             if timings is not None:
                 timings.append(gateway_pb2.StageTiming(stage=stage, seconds=seconds))
 
-    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings, reranking=True):
+    def _time_reference(self, query: str, filters) -> time_reference.TimeReference | None:
+        """The past time the question names, when this gateway reads them and the request names none itself."""
+        if not self.time_references or not time_reference.applies(filters):
+            return None
+        reference = time_reference.time_reference(query)
+        if reference is not None:
+            trace.get_current_span().set_attribute("ragmesh.time_reference", reference.describe())
+        return reference
+
+    def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings, reranking=True, reference=None):
+        if reference is not None:
+            filters = time_reference.with_reference(filters, reference)
         request = retriever_pb2.RetrieveRequest(
             tenant_id=tenant_id, query=query, filters=filters, top_k=top_k, mode=mode
         )
@@ -179,7 +193,10 @@ class Funnel:
         if views is not None:
             request.view_vectors_top_k = views
         response = self._timed("retrieve", self.retriever, "Retrieve", request, context, timings)
-        return list(response.candidates), response.query_embedding if response.HasField("query_embedding") else None
+        candidates = list(response.candidates)
+        if reference is not None and reference.former_only:
+            candidates = time_reference.keep_former(candidates, utc_now())
+        return candidates, response.query_embedding if response.HasField("query_embedding") else None
 
     def _rerank(self, query, candidates, top_n, context, timings, query_embedding=None):
         """(ranked, model_id, degraded_reason). An unreachable, failing or slow reranker degrades (it
@@ -229,6 +246,7 @@ class Funnel:
         self.limits.top_k(request.top_k)
         timings: list = []
         top_k = request.top_k or 10
+        reference = self._time_reference(request.query, request.filters)
         candidates, query_embedding = self._retrieve(
             request.tenant_id,
             request.query,
@@ -238,6 +256,7 @@ class Funnel:
             context,
             timings,
             reranking=request.rerank,
+            reference=reference,
         )
         model_id, degraded = "", ""
         if request.rerank and candidates:
@@ -247,7 +266,11 @@ class Funnel:
         else:
             candidates = _without_view_vectors(candidates)
         return gateway_pb2.SearchResponse(
-            results=candidates[:top_k], reranker_model_id=model_id, degraded=bool(degraded), timings=timings
+            results=candidates[:top_k],
+            reranker_model_id=model_id,
+            degraded=bool(degraded),
+            timings=timings,
+            time_reference=reference.describe() if reference else "",
         )
 
     def ask(self, request: gateway_pb2.AskRequest, context) -> gateway_pb2.AskResponse:
@@ -258,10 +281,20 @@ class Funnel:
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
+        reference = self._time_reference(request.question, request.filters)
         candidates, query_embedding = self._retrieve(
-            request.tenant_id, request.question, request.filters, request.mode, self.candidates, context, timings
+            request.tenant_id,
+            request.question,
+            request.filters,
+            request.mode,
+            self.candidates,
+            context,
+            timings,
+            reference=reference,
         )
-        response = gateway_pb2.AskResponse(abstain_threshold=self.abstain_threshold)
+        response = gateway_pb2.AskResponse(
+            abstain_threshold=self.abstain_threshold, time_reference=reference.describe() if reference else ""
+        )
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
             self._rerank(request.question, candidates, len(candidates), context, timings, query_embedding)

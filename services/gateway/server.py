@@ -159,6 +159,7 @@ def main() -> None:
         cfg.rerank_top_n,
         cfg.context_passages,
         answer_log=answer_log,
+        time_references=cfg.time_references,
         timeouts=cfg.stage_timeouts(),
         request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
     )

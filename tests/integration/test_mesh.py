@@ -95,6 +95,41 @@ def test_superseded_version_is_hidden_unless_asked_for_by_date(gateway, ingested
     assert versions == {"2025"}
 
 
+def test_a_question_about_the_past_is_answered_from_the_version_in_force_then(gateway, ingested):
+    def ask(question, **filters):
+        return gateway.Ask(
+            gateway_pb2.AskRequest(
+                tenant_id=TENANT,
+                question=question,
+                filters=common_pb2.SearchFilters(**filters),
+                include_candidates=True,
+            ),
+            timeout=60,
+        )
+
+    def refund_versions(response):
+        return {
+            c.chunk.meta.version for c in response.candidates if c.chunk.meta.document_id == "handbook/refund-policy"
+        }
+
+    # A year: the versions in force at its end, as if the caller had set as_of.
+    dated = ask("in 2025 who approved a refund above 5k")
+    assert refund_versions(dated) == {"2025"}
+    assert "2025-12-31" in dated.time_reference and "'2025'" in dated.time_reference
+    # "previous", no date: of a document with a superseded version among the candidates, only that version.
+    former = ask("who approves a refund above 5k under the previous policy")
+    assert refund_versions(former) == {"2025"} and "previous" in former.time_reference
+    assert all(c.version == "2025" for c in former.answer.citations if c.document_id == "handbook/refund-policy")
+    # Then and now together: both versions compete.
+    both = ask("refund approval above 5k old vs new policy")
+    assert refund_versions(both) == {"2025", "2026"}
+    # No time in the question, or a time the caller set: as before, and the question's words are not read.
+    assert refund_versions(present := ask("who approves a refund above 5k")) == {"2026"}
+    assert present.time_reference == ""
+    explicit = ask("in 2025 who approved a refund above 5k", as_of="2026-06-01")
+    assert refund_versions(explicit) == {"2026"} and explicit.time_reference == ""
+
+
 def test_access_scopes_are_enforced_in_the_query(gateway, ingested):
     def docs(**filters):
         response = gateway.Search(
