@@ -128,6 +128,38 @@ def is_table_header(body: str, row_end: int) -> bool:
     return is_table_rule(body[row_end:].lstrip("\r\n").split("\n", 1)[0])
 
 
+def table_header_before(body: str, row_start: int) -> str:
+    """The header row of the table row starting at `row_start`: the nearest row above it that a rule line
+    follows, within the same table ('' when there is none: the row is not in a table with a header)."""
+    lines = body[:row_start].rstrip("\r\n").split("\n")
+    for i in range(len(lines) - 1, 0, -1):
+        if not lines[i].strip().startswith("|"):
+            return ""
+        if is_table_rule(lines[i]):
+            header = lines[i - 1].strip()
+            return header if header.startswith("|") else ""
+    return ""
+
+
+def table_cells(row: str) -> list[str]:
+    """A Markdown table row's cells, stripped (an escaped pipe stays inside its cell)."""
+    cells = re.split(r"(?<!\\)\|", row.strip())
+    if cells and not cells[0].strip():
+        cells = cells[1:]
+    if cells and not cells[-1].strip():
+        cells = cells[:-1]
+    return [c.strip() for c in cells]
+
+
+def read_row(header: str, row: str) -> str:
+    """A table row as a reader takes it in, each cell under its column's name: "Plan: Team; Monthly price:
+    $79; ...", empty cells left out. The row as it is when the header's cells do not line up with it."""
+    names, cells = table_cells(header), table_cells(row)
+    if not header or len(names) != len(cells) or not all(names):
+        return row.strip()
+    return "; ".join(f"{name}: {cell}" for name, cell in zip(names, cells, strict=True) if cell)
+
+
 def is_list_item(text: str) -> bool:
     return bool(_LIST_ITEM.match(text.lstrip()))
 

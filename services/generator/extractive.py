@@ -10,7 +10,7 @@ import logging
 
 from services.generator import reading, selection, support
 from shared.model import Answer, Citation, ScoredChunk
-from shared.text import answer_units, content_terms, identifiers, is_table_header
+from shared.text import answer_units, content_terms, identifiers, is_table_header, read_row, table_header_before
 
 log = logging.getLogger("ragmesh.generator")
 
@@ -174,8 +174,12 @@ def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str
     lines, citations = [], []
     for passage, start, end in picked:
         citations.append(unit_citation(passage, start, end))
-        # The quote keeps the source's characters (it is verified by span); the answer reads as one line.
-        lines.append(f"{' '.join(citations[-1].quote.split())} [{len(citations)}]")
+        # The quote keeps the source's characters (it is verified by span); the answer reads as one line, and
+        # a table row under its column names ("| Team | $79 |" means nothing without "| Plan | Monthly price |").
+        quote = citations[-1].quote
+        if quote.lstrip().startswith("|"):
+            quote = read_row(table_header_before(passage.chunk.body, start), quote)
+        lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
     return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)
 
 

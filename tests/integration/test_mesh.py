@@ -72,6 +72,8 @@ def test_table_lookup_quotes_the_row(gateway, ingested):
     response = ask(gateway, "how much is the Team plan per month")
     assert_citations_verifiable(response)
     assert any("$79" in c.quote and c.document_id == "pricing/price-list" for c in response.answer.citations)
+    # The row is read under its column names in the answer (the citation quotes it as it is).
+    assert "Plan: Team; Monthly price: $79" in response.answer.text
 
 
 def test_unanswerable_question_abstains_with_suggested_reading(gateway, ingested):

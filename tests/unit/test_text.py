@@ -3,7 +3,7 @@ import textwrap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.text import answer_units, content_terms, heading_prefix, sentence_spans
+from shared.text import answer_units, content_terms, heading_prefix, read_row, sentence_spans, table_header_before
 
 
 def sentences(text):
@@ -110,3 +110,19 @@ def test_one_table_rule_definition_for_chunker_and_generator():
     assert not is_table_header(body, body.index("| a | 1 |") + len("| a | 1 |"))
     kinds = [b.kind for section in parse_markdown(body) for b in section.blocks]
     assert kinds == ["table"]
+
+
+def test_a_table_row_is_read_under_its_header():
+    body = (
+        "Intro line.\n\n| Plan | Monthly price | Notes |\n| --- | ---: | --- |\n"
+        "| Starter | $19 | a \\| b |\n| Team | $79 | |\n"
+    )
+    team = body.index("| Team")
+    header = table_header_before(body, team)
+    assert header == "| Plan | Monthly price | Notes |"
+    assert read_row(header, "| Team | $79 | |") == "Plan: Team; Monthly price: $79"
+    assert read_row(header, "| Starter | $19 | a \\| b |") == "Plan: Starter; Monthly price: $19; Notes: a \\| b"
+    # A row whose cells do not line up with the header, or a table without one, is left as it is.
+    assert read_row(header, "| Team | $79 |") == "| Team | $79 |"
+    assert table_header_before("| a | b |\n| c | d |\n", 10) == ""
+    assert table_header_before(body, body.index("Intro")) == ""

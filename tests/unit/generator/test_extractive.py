@@ -26,6 +26,8 @@ def test_answers_with_quoted_sentences_and_exact_spans():
 def test_table_rows_are_matched_through_their_header():
     answer = ExtractiveGenerator().run("team plan monthly price", [passage(PRICES, path=("Plans",))])
     assert answer.citations[0].quote == "| Team | $79 |"
+    # The citation quotes the row as it is; the answer reads it under its column names.
+    assert answer.text.splitlines()[0] == "Plan: Team; Monthly price: $79 [1]"
 
 
 def test_abstains_and_names_what_is_missing():
