@@ -272,11 +272,6 @@ class RetrieverConfig(ServerConfig, env_prefix="RAGMESH_RETRIEVER_"):
     """Prometheus /metrics port; 0 disables it"""
     embed_threads: int = 1
     """torch / onnxruntime intra-op threads for embedding queries"""
-    query_batch: int = Field(8, ge=1)
-    """most concurrent queries encoded in one run (shared/embedding/batching.py); 1: each on its own, side by
-    side"""
-    query_runs: int = Field(2, ge=1)
-    """query encoder runs side by side when queries overlap (about the cores the retriever may use)"""
     rrf_k: int = 60
     """reciprocal rank fusion constant"""
     per_retriever_k: int = 50

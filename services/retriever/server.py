@@ -6,7 +6,6 @@ from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import RetrieverConfig
 from shared.embedding import build_embedder
-from shared.embedding.batching import QueryBatcher
 from shared.errors import InvalidArgument
 from shared.index.factory import open_index
 from shared.observability.metrics import CANDIDATES
@@ -60,12 +59,9 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
 
 def main() -> None:
     cfg = config.load(RetrieverConfig, "retriever")
-    embedder = build_embedder(cfg.embed_model, threads=cfg.embed_threads)
-    if cfg.query_batch > 1:
-        embedder = QueryBatcher(embedder, cfg.query_batch, cfg.query_runs)
     retriever = HybridRetriever(
         open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
-        embedder,
+        build_embedder(cfg.embed_model, threads=cfg.embed_threads),
         rrf_k=cfg.rrf_k,
         per_retriever_k=cfg.per_retriever_k,
         default_top_k=cfg.top_k,
