@@ -178,8 +178,8 @@ class Funnel:
         if not self.time_references or not time_reference.applies(filters):
             return None
         reference = time_reference.time_reference(query)
-        if reference is not None:
-            trace.get_current_span().set_attribute("ragmesh.time_reference", reference.describe())
+        if reference is not None:  # the question's own words stay off spans in privacy mode
+            trace.get_current_span().set_attribute("ragmesh.time_reference", reference.describe(not self.private))
         return reference
 
     def _retrieve(self, tenant_id, query, filters, mode, top_k, context, timings, reranking=True, reference=None):

@@ -40,12 +40,14 @@ class TimeReference:
     former_only: bool = False  # of a document with several versions among the candidates, keep the superseded
     because: str = ""  # the words it rests on, for the response and the trace
 
-    def describe(self) -> str:
+    def describe(self, quote_question: bool = True) -> str:
+        """What was searched, and (unless the question's words must stay out, as in privacy mode) why."""
+        said = f" (the question says {self.because!r})" if quote_question else ""
         if self.as_of:
-            return f"versions in force at {self.as_of} (the question says {self.because!r})"
+            return f"versions in force at {self.as_of}{said}"
         if self.former_only:
-            return f"superseded versions first (the question says {self.because!r})"
-        return f"every version (the question says {self.because!r})"
+            return f"superseded versions first{said}"
+        return f"every version{said}"
 
 
 def time_reference(question: str, now: datetime | None = None) -> TimeReference | None:

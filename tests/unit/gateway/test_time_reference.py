@@ -100,3 +100,10 @@ def test_keep_former_drops_only_the_current_versions_of_documents_that_have_a_su
         "pricing/price-list@2025-Q3",
         "handbook/travel@3",
     ]
+
+
+def test_the_description_can_leave_the_questions_words_out():
+    reference = time_reference("tier 1 refund limit under the previous policy", NOW)
+    assert reference is not None
+    assert reference.describe() == "superseded versions first (the question says 'previous')"
+    assert reference.describe(quote_question=False) == "superseded versions first"
