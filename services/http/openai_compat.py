@@ -89,7 +89,14 @@ def _reading(chunk: Any) -> dict[str, Any]:
 
 
 def render(reply: gateway_pb2.AskResponse) -> str:
-    """The message content: the answer with its markers and sources, or what is missing and what to read."""
+    """The message content: the answer with its markers and sources, or what is missing and what to read; and
+    when the question named a past time, which versions were searched (an answer from a superseded version must
+    say why it is not today's)."""
+    searched = ["", f"Searched: {reply.time_reference}."] if reply.time_reference else []
+    return "\n".join(_answer_lines(reply) + searched)
+
+
+def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
     answer = reply.answer
     if answer.abstained:
         lines = [f"I cannot answer this from the documents: {answer.missing or 'they do not cover it'}."]
@@ -98,7 +105,7 @@ def render(reply: gateway_pb2.AskResponse) -> str:
             for scored in reply.suggested_reading:
                 where = " > ".join(scored.chunk.heading_path) or scored.chunk.meta.title
                 lines.append(f"- {scored.chunk.meta.document_id}@{scored.chunk.meta.version}: {where}")
-        return "\n".join(lines)
+        return lines
     text = answer.text
     # The extractive generator writes the markers itself; an answer without them gets them at the end.
     missing = [i for i in range(1, len(answer.citations) + 1) if f"[{i}]" not in text]
@@ -108,7 +115,7 @@ def render(reply: gateway_pb2.AskResponse) -> str:
     for i, cite in enumerate(answer.citations, start=1):
         where = " > ".join(cite.heading_path)
         lines.append(f'[{i}] {cite.document_id}@{cite.version}{": " + where if where else ""}: "{cite.quote}"')
-    return "\n".join(lines)
+    return lines
 
 
 def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
@@ -123,6 +130,7 @@ def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
             "reason": answer.reason,
             "missing": answer.missing,
             "degraded": reply.degraded,
+            "time_reference": reply.time_reference,
         },
     }
 

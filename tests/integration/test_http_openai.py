@@ -46,6 +46,14 @@ def test_the_same_answer_streamed(chat, ingested):
     assert chunks[-1].model_extra["citations"] and chunks[-1].model_extra["citations"][0]["index"] == 1
 
 
+def test_an_answer_from_a_past_version_says_which_versions_were_searched(chat, ingested):
+    completion = ask(chat, "in 2025 who approved a refund above 5k")
+    content = completion.choices[0].message.content
+    assert "2025-12-31" in completion.model_extra["ragmesh"]["time_reference"]
+    assert "Searched: versions in force at 2025-12-31" in content
+    assert "Searched:" not in ask(chat, ANSWERED).choices[0].message.content
+
+
 def test_an_abstention_is_a_completion_with_suggested_reading(chat, ingested):
     completion = ask(chat, "what is the parental leave policy", model=f"ragmesh:{TENANT}")
     content = completion.choices[0].message.content

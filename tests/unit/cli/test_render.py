@@ -51,6 +51,15 @@ def test_degraded_suggested_reading_prints_and_sorts_by_the_fused_score():
     assert lines[0].endswith("(fused 0.0320)") and "rerank" not in "".join(lines)
 
 
+def test_an_answer_searched_in_past_versions_says_so_first():
+    searched = "versions in force at 2025-12-31T23:59:59Z (the question says '2025')"
+    response = gateway_pb2.AskResponse(
+        answer=common_pb2.Answer(text="Paid within 14 days. [1]"), time_reference=searched
+    )
+    assert render_answer(response).splitlines()[0] == f"(searched: {searched})"
+    assert "searched" not in render_answer(gateway_pb2.AskResponse(answer=common_pb2.Answer(text="x [1]")))
+
+
 def test_search_shows_no_rerank_column_for_passages_nobody_reranked():
     out = render_results([scored("a", 0, 0.0)])
     assert "rerank" not in out and "#0" not in out
