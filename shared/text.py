@@ -160,6 +160,16 @@ def read_row(header: str, row: str) -> str:
     return "; ".join(f"{name}: {cell}" for name, cell in zip(names, cells, strict=True) if cell)
 
 
+# An e-mail's header block as it appears in a ticket or thread ("From: ... Date: ... Subject: ...").
+_MESSAGE_HEADER = re.compile(r"(From|To|Cc|Bcc|Date|Sent|Subject|Reply-To): \S")
+
+
+def is_message_header(text: str) -> bool:
+    """True for a unit that is a message's header lines: who wrote when, under which subject. It names the
+    topic, so it matches questions about it, but it answers none of them."""
+    return bool(_MESSAGE_HEADER.match(text.lstrip()))
+
+
 def is_list_item(text: str) -> bool:
     return bool(_LIST_ITEM.match(text.lstrip()))
 

@@ -10,7 +10,15 @@ import logging
 
 from services.generator import reading, selection, support
 from shared.model import Answer, Citation, ScoredChunk
-from shared.text import answer_units, content_terms, identifiers, is_table_header, read_row, table_header_before
+from shared.text import (
+    answer_units,
+    content_terms,
+    identifiers,
+    is_message_header,
+    is_table_header,
+    read_row,
+    table_header_before,
+)
 
 log = logging.getLogger("ragmesh.generator")
 
@@ -114,8 +122,8 @@ class ExtractiveGenerator:
             header_terms: set[str] = set()
             for start, end in answer_units(body):
                 unit = body[start:end].lstrip()
-                if unit.startswith("#"):
-                    continue  # a heading line restates the path; it answers nothing
+                if unit.startswith("#") or is_message_header(unit):
+                    continue  # a heading line restates the path, a message header its subject: neither answers
                 hits = content_terms(unit) & wanted
                 if unit.startswith("|"):
                     # A table row means nothing without its header: the header's words count fully,

@@ -24,7 +24,7 @@ import numpy as np
 
 from services.generator.support import unit_text
 from shared.model import ScoredChunk
-from shared.text import answer_units, content_terms, identifiers, is_list_item, is_table_header
+from shared.text import answer_units, content_terms, identifiers, is_list_item, is_message_header, is_table_header
 
 FEATURES = (
     "similarity",
@@ -102,8 +102,8 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
         units = answer_units(body)
         for index, (start, end) in enumerate(units):
             text = body[start:end].strip()
-            if text.startswith("#"):
-                continue  # a heading line restates the path; it answers nothing
+            if text.startswith("#") or is_message_header(text):
+                continue  # a heading line restates the path, a message header its subject: neither answers
             kind_table = text.startswith("|")
             if kind_table and is_table_header(body, end):
                 continue  # the header row itself: it is read with each row instead

@@ -3,7 +3,15 @@ import textwrap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.text import answer_units, content_terms, heading_prefix, read_row, sentence_spans, table_header_before
+from shared.text import (
+    answer_units,
+    content_terms,
+    heading_prefix,
+    is_message_header,
+    read_row,
+    sentence_spans,
+    table_header_before,
+)
 
 
 def sentences(text):
@@ -126,3 +134,11 @@ def test_a_table_row_is_read_under_its_header():
     assert read_row(header, "| Team | $79 |") == "| Team | $79 |"
     assert table_header_before("| a | b |\n| c | d |\n", 10) == ""
     assert table_header_before(body, body.index("Intro")) == ""
+
+
+def test_message_headers_are_told_from_sentences_that_mention_them():
+    assert is_message_header("From: Raj Patel <support@northwindcloud.example> Date: Tue, 18 Nov 2025")
+    assert is_message_header("Subject: Re: Sync keeps failing with E-4412")
+    assert not is_message_header("Refunds from $250 to $2,500 require approval.")
+    assert not is_message_header("Send it from: the billing page")  # not at the start
+    assert not is_message_header("Date:2025-01-01")  # a field without the header's space

@@ -49,3 +49,15 @@ def test_an_identifier_in_the_question_must_be_in_the_answering_passage():
     )
     assert gen.run("E-6001 meaning", [errors]).abstained
     assert not gen.run("E-5002 meaning", [errors]).abstained
+
+
+def test_a_message_header_is_never_quoted_as_the_answer():
+    # A ticket thread: the header names the topic, so it matches the question, but it answers nothing.
+    thread = (
+        "From: Jonas Weber <j.weber@quill.example>\nDate: Tue, 18 Nov 2025 14:05:00 +0100\n"
+        "Subject: Refund for annual plan bought by mistake\n\n"
+        "We bought the annual plan by mistake last week and would like our money back.\n"
+    )
+    answer = ExtractiveGenerator().run("annual plan refund bought by mistake", [passage(thread, path=("Ticket",))])
+    assert all(not c.quote.startswith("From:") for c in answer.citations)
+    assert answer.abstained or answer.citations[0].quote.startswith("We bought")
