@@ -61,3 +61,27 @@ def test_a_message_header_is_never_quoted_as_the_answer():
     answer = ExtractiveGenerator().run("annual plan refund bought by mistake", [passage(thread, path=("Ticket",))])
     assert all(not c.quote.startswith("From:") for c in answer.citations)
     assert answer.abstained or answer.citations[0].quote.startswith("We bought")
+
+
+ENTRY = (
+    "### E-3001 Bucket not found\n"
+    "Meaning: the requested bucket does not exist in this region. Cause: typo in the bucket name or wrong region "
+    "endpoint. Resolution: check the name with `nwctl bucket list --region <region>`."
+)
+
+
+def test_a_question_about_a_named_entry_gets_the_whole_short_entry_in_reading_order():
+    entry = passage(ENTRY, path=("Error Code Reference", "E-3001 Bucket not found"))
+    answer = ExtractiveGenerator().run("E-3001 but the bucket definitely exists", [entry])
+    assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
+
+
+def test_a_long_section_or_a_heading_that_does_not_name_the_thing_is_quoted_as_before():
+    longer = passage(
+        ENTRY + " Note: buckets are per region. See also E-3002.", path=("Errors", "E-3001 Bucket not found")
+    )
+    answer = ExtractiveGenerator().run("E-3001 but the bucket definitely exists", [longer])
+    assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning"]  # the line that answers, alone
+    unnamed = passage(ENTRY.replace("### E-3001 Bucket not found\n", ""), path=("Errors", "Storage"))
+    answer = ExtractiveGenerator().run("E-3001 but the bucket definitely exists", [unnamed])
+    assert answer.abstained  # nothing names E-3001
