@@ -54,7 +54,10 @@ def parse_reply(text: str) -> dict:
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the model output")
-    data = json.loads(text[start : end + 1])
+    # strict=False: a raw newline or tab inside a string is read as itself. Small models write them even under a
+    # JSON grammar (seen: SmolLM2 through llama.cpp's server, "Invalid control character"), and they change
+    # nothing the contract checks.
+    data = json.loads(text[start : end + 1], strict=False)
     if not isinstance(data, dict) or not isinstance(data.get("citations", []), list):
         raise ValueError("model output is not an object with a citations list")
     return data

@@ -137,3 +137,8 @@ def test_no_passages_means_no_model_call_and_an_abstention():
 
 def test_parse_reply_tolerates_text_around_the_object():
     assert parse_reply('here: {"answer": "a", "citations": ["U1"]} done')["citations"] == ["U1"]
+
+
+def test_parse_reply_reads_a_raw_newline_or_tab_inside_a_string():
+    data = parse_reply('{"answer": "Meaning: two clients\nchanged the\tsame file.", "citations": ["U1"]}')
+    assert data["answer"] == "Meaning: two clients\nchanged the\tsame file." and data["citations"] == ["U1"]
