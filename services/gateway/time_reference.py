@@ -62,8 +62,8 @@ def time_reference(question: str, now: datetime | None = None) -> TimeReference 
     if not years and not former:
         return None
     if present:
-        words = present.group(0) if not (years or former) else (former.group(0) if former else str(years[0]))
-        return TimeReference(include_superseded=True, because=f"{words} ... {present.group(0)}")
+        past = former.group(0) if former else str(years[0])
+        return TimeReference(include_superseded=True, because=f"{past} ... {present.group(0)}")
     if years:
         year = min(years)
         said = last_year.group(0) if last_year and year == today.year - 1 else str(year)

@@ -24,7 +24,15 @@ import numpy as np
 
 from services.generator.support import unit_text
 from shared.model import ScoredChunk
-from shared.text import answer_units, content_terms, identifiers, is_list_item, is_message_header, is_table_header
+from shared.text import (
+    answer_units,
+    content_terms,
+    identifiers,
+    is_list_item,
+    is_message_header,
+    is_table_header,
+    table_header_before,
+)
 
 FEATURES = (
     "similarity",
@@ -76,17 +84,6 @@ class UnitCandidate:
     text: str = ""  # what the support reader reads: the unit under its heading path (support.unit_text)
 
 
-def _table_header(body: str, units: list[tuple[int, int]], index: int) -> str:
-    """The header row a table row is read with: the last row before it that a rule line follows."""
-    for start, end in reversed(units[:index]):
-        text = body[start:end].strip()
-        if not text.startswith("|"):
-            return ""
-        if is_table_header(body, end):
-            return text
-    return ""
-
-
 def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
     """Every quotable unit of the passages, with its features (gaps are taken against the whole context)."""
     wanted = content_terms(query)
@@ -107,7 +104,7 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
             kind_table = text.startswith("|")
             if kind_table and is_table_header(body, end):
                 continue  # the header row itself: it is read with each row instead
-            header = _table_header(body, units, index) if kind_table else ""
+            header = table_header_before(body, start) if kind_table else ""
             terms = content_terms(text)
             header_terms = content_terms(header)
             covered = (terms | heading | header_terms) & wanted
