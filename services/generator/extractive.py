@@ -116,11 +116,12 @@ class ExtractiveGenerator:
             return _empty_question(self.generator_id)
         scored = []  # (score, passage rank, start, end, passage)
         seen_terms: set[str] = set()
+        spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
             heading_terms = content_terms(" ".join(passage.chunk.heading_path)) & wanted
             header_terms: set[str] = set()
-            for start, end in answer_units(body):
+            for start, end in spans[rank]:
                 unit = body[start:end].lstrip()
                 if unit.startswith("#") or is_message_header(unit):
                     continue  # a heading line restates the path, a message header its subject: neither answers
@@ -152,21 +153,22 @@ class ExtractiveGenerator:
             )
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
-        chosen = _whole_entry(chosen[0], named, self.max_units) or chosen
+        chosen = _whole_entry(chosen[0], spans[chosen[0][1]], named, self.max_units) or chosen
         return _quoted_answer([(p, start, end) for _, _, start, end, p in chosen[: self.max_units]], self.generator_id)
 
 
-def _whole_entry(top: tuple, named: set[str], max_units: int) -> list[tuple]:
+def _whole_entry(top: tuple, spans: list[tuple[int, int]], named: set[str], max_units: int) -> list[tuple]:
     """A question about a named thing ("E-3001 but the bucket definitely exists") whose best unit sits in that
     thing's own entry (a section whose heading names it, such as "E-3001 Bucket not found") short enough to quote
     whole: every unit of the entry in reading order (meaning, cause, resolution). The asker needs the entry, not
-    the one line that shares most of their words. Empty when that is not the case."""
+    the one line that shares most of their words. `spans` are the passage's answer units. Empty when that is not
+    the case."""
     passage = top[4]
     heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
     if not named or not named <= identifiers(heading):
         return []
     body = passage.chunk.body
-    units = [(s, e) for s, e in answer_units(body) if not body[s:e].lstrip().startswith("#")]
+    units = [(s, e) for s, e in spans if not body[s:e].lstrip().startswith("#")]
     if len(units) > max_units:
         return []
     return [(top[0], top[1], start, end, passage) for start, end in units]

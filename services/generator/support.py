@@ -18,7 +18,7 @@ import numpy as np
 
 from shared import config
 from shared.model import ScoredChunk
-from shared.text import heading_prefix
+from shared.text import heading_prefix, read_row
 
 log = logging.getLogger("ragmesh.generator")
 CARD_FILE = "ragmesh-support.json"
@@ -29,17 +29,13 @@ def cache_root() -> Path:
     return Path(config.expand(config.GeneratorConfig.from_env().support_cache))
 
 
-def _cells(row: str) -> list[str]:
-    return [c.strip() for c in row.strip().strip("|").split("|")]
-
-
 def unit_text(passage: ScoredChunk, start: int, end: int, header: str = "") -> str:
     """What the reader reads for one unit: its heading path, then the unit as one line; a table row is read
-    with its header, cell by cell ("Plan: Team; Monthly price: $79")."""
+    with its header, cell by cell ("Plan: Team; Monthly price: $79"; shared.text.read_row)."""
     chunk = passage.chunk
     text = chunk.body[start:end].strip()
     if text.startswith("|") and header:
-        text = "; ".join(f"{h}: {c}" for h, c in zip(_cells(header), _cells(text), strict=False) if c)
+        text = read_row(header, text)
     context = heading_prefix(chunk.meta.title, list(chunk.heading_path))
     text = " ".join(text.split())
     return f"{context}: {text}" if context else text
