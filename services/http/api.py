@@ -3,7 +3,7 @@
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ragmesh.client import Filters, RagmeshClient, document
 from ragmesh.v1 import gateway_pb2, indexer_pb2
@@ -23,7 +23,14 @@ DeleteDocumentResponse = model_for(indexer_pb2.DeleteDocumentResponse.DESCRIPTOR
 FeedbackResponse = model_for(gateway_pb2.FeedbackResponse.DESCRIPTOR)
 
 
-class SearchFilters(BaseModel):
+class Body(BaseModel):
+    """A request body: a field it does not have is refused, naming it, as a proto's JSON parser does. A misspelt
+    optional field ("filter" for "filters") would otherwise be dropped and the call run without it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchFilters(Body):
     access_scopes: list[str] = Field(default=[], description="scopes the caller holds (the key must hold them)")
     as_of: str = Field(default="", description="ISO date: search the versions effective then (default now)")
     include_superseded: bool = False
@@ -34,7 +41,7 @@ class SearchFilters(BaseModel):
         return Filters(**self.model_dump())
 
 
-class AskBody(BaseModel):
+class AskBody(Body):
     question: str
     tenant_id: str = Field(default="", description="default: the API key's tenant")
     filters: SearchFilters = SearchFilters()
@@ -42,7 +49,7 @@ class AskBody(BaseModel):
     include_candidates: bool = False
 
 
-class SearchBody(BaseModel):
+class SearchBody(Body):
     query: str
     tenant_id: str = ""
     filters: SearchFilters = SearchFilters()
@@ -51,7 +58,7 @@ class SearchBody(BaseModel):
     rerank: bool = False
 
 
-class FeedbackBody(BaseModel):
+class FeedbackBody(Body):
     answer_id: str = Field(description="the answer_id of an /v1/ask response")
     rating: Literal["up", "down"]
     tenant_id: str = ""

@@ -90,6 +90,12 @@ async def validation_error_handler(_request: Request, exc: Exception) -> JSONRes
     assert isinstance(exc, RequestValidationError)
     problems = []
     for err in exc.errors():
+        kind = err.get("type")
+        if kind == "json_invalid":  # its location is a character offset, not a field
+            reason = err.get("ctx", {}).get("error", "")
+            problems.append(f"body: not valid JSON ({reason} at character {err['loc'][-1]})")
+            continue
         where = ".".join(str(part) for part in err.get("loc", ()) if part != "body") or "body"
-        problems.append(f"{where}: {err.get('msg', 'invalid')}")
+        message = "not a field of this request" if kind == "extra_forbidden" else err.get("msg", "invalid")
+        problems.append(f"{where}: {message}")
     return error_response("INVALID_ARGUMENT", 400, "; ".join(problems))

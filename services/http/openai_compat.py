@@ -46,6 +46,8 @@ class ChatCompletionRequest(BaseModel):
     model: str = Field(description="`ragmesh` (the key's tenant) or `ragmesh:<tenant>`")
     messages: list[ChatMessage]
     stream: bool = False
+    # One answer per question: the funnel is deterministic, so n copies would say the same thing n times.
+    n: int = Field(default=1, ge=1, le=1, description="must be 1: ragmesh gives one answer per question")
 
 
 def tenant_of(model: str) -> str:

@@ -183,6 +183,20 @@ def test_grpc_errors_map_to_http_statuses_with_the_gateways_message(front_door, 
     assert "rating" in error_of(
         post(front_door, "/v1/feedback", key, {"answer_id": "a", "rating": "meh"}), 400, "INVALID_ARGUMENT"
     )
+    # A misspelt field is refused, naming it, not dropped: "filter" would otherwise ask with no filter at all.
+    misspelt = {"question": ANSWERED, "filter": {"document_ids": ["nowhere"]}}
+    assert error_of(post(front_door, "/v1/ask", key, misspelt), 400, "INVALID_ARGUMENT") == (
+        "filter: not a field of this request"
+    )
+    nested = {"query": "x", "filters": {"document_id": ["nowhere"]}}
+    assert "filters.document_id" in error_of(post(front_door, "/v1/search", key, nested), 400, "INVALID_ARGUMENT")
+    broken = requests.post(
+        f"{front_door}/v1/ask",
+        data=b'{"question": "x",}',
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert "not valid JSON" in error_of(broken, 400, "INVALID_ARGUMENT")
     error_of(get(front_door, "/v1/no-such-route", key), 404, "NOT_FOUND")
 
 

@@ -74,6 +74,8 @@ def test_models_and_errors(chat, ingested, front_door):
         ask(chat, ANSWERED, model="ragmesh:someone-else")
     with pytest.raises(openai.BadRequestError, match="question"):
         chat.chat.completions.create(model="ragmesh", messages=[{"role": "user", "content": " "}])
+    with pytest.raises(openai.BadRequestError, match="n:"):  # one answer per question, not n copies of it
+        chat.chat.completions.create(model="ragmesh", messages=[{"role": "user", "content": ANSWERED}], n=2)
     anonymous = openai.OpenAI(base_url=f"{front_door}/v1", api_key="rmk_nosuchkey_secret", max_retries=0)
     with pytest.raises(openai.AuthenticationError):
         ask(anonymous, ANSWERED)
