@@ -41,7 +41,7 @@ from services.indexer.service import DocumentIndexer
 from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import ChunkerConfig, IndexerConfig, RerankerConfig
-from shared.embedding import build_embedder
+from shared.embedding import build_embedder, build_query_embedder
 from shared.embedding.views import embed_views
 from shared.index.embedded import EmbeddedIndex
 from shared.model import Chunk, DocumentMeta, SearchFilters
@@ -226,9 +226,13 @@ def main(argv=None) -> int:
         sizes = view_bytes(index)
 
         retriever_cfg = config.load(config.RetrieverConfig, "retriever", env)
+        # Questions embedded as the mesh's retriever does (RAGMESH_EMBED_QUERY_VARIANT): the reranker uses it.
+        query_embedder = build_query_embedder(
+            retriever_cfg.embed_model, retriever_cfg.embed_query_variant, threads=retriever_cfg.embed_threads
+        )
         retriever = HybridRetriever(
             index,
-            embedder,
+            query_embedder,
             rrf_k=retriever_cfg.rrf_k,
             per_retriever_k=retriever_cfg.per_retriever_k,
             default_top_k=args.candidates,
@@ -238,7 +242,7 @@ def main(argv=None) -> int:
             candidates, vector = retriever.search(TENANT, question, SearchFilters(), "hybrid", args.candidates)
             pbs = [convert.scored_to_pb(c) for c in candidates]
             assert vector is not None  # hybrid mode embeds the query
-            query = convert.query_embedding_to_pb(embedder.spec.model_id, vector)
+            query = convert.query_embedding_to_pb(retriever.query_encoder, vector)
             stored_requests.append(
                 reranker_pb2.RerankRequest(query=question, candidates=pbs, top_n=len(pbs), query_embedding=query)
             )

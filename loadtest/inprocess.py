@@ -16,7 +16,7 @@ from services.reranker.service import MaxSimReranker
 from services.retriever.server import RetrieverConfig
 from services.retriever.service import HybridRetriever
 from shared import calibration, config
-from shared.embedding import build_embedder
+from shared.embedding import build_query_embedder
 from shared.index.factory import open_index
 from shared.model import SearchFilters
 
@@ -28,7 +28,9 @@ class InProcessPipeline:
         retriever_cfg = config.load(RetrieverConfig, "retriever", env)
         self.retriever = HybridRetriever(
             open_index(retriever_cfg.index, retriever_cfg.data_dir, env=env, embed_model=retriever_cfg.embed_model),
-            build_embedder(retriever_cfg.embed_model, threads=retriever_cfg.embed_threads),
+            build_query_embedder(
+                retriever_cfg.embed_model, retriever_cfg.embed_query_variant, threads=retriever_cfg.embed_threads
+            ),
             rrf_k=retriever_cfg.rrf_k,
             per_retriever_k=retriever_cfg.per_retriever_k,
             default_top_k=retriever_cfg.top_k,
@@ -53,12 +55,10 @@ class InProcessPipeline:
     def _rerank(self, question: str, candidates: list, query_vector) -> list:
         """As the reranker stage does: the maxsim reranker scores with the retriever's query vector when it is of
         its own model (the mesh passes it along in RerankRequest.query_embedding), so the query is embedded once."""
-        embedder = getattr(self.reranker, "embedder", None)
         if (
             isinstance(self.reranker, MaxSimReranker)
             and query_vector is not None
-            and embedder is not None
-            and self.retriever.model_id == embedder.spec.model_id
+            and self.retriever.query_encoder == self.reranker.query_model_id
         ):
             return self.reranker.run(question, candidates, len(candidates), query_vector=query_vector)
         return self.reranker.run(question, candidates, len(candidates))

@@ -153,6 +153,11 @@ class MeshSettings(Settings):
     embed_model: str = Field(DEFAULT_EMBED_MODEL, validation_alias="RAGMESH_EMBED_MODEL")
     """bi-encoder of the indexer, retriever and reranker, and the chunker's tokenizer and window: a registered
     model (see Embedders), a local folder, or a hub id"""
+    embed_query_variant: Literal["int8", "fp32"] = Field("int8", validation_alias="RAGMESH_EMBED_QUERY_VARIANT")
+    """which export of a registered ONNX model embeds questions (retriever and reranker): `int8`, its int8 export
+    against passages embedded by the fp32 model (half the time per question; the threshold in
+    eval/calibration.json is fitted with it), or `fp32`, the model that embedded the passages. A model without an
+    int8 export uses the model itself"""
     model_cache: str = Field("~/.cache/ragmesh/models", validation_alias="RAGMESH_MODEL_CACHE")
     """where `make models` puts the ONNX embedders"""
     otlp_endpoint: str = Field(

@@ -7,7 +7,7 @@ from services.reranker.cross_encoder import CrossEncoderReranker, TritonScorer, 
 from services.reranker.service import MaxSimReranker, PassthroughReranker
 from shared import config, convert
 from shared.config import RerankerConfig
-from shared.embedding import build_embedder
+from shared.embedding import build_embedder, build_query_embedder
 from shared.errors import InvalidArgument
 from shared.observability.metrics import RERANK_BATCH
 from shared.observability.tracing import annotate_candidates, annotate_documents, tracer
@@ -64,6 +64,7 @@ def build_reranker(cfg: RerankerConfig) -> Reranker:
             build_embedder(cfg.embed_model, threads=cfg.embed_threads),
             cfg.rescore_k,
             fusion_weight=cfg.maxsim_fusion_weight,
+            query_embedder=build_query_embedder(cfg.embed_model, cfg.embed_query_variant, threads=cfg.embed_threads),
         )
 
     if cfg.model == "maxsim":

@@ -65,8 +65,18 @@ class PassthroughReranker:
 class MaxSimReranker:
     model_version = "1"
 
-    def __init__(self, embedder: Embedder, rescore_k: int = 20, cache_chunks: int = 50_000, fusion_weight: float = 1.0):
-        self.embedder = embedder
+    def __init__(
+        self,
+        embedder: Embedder,
+        rescore_k: int = 20,
+        cache_chunks: int = 50_000,
+        fusion_weight: float = 1.0,
+        query_embedder: Embedder | None = None,
+    ):
+        self.embedder = embedder  # the passages' model: the units of a chunk stored without view vectors
+        # Questions may be embedded by another export of that model (registry.build_query_embedder); its scores
+        # are its own, so it is part of this reranker's id (a calibrated threshold holds for one of them).
+        self.query_embedder = query_embedder or embedder
         self.rescore_k = rescore_k
         self.fusion_weight = fusion_weight
         # Chunk ids are derived from content, so a chunk's unit vectors never go stale.
@@ -79,11 +89,11 @@ class MaxSimReranker:
     @property
     def model_id(self) -> str:
         fused = f"+rrf{self.fusion_weight:g}" if self.fusion_weight >= 0 else ""
-        return f"maxsim-views-idmatch{fused}/{self.embedder.spec.model_id}"
+        return f"maxsim-views-idmatch{fused}/{self.query_embedder.spec.query_encoder}"
 
     @property
     def query_model_id(self) -> str:
-        return self.embedder.spec.model_id
+        return self.query_embedder.spec.query_encoder
 
     @property
     def view_vectors_read(self) -> int:
@@ -95,6 +105,7 @@ class MaxSimReranker:
 
     def warm_up(self) -> None:
         self.embedder.warm_up()
+        self.query_embedder.warm_up()
 
     def _stored(self, sc: ScoredChunk) -> tuple[np.ndarray, np.ndarray] | None:
         """The view vectors the index stored with the chunk, when this reranker's model made them."""
@@ -163,7 +174,7 @@ class MaxSimReranker:
         are left in its scores for the generator's answer selection."""
         scores = np.full(len(head), -1.0, dtype=np.float32)
         if head:
-            query_vec = self.embedder.embed_queries([query])[0] if query_vector is None else query_vector
+            query_vec = self.query_embedder.embed_queries([query])[0] if query_vector is None else query_vector
             RERANK_QUERY_SOURCES.labels("embedded" if query_vector is None else "given").inc()
             named = identifiers(query)
             for i, (vectors, units) in enumerate(self._unit_vectors(head)):

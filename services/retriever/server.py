@@ -5,7 +5,7 @@ from opentelemetry.trace import SpanKind
 from services.retriever.service import HybridRetriever
 from shared import config, convert
 from shared.config import RetrieverConfig
-from shared.embedding import build_embedder
+from shared.embedding import build_query_embedder
 from shared.errors import InvalidArgument
 from shared.index.factory import open_index
 from shared.observability.metrics import CANDIDATES
@@ -43,7 +43,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServicer):
             backend=self.retriever.index.name,
             query_embedding=None
             if query_vector is None
-            else convert.query_embedding_to_pb(self.retriever.model_id, query_vector),
+            else convert.query_embedding_to_pb(self.retriever.query_encoder, query_vector),
         )
 
     def GetChunk(self, request, context):
@@ -61,7 +61,7 @@ def main() -> None:
     cfg = config.load(RetrieverConfig, "retriever")
     retriever = HybridRetriever(
         open_index(cfg.index, cfg.data_dir, embed_model=cfg.embed_model),
-        build_embedder(cfg.embed_model, threads=cfg.embed_threads),
+        build_query_embedder(cfg.embed_model, cfg.embed_query_variant, threads=cfg.embed_threads),
         rrf_k=cfg.rrf_k,
         per_retriever_k=cfg.per_retriever_k,
         default_top_k=cfg.top_k,

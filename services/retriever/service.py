@@ -37,7 +37,13 @@ class HybridRetriever:
 
     @property
     def model_id(self) -> str:
+        """The model of the rows it searches."""
         return self.embedder.spec.model_id
+
+    @property
+    def query_encoder(self) -> str:
+        """What its query vectors are (ModelSpec.query_encoder): the model, and the export that embeds questions."""
+        return self.embedder.spec.query_encoder
 
     def _dense(self, tenant_id, query, filters, k):
         vector = self.embedder.embed_queries([query])[0]

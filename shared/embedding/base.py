@@ -25,6 +25,14 @@ class ModelSpec:
     query_prefix: str = ""
     passage_prefix: str = ""
     version: str = ""
+    # Questions embedded by another export of the same model ("int8") against its passages; "" for the model itself.
+    query_variant: str = ""
+
+    @property
+    def query_encoder(self) -> str:
+        """What a query vector of this embedder is: the model id, and the export that embedded the question when
+        it is not the model itself. A stage uses another stage's query vector only when these are equal."""
+        return f"{self.model_id}+{self.query_variant}-queries" if self.query_variant else self.model_id
 
 
 class Embedder(Protocol):

@@ -31,6 +31,7 @@ class OnnxSpec:
     normalize: bool = True
     query_prefix: str = ""
     passage_prefix: str = ""
+    query_variant: str = ""  # see ModelSpec.query_variant
 
     def __post_init__(self):
         if self.pooling not in POOLINGS:
@@ -38,7 +39,13 @@ class OnnxSpec:
 
     def model_spec(self) -> ModelSpec:
         return ModelSpec(
-            self.model_id, self.dimension, self.max_tokens, self.query_prefix, self.passage_prefix, version=self.version
+            self.model_id,
+            self.dimension,
+            self.max_tokens,
+            self.query_prefix,
+            self.passage_prefix,
+            version=self.version,
+            query_variant=self.query_variant,
         )
 
 

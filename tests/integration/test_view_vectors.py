@@ -89,7 +89,9 @@ def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, ques
         assert len(views.vectors) == 2 * views.dim * len(views.unit_indices) > 0
 
     query = retrieved.query_embedding
-    assert query.model_id == model_id and query.dtype == "float32" and len(query.vector) == 4 * query.dim == 4 * 384
+    # The question was embedded by the model's int8 export (the default RAGMESH_EMBED_QUERY_VARIANT), and says so.
+    assert query.model_id == f"{model_id}+int8-queries"
+    assert query.dtype == "float32" and len(query.vector) == 4 * query.dim == 4 * 384
 
     before, queries_before = _view_counts(mesh), _query_counts(mesh)
     stored = _rerank(reranker, question, candidates, query)
@@ -245,3 +247,42 @@ def test_the_cross_encoders_fused_maxsim_uses_the_retrievers_query_vector(stages
     for a, b in zip(given, without, strict=True):
         assert a.chunk.chunk_id == b.chunk.chunk_id
         assert a.scores.rerank_score == pytest.approx(b.scores.rerank_score, abs=1e-5)
+
+
+@pytest.fixture(scope="module")
+def fp32_query_reranker():
+    """A maxsim reranker process that embeds questions with the fp32 model itself, and its metrics address."""
+    port, metrics_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "RAGMESH_RERANKER_PORT": str(port),
+        "RAGMESH_RERANKER_METRICS_PORT": str(metrics_port),
+        "RAGMESH_EMBED_QUERY_VARIANT": "fp32",
+    }
+    with extra_stages(["reranker"], env, port, reranker_pb2_grpc.RerankerStub) as stub:
+        yield stub, f"http://127.0.0.1:{metrics_port}/metrics"
+
+
+def test_a_query_vector_of_another_export_is_not_used(stages, fp32_query_reranker):
+    """The retriever's question vector comes from the int8 export; a reranker that embeds questions with the fp32
+    model embeds the question itself rather than score with it, and its model id (which a calibrated threshold is
+    bound to) is not the default reranker's."""
+    retriever, default = stages
+    reranker, metrics_url = fp32_query_reranker
+    question = QUESTIONS[0]
+    retrieved = retriever.Retrieve(
+        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
+    )
+    candidates = list(retrieved.candidates)
+    assert candidates and retrieved.query_embedding.model_id.endswith("+int8-queries")
+    before = _counts_at(metrics_url, "ragmesh_rerank_query_vectors")
+    own = _rerank_all(reranker, question, candidates, retrieved.query_embedding)
+    after = _counts_at(metrics_url, "ragmesh_rerank_query_vectors")
+    assert after.get("embedded", 0) - before.get("embedded", 0) == 1
+    assert after.get("given", 0) == before.get("given", 0)
+    given = _rerank_all(default, question, candidates, retrieved.query_embedding)
+    assert given.model_id == own.model_id + "+int8-queries", (given.model_id, own.model_id)
+    # The two exports rank the same head alike: scores within the int8 export's distance from fp32.
+    by_id = {c.chunk.chunk_id: c.scores.rerank_score for c in own.candidates}
+    for c in given.candidates[:5]:
+        assert c.scores.rerank_score == pytest.approx(by_id[c.chunk.chunk_id], abs=0.03)

@@ -6,7 +6,14 @@ to run `make models`."""
 import numpy as np
 import pytest
 
-from shared.embedding import KNOWN_MODELS, OnnxEmbedder, SentenceTransformerEmbedder, TokenCounter, build_embedder
+from shared.embedding import (
+    KNOWN_MODELS,
+    OnnxEmbedder,
+    SentenceTransformerEmbedder,
+    TokenCounter,
+    build_embedder,
+    build_query_embedder,
+)
 from shared.embedding.registry import BGE_QUERY_PREFIX, MINILM, canonical_name, is_cached, known_model_dir
 
 ONNX_MODELS = sorted(KNOWN_MODELS)
@@ -137,3 +144,31 @@ def test_a_known_model_outside_the_cache_has_its_spec_without_the_hub(monkeypatc
     assert isinstance(embedder, SentenceTransformerEmbedder)
     spec = embedder.spec  # loading would fail offline: the registry's spec answers
     assert (spec.model_id, spec.dimension, spec.query_prefix) == ("BAAI/bge-small-en-v1.5", 384, BGE_QUERY_PREFIX)
+
+
+def test_questions_can_be_embedded_by_the_int8_export_under_the_same_model_id():
+    fp32, int8 = build_query_embedder("bge", "fp32"), build_query_embedder("bge", "int8")
+    assert fp32.spec.query_encoder == fp32.spec.model_id == int8.spec.model_id == "BAAI/bge-small-en-v1.5"
+    # Same rows searched, but a vector that says which export made it: another stage must not take it for fp32's.
+    assert int8.spec.query_encoder == "BAAI/bge-small-en-v1.5+int8-queries"
+    assert int8.spec.query_prefix == BGE_QUERY_PREFIX
+    for e in (fp32, int8):
+        e.warm_up()
+    questions = [PARAPHRASE[0], "how long do I have to ask for a refund", "E-4412 sync conflict"]
+    cosines = (fp32.embed_queries(questions) * int8.embed_queries(questions)).sum(axis=1)
+    assert cosines.min() > 0.98, cosines
+    # It ranks passages embedded by the fp32 model as the fp32 question does.
+    passages = fp32.embed_passages([PARAPHRASE[1], UNRELATED])
+    scores = int8.embed_queries([PARAPHRASE[0]]) @ passages.T
+    assert scores[0, 0] > scores[0, 1]
+
+
+@pytest.mark.parametrize("name", ["bge-q", MINILM])  # already int8; no int8 export registered
+def test_a_model_without_an_int8_export_embeds_questions_itself(name):
+    embedder = build_query_embedder(name, "int8")
+    assert embedder.spec.query_variant == "" and embedder.spec.query_encoder == canonical_name(name)
+
+
+def test_an_unknown_query_variant_is_refused():
+    with pytest.raises(ValueError, match="int4"):
+        build_query_embedder("bge", "int4")
