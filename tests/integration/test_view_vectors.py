@@ -57,6 +57,13 @@ def _query_counts(mesh) -> dict[str, float]:
     return _view_counts(mesh, "ragmesh_rerank_query_vectors")
 
 
+def _retrieve(retriever, question: str, **fields) -> retriever_pb2.RetrieveResponse:
+    """The retriever's 50 candidates for the question (and the query vector its dense search used)."""
+    return retriever.Retrieve(
+        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50, **fields), timeout=60
+    )
+
+
 def _rerank_all(reranker, question: str, candidates, query_embedding=None, scores_only=False):
     """The reranker's answer for every candidate in order."""
     request = reranker_pb2.RerankRequest(
@@ -76,9 +83,7 @@ def _rerank(reranker, question: str, candidates, query_embedding=None) -> list:
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_stored_view_vectors_spare_the_reranker_its_embedding(mesh, stages, question):
     retriever, reranker = stages
-    retrieved = retriever.Retrieve(
-        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
-    )
+    retrieved = _retrieve(retriever, question)
     candidates = list(retrieved.candidates)
     assert candidates
     model_id = retrieved.embedding_model_id  # the mesh's one embedding model: the reranker's too
@@ -132,16 +137,12 @@ def test_views_travel_only_for_the_head_the_reranker_reads(mesh, stages):
     only, it returns each chunk's id and the same order and scores as for the whole candidates."""
     retriever, reranker = stages
     question = QUESTIONS[2]
-    retrieved = retriever.Retrieve(
-        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
-    )
+    retrieved = _retrieve(retriever, question)
     full = _rerank_all(reranker, question, retrieved.candidates, retrieved.query_embedding)
     assert full.HasField("view_vectors_top_k") and full.view_vectors_top_k == 20  # the default rescore_k
     assert full.HasField("candidates_read") and full.candidates_read == 20
 
-    trimmed = retriever.Retrieve(
-        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50, view_vectors_top_k=20), timeout=60
-    )
+    trimmed = _retrieve(retriever, question, view_vectors_top_k=20)
     assert len(trimmed.candidates) == len(retrieved.candidates) > 20
     assert [c.chunk.chunk_id for c in trimmed.candidates] == [c.chunk.chunk_id for c in retrieved.candidates]
     assert all(c.chunk.HasField("views") for c in trimmed.candidates[:20])
@@ -224,9 +225,7 @@ def test_the_cross_encoders_fused_maxsim_uses_the_retrievers_query_vector(stages
     retriever, _ = stages
     reranker, metrics_url = fusing_cross_encoder
     question = QUESTIONS[1]
-    retrieved = retriever.Retrieve(
-        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
-    )
+    retrieved = _retrieve(retriever, question)
     candidates = list(retrieved.candidates)
     assert candidates and retrieved.HasField("query_embedding")
 
@@ -270,9 +269,7 @@ def test_a_query_vector_of_another_export_is_not_used(stages, fp32_query_reranke
     retriever, default = stages
     reranker, metrics_url = fp32_query_reranker
     question = QUESTIONS[0]
-    retrieved = retriever.Retrieve(
-        retriever_pb2.RetrieveRequest(tenant_id=TENANT, query=question, top_k=50), timeout=60
-    )
+    retrieved = _retrieve(retriever, question)
     candidates = list(retrieved.candidates)
     assert candidates and retrieved.query_embedding.model_id.endswith("+int8-queries")
     before = _counts_at(metrics_url, "ragmesh_rerank_query_vectors")
