@@ -143,6 +143,9 @@ class ExtractiveGenerator:
                 if named <= covered and len(covered) >= self.min_coverage * len(wanted):
                     scored.append((score, rank, start, end, passage))
         if not scored:
+            entry = _named_entry(passages, spans, named, self.max_units)
+            if entry:
+                return _quoted_answer([(p, start, end) for _, _, start, end, p in entry], self.generator_id)
             return Answer(
                 "",
                 [],
@@ -172,6 +175,20 @@ def _whole_entry(top: tuple, spans: list[tuple[int, int]], named: set[str], max_
     if len(units) > max_units:
         return []
     return [(top[0], top[1], start, end, passage) for start, end in units]
+
+
+def _named_entry(passages: list[ScoredChunk], spans: list, named: set[str], max_units: int) -> list[tuple]:
+    """When no unit covers the question's words, the best-ranked short entry whose heading names every identifier
+    the question names ("getting E-4413 on all laptops??" under "E-4413 Sync paused by admin"): its words are the
+    asker's situation, the entry is what the documents say about the thing they named. A bare number ("windows 7",
+    "600 seats") names an amount or a version of something else, not an entry: then, and when there is none, empty."""
+    if not named or any(term.isdigit() for term in named):
+        return []
+    for rank, passage in enumerate(passages):
+        entry = _whole_entry((0, rank, 0, 0, passage), spans[rank], named, max_units)
+        if entry:
+            return entry
+    return []
 
 
 def _empty_question(generator_id: str) -> Answer:

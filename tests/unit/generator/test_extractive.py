@@ -85,3 +85,22 @@ def test_a_long_section_or_a_heading_that_does_not_name_the_thing_is_quoted_as_b
     unnamed = passage(ENTRY.replace("### E-3001 Bucket not found\n", ""), path=("Errors", "Storage"))
     answer = ExtractiveGenerator().run("E-3001 but the bucket definitely exists", [unnamed])
     assert answer.abstained  # nothing names E-3001
+
+
+def test_a_named_entry_answers_a_question_whose_other_words_it_does_not_hold():
+    """'getting E-3001 on all laptops??' shares only the code with the entry: the entry is still the answer."""
+    entry = passage(ENTRY, path=("Error Code Reference", "E-3001 Bucket not found"))
+    other = passage("Laptops sync every 5 minutes when they are online.", path=("Desktop client", "Sync"))
+    answer = ExtractiveGenerator().run("getting E-3001 on all our laptops since monday??", [other, entry])
+    assert not answer.abstained
+    assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
+
+
+def test_a_bare_number_in_the_question_does_not_name_an_entry():
+    """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
+    section = passage(
+        "7.1 Customer owns the deliverables once paid in full.\n7.2 Northwind keeps its pre-existing tools.",
+        path=("Statement of Work", "7 Ownership"),
+    )
+    answer = ExtractiveGenerator().run("does the desktop client support windows 7", [section])
+    assert answer.abstained and answer.reason == "no_supporting_sentence"
