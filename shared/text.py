@@ -236,10 +236,6 @@ def heading_prefix(title: str, path: list[str]) -> str:
     return " > ".join(parts)
 
 
-def _cells(row: str) -> list[str]:
-    return [c.strip() for c in row.strip().strip("|").split("|")]
-
-
 def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[tuple[str, int]]:
     """Short texts a bi-encoder can match a question against, one claim each, with the index (into
     answer_units(body)) of the unit each one reads, -1 for the section title: the title, each sentence or
@@ -254,9 +250,9 @@ def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[t
             continue
         if text.startswith("|"):
             if is_table_header(body, end):
-                header = _cells(text)  # a header row, announced by the rule line after it
+                header = table_cells(text)  # a header row, announced by the rule line after it
                 continue
-            cells = _cells(text)
+            cells = table_cells(text)
             if header and cells:
                 key = cells[0]
                 views.append(("; ".join(f"{h}: {c}" for h, c in zip(header[:3], cells[:3], strict=False)), index))
@@ -265,6 +261,20 @@ def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[t
         text = " ".join(text.split())  # a wrapped sentence reads as one line
         views.append((f"{leaf}: {text}" if leaf else text, index))
     return views[:limit]
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def acronyms(names: list[str]) -> set[str]:
+    """What a reader abbreviates each multi-word name to, as content terms: the initials of its words, small ones
+    included ("Master Services Agreement" -> msa, "Statement of Work" -> sow), 2 to 5 letters."""
+    out: set[str] = set()
+    for name in names:
+        words = _WORD.findall(name)
+        if 2 <= len(words) <= 5:
+            out |= content_terms("".join(w[0] for w in words))
+    return out
 
 
 def identifiers(text: str) -> set[str]:

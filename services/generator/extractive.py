@@ -11,6 +11,7 @@ import logging
 from services.generator import reading, selection, support
 from shared.model import Answer, Citation, ScoredChunk
 from shared.text import (
+    acronyms,
     answer_units,
     content_terms,
     identifiers,
@@ -119,7 +120,9 @@ class ExtractiveGenerator:
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
-            heading_terms = content_terms(" ".join(passage.chunk.heading_path)) & wanted
+            # The heading path and what its names abbreviate to ("msa clause 7.2" under "Master Services Agreement").
+            names = [passage.chunk.meta.title, *passage.chunk.heading_path]
+            heading_terms = (content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)) & wanted
             header_terms: set[str] = set()
             for start, end in spans[rank]:
                 unit = body[start:end].lstrip()

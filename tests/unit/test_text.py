@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.text import (
+    acronyms,
     answer_units,
     content_terms,
     heading_prefix,
@@ -142,3 +143,9 @@ def test_message_headers_are_told_from_sentences_that_mention_them():
     assert not is_message_header("Refunds from $250 to $2,500 require approval.")
     assert not is_message_header("Send it from: the billing page")  # not at the start
     assert not is_message_header("Date:2025-01-01")  # a field without the header's space
+
+
+def test_a_multi_word_name_abbreviates_to_its_initials():
+    names = ["Master Services Agreement", "Statement of Work", "Data Processing Addendum", "Pricing", "E-4412 Sync"]
+    assert acronyms(names) == {"msa", "sow", "dpa", "es"}  # one-word names have none; letters only
+    assert acronyms(["A very long heading with many words in it"]) == set()

@@ -104,3 +104,17 @@ def test_a_bare_number_in_the_question_does_not_name_an_entry():
     )
     answer = ExtractiveGenerator().run("does the desktop client support windows 7", [section])
     assert answer.abstained and answer.reason == "no_supporting_sentence"
+
+
+def test_a_title_abbreviation_in_the_question_is_matched_by_the_title():
+    """'msa clause 7.2': the agreement's title abbreviates to MSA, so its clause 7.2 answers (another document's
+    clause 7.2 does not)."""
+    psa = passage("7.2 Northwind keeps its pre-existing tools.", doc="psa", path=("Professional Services Addendum",))
+    msa = passage(
+        "7.1 This Agreement runs for 12 months.\n7.2 Either party may terminate for cause after 30 days' notice.",
+        doc="msa",
+        path=("Master Services Agreement", "7. Term and Termination"),
+    )
+    answer = ExtractiveGenerator().run("msa clause 7.2", [psa, msa])
+    assert not answer.abstained
+    assert [c.quote[:3] for c in answer.citations] == ["7.2"] and answer.citations[0].document_id == "msa"
