@@ -230,6 +230,7 @@ def main(argv=None) -> int:
         query_embedder = build_query_embedder(
             retriever_cfg.embed_model, retriever_cfg.embed_query_variant, threads=retriever_cfg.embed_threads
         )
+        query_embedder.warm_up()
         retriever = HybridRetriever(
             index,
             query_embedder,
