@@ -148,10 +148,12 @@ def maxsim_scores(embed_model: str, tune: list[data.Query]) -> list[np.ndarray]:
     """The maxsim reranker's scores for each tuning query's head (the rest -inf), as the service computes
     them; the candidate text is "title\nbody", the title standing as the heading, as it does for SciFact."""
     from services.reranker.service import MaxSimReranker
-    from shared.embedding import build_embedder
+    from shared import config
+    from shared.embedding import build_embedder, build_query_embedder
     from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
 
-    ranker = MaxSimReranker(build_embedder(embed_model))
+    query_embedder = build_query_embedder(embed_model, config.mesh().embed_query_variant)  # as the service embeds
+    ranker = MaxSimReranker(build_embedder(embed_model), query_embedder=query_embedder)
     ranker.warm_up()
     out = []
     for q in tune:
