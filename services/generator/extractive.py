@@ -10,6 +10,7 @@ import logging
 
 from services.generator import reading, selection, support
 from shared.model import Answer, Citation, ScoredChunk
+from shared.quantities import question_amounts, terms_in_ranges
 from shared.text import (
     acronyms,
     answer_units,
@@ -113,6 +114,7 @@ class ExtractiveGenerator:
         # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
         # answers it: a passage about E-4413 does not answer a question about E-6001.
         named = identifiers(query)
+        amounts = question_amounts(query)
         if not wanted:
             return _empty_question(self.generator_id)
         scored = []  # (score, passage rank, start, end, passage)
@@ -128,7 +130,9 @@ class ExtractiveGenerator:
                 unit = body[start:end].lstrip()
                 if unit.startswith("#") or is_message_header(unit):
                     continue  # a heading line restates the path, a message header its subject: neither answers
-                hits = content_terms(unit) & wanted
+                # An amount the question names counts as held by a unit that states a range holding it
+                # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
+                hits = (content_terms(unit) & wanted) | terms_in_ranges(amounts, unit)
                 if unit.startswith("|"):
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).

@@ -118,3 +118,20 @@ def test_a_title_abbreviation_in_the_question_is_matched_by_the_title():
     answer = ExtractiveGenerator().run("msa clause 7.2", [psa, msa])
     assert not answer.abstained
     assert [c.quote[:3] for c in answer.citations] == ["7.2"] and answer.citations[0].document_id == "msa"
+
+
+SLA = (
+    "| Monthly Uptime Percentage | Service Credit |\n| --- | --- |\n"
+    "| 99.0% to below 99.9% | 10% |\n| 95.0% to below 99.0% | 25% |\n| below 95.0% | 50% |\n"
+)
+
+
+def test_an_amount_is_answered_by_the_row_whose_range_holds_it():
+    """'uptime was 97%' names no row's words, but one row's range holds 97%: that row answers."""
+    sla = passage(SLA, path=("Master Services Agreement", "Service Credits"))
+    answer = ExtractiveGenerator().run("service credit if uptime was 97% last month", [sla])
+    assert not answer.abstained
+    assert [c.quote for c in answer.citations] == ["| 95.0% to below 99.0% | 25% |"]
+    assert "Service Credit: 25%" in answer.text
+    # 97 seats is not 97%: no row holds it, and the number must be held, so the rule abstains.
+    assert ExtractiveGenerator().run("service credit for 97 seats", [sla]).abstained

@@ -1,0 +1,120 @@
+"""Amounts a question names and the ranges a document states: "uptime was 99.2%" falls in "99.0% to below 99.9%",
+"600 seats" in "more than 500 seats", "a 15% discount" in "10% to 25% requires approval". A tier table or rule
+answers a question about a value it never writes out; matching words alone cannot see that.
+
+Only amounts with a unit take part (a percentage, a currency, or the word after the number: seats, days, hours),
+and a range holds an amount only in the same unit: a bare number ("windows 7", "clause 9") is never in a range.
+"""
+
+import dataclasses
+import math
+import re
+
+from shared.text import content_terms
+
+# A number with an optional currency before it and a percent sign or a word after it: "$1,500", "99.0%", "500 seats".
+_AMOUNT = re.compile(
+    r"(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?:[ \t]+(?P<word>[A-Za-z]+))?"
+)
+# What joins the two ends of a range: "99.0% to below 99.9%", "$1,500 to $5,000", "5% – 10%" ("and" lists amounts).
+_JOIN = re.compile(r"\s*(?:to|through|-|–|—)\s*(?P<open>below|under|less than)?\s*$", re.IGNORECASE)
+# A bound before its amount, and the side of the range it makes.
+_BEFORE = (
+    (re.compile(r"(?:below|under|less than|fewer than)\s*$", re.IGNORECASE), "below"),
+    (
+        re.compile(r"(?:up to|at most|no more than|not more than|maximum of|max\.?|not exceeding)\s*$", re.IGNORECASE),
+        "upto",
+    ),
+    (re.compile(r"(?:above|over|more than|greater than|exceeding|in excess of)\s*$", re.IGNORECASE), "above"),
+    (re.compile(r"(?:at least|minimum of|min\.?|no less than)\s*$", re.IGNORECASE), "atleast"),
+)
+_AFTER = ((re.compile(r"^\s*(?:or more|or above|or higher|\+)", re.IGNORECASE), "atleast"),)
+
+
+@dataclasses.dataclass(frozen=True)
+class Amount:
+    value: float
+    unit: str  # "%", "$", "€", "£", or the stemmed word after the number ("seat", "day")
+    terms: frozenset[str]  # the content terms the number is written as ("1", "500" for "$1,500")
+    start: int
+    end: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    low: float
+    high: float
+    unit: str
+    low_open: bool = False
+    high_open: bool = False
+
+    def holds(self, amount: Amount) -> bool:
+        if amount.unit != self.unit:
+            return False
+        above_low = amount.value > self.low if self.low_open else amount.value >= self.low
+        below_high = amount.value < self.high if self.high_open else amount.value <= self.high
+        return above_low and below_high
+
+
+def _unit(match: re.Match) -> str:
+    if match["pct"]:
+        return "%"
+    if match["cur"]:
+        return match["cur"]
+    word = content_terms(match["word"] or "")
+    return next(iter(word)) if len(word) == 1 and not any(ch.isdigit() for ch in next(iter(word))) else ""
+
+
+def amounts(text: str) -> list[Amount]:
+    """Every number in the text with its unit ("" when it has none), in order."""
+    out = []
+    for m in _AMOUNT.finditer(text):
+        if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "-."):
+            continue  # inside an identifier or version (E-4412, v2.1), not an amount
+        value = float(m["num"].replace(",", ""))
+        end = m.end("pct") if m["pct"] else m.end("num")  # the word after it is its unit, not part of it
+        out.append(Amount(value, _unit(m), frozenset(content_terms(m["num"])), m.start(), end))
+    return out
+
+
+def question_amounts(question: str) -> list[Amount]:
+    """The amounts of a question that a range can hold: those with a unit."""
+    return [a for a in amounts(question) if a.unit]
+
+
+def ranges(text: str) -> list[Range]:
+    """The ranges the text states: two amounts joined ("X to below Y"), or one bound by a word ("more than X",
+    "up to X", "X or more"). The unit of a bare end is the other end's ("1-3 days")."""
+    found = amounts(text)
+    out = []
+    paired: set[int] = set()
+    for i in range(len(found) - 1):
+        a, b = found[i], found[i + 1]
+        join = _JOIN.match(text[a.end : b.start]) if b.start - a.end <= 16 else None
+        unit = "" if a.unit and b.unit and a.unit != b.unit else a.unit or b.unit
+        if join and unit and a.value <= b.value:
+            out.append(Range(a.value, b.value, unit, high_open=bool(join["open"])))
+            paired |= {i, i + 1}
+    for i, a in enumerate(found):
+        if i in paired or not a.unit:
+            continue
+        before, after = text[max(0, a.start - 24) : a.start], text[a.end :][:16]
+        side = next((s for pattern, s in _BEFORE if pattern.search(before)), None)
+        side = side or next((s for pattern, s in _AFTER if pattern.search(after)), None)
+        if side == "below":
+            out.append(Range(-math.inf, a.value, a.unit, high_open=True))
+        elif side == "upto":
+            out.append(Range(-math.inf, a.value, a.unit))
+        elif side == "above":
+            out.append(Range(a.value, math.inf, a.unit, low_open=True))
+        elif side == "atleast":
+            out.append(Range(a.value, math.inf, a.unit))
+    return out
+
+
+def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
+    """The content terms of the question's amounts that a range of the text holds."""
+    if not wanted:
+        return set()
+    stated = ranges(text)
+    return {t for a in wanted if any(r.holds(a) for r in stated) for t in a.terms}

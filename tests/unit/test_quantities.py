@@ -1,0 +1,41 @@
+"""Amounts in questions and the ranges documents state them in (shared.quantities)."""
+
+import math
+
+import pytest
+
+from shared.quantities import Range, question_amounts, ranges, terms_in_ranges
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("| 99.0% to below 99.9% | 10% |", [Range(99.0, 99.9, "%", high_open=True)]),
+        ("| below 95.0% | 50% |", [Range(-math.inf, 95.0, "%", high_open=True)]),
+        ("- 10% to 25% requires approval by the Sales Manager.", [Range(10.0, 25.0, "%")]),
+        ("Managers may give up to 10% off.", [Range(-math.inf, 10.0, "%")]),
+        ("Customers who buy more than 200 seats get 10% off.", [Range(200.0, math.inf, "seat", low_open=True)]),
+        ("Trips from $1,500 to $5,000 need a director.", [Range(1500.0, 5000.0, "$")]),
+        ("Discounts of 20% or more need the VP.", [Range(20.0, math.inf, "%")]),
+        ("Error E-4412 appears in v2.1 after 30 days.", []),  # identifiers and plain amounts state no range
+    ],
+)
+def test_ranges_a_document_states(text, expected):
+    assert ranges(text) == expected
+
+
+def test_a_question_amount_needs_a_unit():
+    assert [(a.value, a.unit) for a in question_amounts("uptime was 99.2% last month")] == [(99.2, "%")]
+    assert [(a.value, a.unit) for a in question_amounts("volume discount for 600 seats")] == [(600.0, "seat")]
+    assert [(a.value, a.unit) for a in question_amounts("who signs off $1,500")] == [(1500.0, "$")]
+    assert question_amounts("does the desktop client support windows 7") == []  # a bare number is a name
+    assert question_amounts("E-4412 in v2.1") == []
+
+
+def test_the_terms_of_an_amount_a_range_holds():
+    uptime = question_amounts("uptime was 99.2% last month, what credit")
+    assert terms_in_ranges(uptime, "| 99.0% to below 99.9% | 10% |") == {"99.2"}
+    assert terms_in_ranges(uptime, "| 95.0% to below 99.0% | 25% |") == set()
+    # The same number in another unit is not held: 99.2 seats are not 99.2%.
+    assert terms_in_ranges(question_amounts("99.2 seats"), "| 99.0% to below 99.9% | 10% |") == set()
+    assert terms_in_ranges(question_amounts("cost for $1,500"), "Trips up to $1,500 need a manager.") == {"1", "500"}
