@@ -152,7 +152,7 @@ class ExtractiveGenerator:
         if not scored:
             entry = _named_entry(passages, spans, named, self.max_units)
             if entry:
-                return _quoted_answer([(p, start, end) for _, _, start, end, p in entry], self.generator_id)
+                return _quoted_answer(entry, self.generator_id)
             return Answer(
                 "",
                 [],
@@ -163,17 +163,20 @@ class ExtractiveGenerator:
             )
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
-        chosen = _whole_entry(chosen[0], spans[chosen[0][1]], named, self.max_units) or chosen
-        return _quoted_answer([(p, start, end) for _, _, start, end, p in chosen[: self.max_units]], self.generator_id)
+        _, top_rank, _, _, top = chosen[0]
+        entry = _whole_entry(top, spans[top_rank], named, self.max_units)
+        picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
+        return _quoted_answer(picked, self.generator_id)
 
 
-def _whole_entry(top: tuple, spans: list[tuple[int, int]], named: set[str], max_units: int) -> list[tuple]:
+def _whole_entry(
+    passage: ScoredChunk, spans: list[tuple[int, int]], named: set[str], max_units: int
+) -> list[tuple[ScoredChunk, int, int]]:
     """A question about a named thing ("E-3001 but the bucket definitely exists") whose best unit sits in that
     thing's own entry (a section whose heading names it, such as "E-3001 Bucket not found") short enough to quote
     whole: every unit of the entry in reading order (meaning, cause, resolution). The asker needs the entry, not
     the one line that shares most of their words. `spans` are the passage's answer units. Empty when that is not
     the case."""
-    passage = top[4]
     heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
     if not named or not named <= identifiers(heading):
         return []
@@ -181,18 +184,20 @@ def _whole_entry(top: tuple, spans: list[tuple[int, int]], named: set[str], max_
     units = [(s, e) for s, e in spans if not body[s:e].lstrip().startswith("#")]
     if len(units) > max_units:
         return []
-    return [(top[0], top[1], start, end, passage) for start, end in units]
+    return [(passage, start, end) for start, end in units]
 
 
-def _named_entry(passages: list[ScoredChunk], spans: list, named: set[str], max_units: int) -> list[tuple]:
+def _named_entry(
+    passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], named: set[str], max_units: int
+) -> list[tuple[ScoredChunk, int, int]]:
     """When no unit covers the question's words, the best-ranked short entry whose heading names every identifier
     the question names ("getting E-4413 on all laptops??" under "E-4413 Sync paused by admin"): its words are the
     asker's situation, the entry is what the documents say about the thing they named. A bare number ("windows 7",
     "600 seats") names an amount or a version of something else, not an entry: then, and when there is none, empty."""
     if not named or any(term.isdigit() for term in named):
         return []
-    for rank, passage in enumerate(passages):
-        entry = _whole_entry((0, rank, 0, 0, passage), spans[rank], named, max_units)
+    for passage, passage_spans in zip(passages, spans, strict=True):
+        entry = _whole_entry(passage, passage_spans, named, max_units)
         if entry:
             return entry
     return []
