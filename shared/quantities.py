@@ -61,8 +61,8 @@ def _unit(match: re.Match) -> str:
         return "%"
     if match["cur"]:
         return match["cur"]
-    word = content_terms(match["word"] or "")
-    return next(iter(word)) if len(word) == 1 and not any(ch.isdigit() for ch in next(iter(word))) else ""
+    # The word is letters only, so it is one content term at most ("seats" -> seat; a stopword such as "to": none).
+    return next(iter(content_terms(match["word"] or "")), "")
 
 
 def amounts(text: str) -> list[Amount]:
