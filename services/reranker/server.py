@@ -60,11 +60,14 @@ class RerankerServicer(reranker_pb2_grpc.RerankerServicer):
 
 def build_reranker(cfg: RerankerConfig) -> Reranker:
     def maxsim() -> MaxSimReranker:
+        embedder = build_embedder(cfg.embed_model, threads=cfg.embed_threads)
         return MaxSimReranker(
-            build_embedder(cfg.embed_model, threads=cfg.embed_threads),
+            embedder,
             cfg.rescore_k,
             fusion_weight=cfg.maxsim_fusion_weight,
-            query_embedder=build_query_embedder(cfg.embed_model, cfg.embed_query_variant, threads=cfg.embed_threads),
+            query_embedder=build_query_embedder(
+                cfg.embed_model, cfg.embed_query_variant, threads=cfg.embed_threads, passages=embedder
+            ),
         )
 
     if cfg.model == "maxsim":

@@ -152,8 +152,9 @@ def maxsim_scores(embed_model: str, tune: list[data.Query]) -> list[np.ndarray]:
     from shared.embedding import build_embedder, build_query_embedder
     from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
 
-    query_embedder = build_query_embedder(embed_model, config.mesh().embed_query_variant)  # as the service embeds
-    ranker = MaxSimReranker(build_embedder(embed_model), query_embedder=query_embedder)
+    embedder = build_embedder(embed_model)
+    query_embedder = build_query_embedder(embed_model, config.mesh().embed_query_variant, passages=embedder)
+    ranker = MaxSimReranker(embedder, query_embedder=query_embedder)  # questions embedded as the service does
     ranker.warm_up()
     out = []
     for q in tune:

@@ -169,6 +169,14 @@ def test_a_model_without_an_int8_export_embeds_questions_itself(name):
     assert embedder.spec.query_variant == "" and embedder.spec.query_encoder == canonical_name(name)
 
 
+def test_questions_on_the_passages_model_reuse_the_embedder_the_caller_holds():
+    passages = build_embedder("bge")
+    assert build_query_embedder("bge", "fp32", passages=passages) is passages  # one copy of the model, not two
+    int8_passages = build_embedder("bge-q")
+    assert build_query_embedder("bge-q", "int8", passages=int8_passages) is int8_passages  # already the int8 model
+    assert build_query_embedder("bge", "int8", passages=passages) is not passages
+
+
 def test_an_unknown_query_variant_is_refused():
     with pytest.raises(ValueError, match="int4"):
         build_query_embedder("bge", "int4")
