@@ -1109,25 +1109,31 @@ def _row_passes(row: sqlite3.Row, visible: set[str], as_of: str, filters: Search
 
 
 _BLAS_LIMITED = False
+# OpenMP's thread count is a setting of the calling thread: one set in the main thread does not reach the gRPC
+# and retriever pool threads that search, whose faiss calls then ran on every core, spinning between queries.
+_OMP_LIMITED = threading.local()
 
 
 def _limit_blas_threads() -> None:
-    """Bound OpenBLAS (numpy's matrix-vector product) and faiss's OpenMP to RAGMESH_INDEX_BLAS_THREADS,
-    default 1, once per process: on two shared cores a second thread fights torch / onnxruntime and the
-    query's BM25, and a memory-bound scan of one query gains nothing from it."""
+    """Bound OpenBLAS (numpy's matrix-vector product, once per process) and faiss's OpenMP (once per calling
+    thread) to RAGMESH_INDEX_BLAS_THREADS, default 1: on two shared cores a second thread fights torch /
+    onnxruntime and the query's BM25, and a memory-bound scan of one query gains nothing from it."""
     global _BLAS_LIMITED
-    if _BLAS_LIMITED:
+    if getattr(_OMP_LIMITED, "done", False):
         return
-    _BLAS_LIMITED = True
+    _OMP_LIMITED.done = True
     threads = config.mesh().index_blas_threads
     if threads <= 0:
         return
     try:
         import faiss
 
-        faiss.omp_set_num_threads(threads)  # faiss's own OpenMP runtime
+        faiss.omp_set_num_threads(threads)  # faiss's own OpenMP runtime, for this thread
     except ImportError:
         pass
+    if _BLAS_LIMITED:
+        return
+    _BLAS_LIMITED = True
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # scikit-learn brings it; without it numpy keeps its default

@@ -260,3 +260,28 @@ def test_warm_vectors_builds_every_tenants_view(index):
     reader.warm_vectors().join(timeout=30)
     assert sorted(reader._vector_cache) == ["a", "b"]
     assert ids(reader.knn("b", unit(0, 1), MODEL_ID, ANY, 5)) == ["doc-1"]
+
+
+def test_knn_bounds_faiss_threads_in_every_searching_thread(index, monkeypatch):
+    """OpenMP's thread count belongs to the calling thread: each thread that searches (the gRPC pool's, the
+    retriever's) must be bounded itself, or faiss runs on every core and its idle threads spin between queries."""
+    import threading
+
+    import faiss
+
+    from tests.conformance.index_suite import meta, unit, write
+
+    monkeypatch.setenv("RAGMESH_INDEX_BLAS_THREADS", "1")
+    write(index, meta(), [("some content", unit(1))])
+    faiss.omp_set_num_threads(1)  # the main thread's own setting must not be what the other threads see
+    seen = []
+
+    def search():
+        index.knn("acme", unit(1), "test/model", ANY, 5)
+        seen.append(faiss.omp_get_max_threads())
+
+    for _ in range(2):
+        thread = threading.Thread(target=search)
+        thread.start()
+        thread.join()
+    assert seen == [1, 1]
