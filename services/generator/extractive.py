@@ -164,9 +164,28 @@ class ExtractiveGenerator:
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
         _, top_rank, _, _, top = chosen[0]
-        entry = _whole_entry(top, spans[top_rank], named, self.max_units)
+        entry = _whole_entry(top, spans[top_rank], named, self.max_units) or _entry_among(
+            scored, passages, spans, named, self.max_units
+        )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
         return _quoted_answer(picked, self.generator_id)
+
+
+def _entry_among(
+    scored: list[tuple],
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+    named: set[str],
+    max_units: int,
+) -> list[tuple[ScoredChunk, int, int]]:
+    """Among the passages holding a supporting unit (best unit first), the named thing's own entry: it answers
+    before a sentence elsewhere that mentions the thing ("E-4421 how to fix": the manual's E-4421 entry, not a
+    release note's "E-4421 fixed by re-login"). Empty when none is an entry (see _named_entry)."""
+    ranks: list[int] = []
+    for _, rank, *_ in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+        if rank not in ranks:
+            ranks.append(rank)
+    return _named_entry([passages[r] for r in ranks], [spans[r] for r in ranks], named, max_units)
 
 
 def _whole_entry(

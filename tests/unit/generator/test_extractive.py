@@ -96,6 +96,17 @@ def test_a_named_entry_answers_a_question_whose_other_words_it_does_not_hold():
     assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
 
 
+def test_the_named_entry_answers_before_a_sentence_elsewhere_that_mentions_the_code():
+    """'E-3001 how to fix': a release note's line holds both words ('E-3001 fixed ...'), the manual's entry only the
+    code (in its heading); the entry is what the asker needs, whichever passage ranks first."""
+    note = passage("- E-3001 fixed for buckets renamed while a sync ran.", doc="notes", path=("Release notes", "Fixes"))
+    entry = passage(ENTRY, doc="manual", path=("Error Code Reference", "E-3001 Bucket not found"))
+    answer = ExtractiveGenerator().run("E-3001 how to fix", [note, entry])
+    assert not answer.abstained
+    assert {c.document_id for c in answer.citations} == {"manual"}
+    assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
+
+
 def test_a_bare_number_in_the_question_does_not_name_an_entry():
     """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
     section = passage(
