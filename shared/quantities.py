@@ -28,7 +28,21 @@ _BEFORE = (
     (re.compile(r"(?:above|over|more than|greater than|exceeding|in excess of)\s*$", re.IGNORECASE), "above"),
     (re.compile(r"(?:at least|minimum of|min\.?|no less than)\s*$", re.IGNORECASE), "atleast"),
 )
-_AFTER = ((re.compile(r"^\s*(?:or more|or above|or higher|\+)", re.IGNORECASE), "atleast"),)
+# A bound after its amount and the amount's unit word, if any: "6 hours or longer", "500 seats or more", "10% or less".
+_AFTER = (
+    (
+        re.compile(
+            # "+" only right after the number: "5 users + 3 admins" adds, "5+ users" bounds.
+            r"^\s*\+|^(?:[ \t]+[A-Za-z]+)?\s*or (?:more|above|higher|greater|longer|over)\b(?!\s+than)",
+            re.IGNORECASE,
+        ),
+        "atleast",
+    ),
+    (
+        re.compile(r"^(?:[ \t]+[A-Za-z]+)?\s*or (?:less|fewer|below|lower|shorter|under)\b(?!\s+than)", re.IGNORECASE),
+        "upto",
+    ),
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,7 +98,8 @@ def question_amounts(question: str) -> list[Amount]:
 
 def ranges(text: str) -> list[Range]:
     """The ranges the text states: two amounts joined ("X to below Y"), or one bound by a word ("more than X",
-    "up to X", "X or more"). The unit of a bare end is the other end's ("1-3 days")."""
+    "up to X", "X or more", "6 hours or longer", "10% or less"). The unit of a bare end is the other end's
+    ("1-3 days")."""
     found = amounts(text)
     out = []
     paired: set[int] = set()
@@ -98,7 +113,7 @@ def ranges(text: str) -> list[Range]:
     for i, a in enumerate(found):
         if i in paired or not a.unit:
             continue
-        before, after = text[max(0, a.start - 24) : a.start], text[a.end :][:16]
+        before, after = text[max(0, a.start - 24) : a.start], text[a.end :][:32]
         side = next((s for pattern, s in _BEFORE if pattern.search(before)), None)
         side = side or next((s for pattern, s in _AFTER if pattern.search(after)), None)
         if side == "below":

@@ -17,6 +17,13 @@ from shared.quantities import Range, question_amounts, ranges, terms_in_ranges
         ("Customers who buy more than 200 seats get 10% off.", [Range(200.0, math.inf, "seat", low_open=True)]),
         ("Trips from $1,500 to $5,000 need a director.", [Range(1500.0, 5000.0, "$")]),
         ("Discounts of 20% or more need the VP.", [Range(20.0, math.inf, "%")]),
+        # A bound after the amount's unit word: "6 hours or longer", "500 seats or more", "$500 or less".
+        ("Premium economy is allowed for flights of 6 hours or longer.", [Range(6.0, math.inf, "hour")]),
+        ("Orders of 500 seats or more get a quote.", [Range(500.0, math.inf, "seat")]),
+        ("Refunds of $500 or less are approved by the agent.", [Range(-math.inf, 500.0, "$")]),
+        # "or more than 10" bounds the 10, not the 5; a "+" after a word adds.
+        ("5 seats or more than 10 admins", [Range(10.0, math.inf, "admin", low_open=True)]),
+        ("2 seats + 1 admin", []),
         ("Error E-4412 appears in v2.1 after 30 days.", []),  # identifiers and plain amounts state no range
     ],
 )

@@ -146,3 +146,17 @@ def test_an_amount_is_answered_by_the_row_whose_range_holds_it():
     assert "Service Credit: 25%" in answer.text
     # 97 seats is not 97%: no row holds it, and the number must be held, so the rule abstains.
     assert ExtractiveGenerator().run("service credit for 97 seats", [sla]).abstained
+
+
+def test_an_amount_is_held_by_a_bound_written_after_its_unit():
+    """'a 12 hour flight': '10 hours or longer' holds 12 hours; 8 hours is held by 'under 10 hours' instead."""
+    rule = passage(
+        "Economy class is required for flights under 10 hours. Business class is allowed for flights of 10 hours or "
+        "longer.",
+        path=("Travel and Expenses Policy", "Flights"),
+    )
+    answer = ExtractiveGenerator().run("12 hour flight can i book business class", [rule])
+    assert not answer.abstained
+    assert [c.quote for c in answer.citations] == ["Business class is allowed for flights of 10 hours or longer."]
+    shorter = ExtractiveGenerator().run("8 hour flight can i book business class", [rule])
+    assert [c.quote for c in shorter.citations] == ["Economy class is required for flights under 10 hours."]
