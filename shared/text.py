@@ -277,6 +277,24 @@ def acronyms(names: list[str]) -> set[str]:
     return out
 
 
+# Small words a proper name may hold without being capitalised ("Statement of Work", "Bank of England").
+_NAME_CONNECTORS = frozenset({"of", "and", "for", "the", "de"})
+# Words and spaces only: a list ("Card, Bacs") or an amount is not a name.
+_NAME_CELL = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)+")
+
+
+def cell_acronyms(row: str) -> set[str]:
+    """The abbreviations of a table row's cells that are proper names ("European Union" -> eu, "United Kingdom" ->
+    uk): a reader asks about "uk payment methods", the table writes the name out. A cell of ordinary words
+    ("Card, SEPA direct debit") is not a name and abbreviates to nothing."""
+    names = []
+    for cell in table_cells(row):
+        words = _WORD.findall(cell)
+        if _NAME_CELL.fullmatch(cell) and all(w[0].isupper() or w in _NAME_CONNECTORS for w in words):
+            names.append(cell)
+    return acronyms(names)
+
+
 def identifiers(text: str) -> set[str]:
     """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

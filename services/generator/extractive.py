@@ -14,6 +14,7 @@ from shared.quantities import question_amounts, terms_in_ranges
 from shared.text import (
     acronyms,
     answer_units,
+    cell_acronyms,
     content_terms,
     identifiers,
     is_message_header,
@@ -139,6 +140,8 @@ class ExtractiveGenerator:
                     if is_table_header(body, end):
                         header_terms = content_terms(unit) & wanted
                         continue
+                    # A cell that names a place or body counts as its abbreviation too ("uk" and "United Kingdom").
+                    hits |= cell_acronyms(unit) & wanted
                     if not hits:
                         continue
                     hits |= header_terms

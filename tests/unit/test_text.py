@@ -149,3 +149,13 @@ def test_a_multi_word_name_abbreviates_to_its_initials():
     names = ["Master Services Agreement", "Statement of Work", "Data Processing Addendum", "Pricing", "E-4412 Sync"]
     assert acronyms(names) == {"msa", "sow", "dpa", "es"}  # one-word names have none; letters only
     assert acronyms(["A very long heading with many words in it"]) == set()
+
+
+def test_a_table_cell_that_is_a_name_abbreviates_to_its_initials():
+    from shared.text import cell_acronyms
+
+    assert cell_acronyms("| European Union | EUR | €75 | Card, SEPA direct debit |") == {"eu"}
+    assert cell_acronyms("| Project Manager | $160 | 8 hours |") == {"pm"}
+    assert cell_acronyms("| Statement of Work | signed |") == {"sow"}
+    # A list, an amount, a single word or ordinary words are not names.
+    assert cell_acronyms("| Japan | Card, Bacs | 25 TB | Contact sales |") == set()

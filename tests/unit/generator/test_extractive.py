@@ -160,3 +160,15 @@ def test_an_amount_is_held_by_a_bound_written_after_its_unit():
     assert [c.quote for c in answer.citations] == ["Business class is allowed for flights of 10 hours or longer."]
     shorter = ExtractiveGenerator().run("8 hour flight can i book business class", [rule])
     assert [c.quote for c in shorter.citations] == ["Economy class is required for flights under 10 hours."]
+
+
+def test_a_row_is_matched_through_the_name_its_cell_abbreviates():
+    """'uk payment methods': the row names the United Kingdom, the header says what its cells are."""
+    table = passage(
+        "| Region | Currency | Payment methods |\n| --- | --- | --- |\n"
+        "| European Union | EUR | Card, SEPA direct debit |\n| United Kingdom | GBP | Card, Bacs |",
+        path=("Price List", "Regional currencies"),
+    )
+    other = passage("Refunds are returned to the original payment method.", path=("Refund policy",))
+    answer = ExtractiveGenerator().run("uk payment methods", [other, table])
+    assert [c.quote for c in answer.citations] == ["| United Kingdom | GBP | Card, Bacs |"]
