@@ -167,9 +167,9 @@ class ExtractiveGenerator:
         best = max(s[0] for s in scored)
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
         _, top_rank, _, _, top = chosen[0]
-        entry = _whole_entry(top, spans[top_rank], named, self.max_units) or _entry_among(
-            scored, passages, spans, named, self.max_units
-        )
+        entry = _whole_entry(top, spans[top_rank], named, self.max_units)
+        if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
+            entry = _entry_among(scored, passages, spans, named, self.max_units)
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
         return _quoted_answer(picked, self.generator_id)
 
@@ -191,6 +191,12 @@ def _entry_among(
     return _named_entry([passages[r] for r in ranks], [spans[r] for r in ranks], named, max_units)
 
 
+def _is_entry_of(passage: ScoredChunk, named: set[str]) -> bool:
+    """The passage is the entry of the things the question names: its own heading names every one of them."""
+    heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
+    return bool(named) and named <= identifiers(heading)
+
+
 def _whole_entry(
     passage: ScoredChunk, spans: list[tuple[int, int]], named: set[str], max_units: int
 ) -> list[tuple[ScoredChunk, int, int]]:
@@ -199,8 +205,7 @@ def _whole_entry(
     whole: every unit of the entry in reading order (meaning, cause, resolution). The asker needs the entry, not
     the one line that shares most of their words. `spans` are the passage's answer units. Empty when that is not
     the case."""
-    heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
-    if not named or not named <= identifiers(heading):
+    if not _is_entry_of(passage, named):
         return []
     body = passage.chunk.body
     units = [(s, e) for s, e in spans if not body[s:e].lstrip().startswith("#")]

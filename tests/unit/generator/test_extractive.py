@@ -172,3 +172,20 @@ def test_a_row_is_matched_through_the_name_its_cell_abbreviates():
     other = passage("Refunds are returned to the original payment method.", path=("Refund policy",))
     answer = ExtractiveGenerator().run("uk payment methods", [other, table])
     assert [c.quote for c in answer.citations] == ["| United Kingdom | GBP | Card, Bacs |"]
+
+
+def test_an_entry_too_long_to_quote_whole_keeps_its_best_units():
+    """The best unit sits in the E-3001 entry itself, too long to quote whole: its best units answer, not another
+    short section that also names E-3001."""
+    long_entry = passage(
+        "### E-3001 Bucket not found\nMeaning: the bucket does not exist in this region.\nCause: a typo in the name.\n"
+        "Resolution: check the name with `nwctl bucket list`.\nNote: renamed buckets keep their old name for a day.",
+        doc="manual",
+        path=("Error Code Reference", "E-3001 Bucket not found"),
+    )
+    other = passage(
+        "If E-3001 persists, the cause is usually the region.", doc="faq", path=("FAQ", "E-3001 bucket errors")
+    )
+    answer = ExtractiveGenerator().run("E-3001 bucket does not exist what is the cause", [long_entry, other])
+    assert answer.citations[0].document_id == "manual"
+    assert answer.citations[0].quote.startswith("Meaning:")
