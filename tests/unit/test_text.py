@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from shared.text import (
     acronyms,
     answer_units,
+    cell_acronyms,
     content_terms,
     heading_prefix,
     is_message_header,
@@ -152,8 +153,6 @@ def test_a_multi_word_name_abbreviates_to_its_initials():
 
 
 def test_a_table_cell_that_is_a_name_abbreviates_to_its_initials():
-    from shared.text import cell_acronyms
-
     assert cell_acronyms("| European Union | EUR | €75 | Card, SEPA direct debit |") == {"eu"}
     assert cell_acronyms("| Project Manager | $160 | 8 hours |") == {"pm"}
     assert cell_acronyms("| Statement of Work | signed |") == {"sow"}
