@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from pathlib import Path
 
 import grpc
@@ -26,6 +27,8 @@ ROOT_DIR = str(Path(__file__).resolve().parents[2])
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
 # The HTTP front door (services/http): a client of the gateway, started after it when a mesh asks for it.
 HTTP = "http"
+# A stage drains in-flight calls for its grace (10 s by default) on SIGTERM; past this it is killed.
+STOP_TIMEOUT = 15.0
 
 
 EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -232,21 +235,32 @@ class Mesh:
         self.start_stage(stage)
         self.wait_serving(timeout, stages=(stage,))
 
-    def stop_stage(self, stage: str, timeout: float = 15.0) -> None:
-        proc = self.processes.get(stage)
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    def stop_stage(self, stage: str, timeout: float = STOP_TIMEOUT) -> None:
+        self.stop_stages((stage,), timeout)
 
-    def stop(self) -> None:
-        # Front door first, so no new work enters while the stages drain.
-        for stage in reversed(self.start_order):
-            self.stop_stage(stage)
+    def stop_stages(self, stages: Iterable[str], timeout: float = STOP_TIMEOUT) -> None:
+        """SIGTERM the stages together, wait for all of them under one deadline, then SIGKILL (and name on
+        stderr) any still running: a stuck stage costs `timeout` once, not once per stage behind it."""
+        running = {s: p for s in stages if (p := self.processes.get(s)) is not None and p.poll() is None}
+        for proc in running.values():
+            proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for stage, proc in running.items():
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                message = f"ragmesh: {stage} (pid {proc.pid}) still running {timeout:.0f}s after SIGTERM; killed"
+                print(message, file=sys.stderr)
+                proc.kill()
+                proc.wait()
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> None:
+        # Front doors first, so no new work enters while the stages behind them drain; only the gateway calls
+        # other stages, so those stop together.
+        front = [stage for stage in (HTTP, "gateway") if stage in self.start_order]
+        for stage in front:
+            self.stop_stage(stage, timeout)
+        self.stop_stages([stage for stage in reversed(self.start_order) if stage not in front], timeout)
 
     def __enter__(self) -> "Mesh":
         self.start()
