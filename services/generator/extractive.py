@@ -126,6 +126,8 @@ class ExtractiveGenerator:
             # The heading path and what its names abbreviate to ("msa clause 7.2" under "Master Services Agreement").
             names = [passage.chunk.meta.title, *passage.chunk.heading_path]
             heading_terms = (content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)) & wanted
+            # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
+            heading_terms |= identifiers(passage.chunk.meta.title) & named
             header_terms: set[str] = set()
             for start, end in spans[rank]:
                 unit = body[start:end].lstrip()

@@ -189,3 +189,19 @@ def test_an_entry_too_long_to_quote_whole_keeps_its_best_units():
     answer = ExtractiveGenerator().run("E-3001 bucket does not exist what is the cause", [long_entry, other])
     assert answer.citations[0].document_id == "manual"
     assert answer.citations[0].quote.startswith("Meaning:")
+
+
+def test_an_identifier_the_document_title_names_holds_for_every_unit_of_it():
+    """'ticket 10502 how many parallel workers': the ticket's reply sentence does not repeat 10502, its title
+    does; before, only the record header named it and was quoted alone."""
+    body = (
+        "Ticket #10502\nStatus: Solved\nCustomer: Pixelmint Studio\n\n"
+        "The Starter plan allows 60 requests per minute, and your script uses 8 parallel workers."
+    )
+    ticket = passage(body, doc="Ticket 10502 - Nightly import fails", path=())
+    other = passage("Use 2 parallel workers on the Starter plan.", doc="Ticket 10611 - Storage quota", path=())
+    answer = ExtractiveGenerator().run("ticket 10502 how many parallel workers was pixelmint running", [other, ticket])
+    assert not answer.abstained
+    quotes = [c.quote for c in answer.citations]
+    assert any("8 parallel workers" in q for q in quotes)
+    assert all(c.document_id == ticket.chunk.meta.document_id for c in answer.citations)
