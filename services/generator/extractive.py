@@ -9,6 +9,7 @@ applies: abstain when no unit (read under its heading path) covers enough of the
 import logging
 
 from services.generator import reading, selection, support
+from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import question_amounts, terms_in_ranges
 from shared.text import (
@@ -116,6 +117,10 @@ class ExtractiveGenerator:
         # answers it: a passage about E-4413 does not answer a question about E-6001.
         named = identifiers(query)
         amounts = question_amounts(query)
+        # A currency the question names ("price in euros") must be one the answering unit states, in any form.
+        money = question_currencies(query)
+        money_terms = set().union(*money.values()) if money else set()
+        required = named | money_terms
         if not wanted:
             return _empty_question(self.generator_id)
         scored = []  # (score, passage rank, start, end, passage)
@@ -136,6 +141,8 @@ class ExtractiveGenerator:
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 hits = (content_terms(unit) & wanted) | terms_in_ranges(amounts, unit)
+                if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
+                    hits = (hits - money_terms) | currency_terms_held(money, unit, row=unit.startswith("|"))
                 if unit.startswith("|"):
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).
@@ -152,7 +159,7 @@ class ExtractiveGenerator:
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms
                 score = len(covered)
-                if named <= covered and len(covered) >= self.min_coverage * len(wanted):
+                if required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     scored.append((score, rank, start, end, passage))
         if not scored:
             entry = _named_entry(passages, spans, named, self.max_units)

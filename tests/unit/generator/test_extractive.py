@@ -205,3 +205,19 @@ def test_an_identifier_the_document_title_names_holds_for_every_unit_of_it():
     quotes = [c.quote for c in answer.citations]
     assert any("8 parallel workers" in q for q in quotes)
     assert all(c.document_id == ticket.chunk.meta.document_id for c in answer.citations)
+
+
+REGIONAL = (
+    "| Region | Currency | Team monthly |\n| --- | --- | --- |\n"
+    "| European Union | EUR | €75 |\n| Japan | JPY | ¥12,000 |\n"
+)
+
+
+def test_a_currency_the_question_names_must_be_stated_by_the_answering_unit():
+    """'team plan price in euros': the Team row in dollars shares more words, the EU row states euros."""
+    plans = passage(PRICES, doc="plans", path=("Price list", "Plans"))
+    regional = passage(REGIONAL, doc="regional", path=("Price list", "Regional currencies"))
+    answer = ExtractiveGenerator().run("team plan price in euros", [plans, regional])
+    assert not answer.abstained
+    assert [c.quote for c in answer.citations] == ["| European Union | EUR | €75 |"]
+    assert ExtractiveGenerator().run("team plan price in CHF", [plans, regional]).abstained
