@@ -103,12 +103,14 @@ test-integration: stubs
 	$(PY) -m pytest -q tests/integration
 
 # The sample set through a private mesh; fails (exit 3) when a headline metric regresses > 2 points.
+# The mesh's data dir (index, keys, logs) is a throwaway: removed whatever the outcome.
 eval-gate: stubs models
-	$(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$(mktemp -d) \
-		--out eval/out/gate --gate eval/baseline.json
+	d=$$(mktemp -d); $(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$d \
+		--out eval/out/gate --gate eval/baseline.json; rc=$$?; rm -rf $$d; exit $$rc
 
 eval: stubs models
-	$(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$(mktemp -d) --out eval/out/sample
+	d=$$(mktemp -d); $(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$d \
+		--out eval/out/sample; rc=$$?; rm -rf $$d; exit $$rc
 
 # SciFact train queries, fixed 20% dev portion (eval/scifact-dev-queries.txt). The index is cached.
 SCIFACT ?= ../shared/data/scifact
@@ -213,8 +215,8 @@ bench-rerank: bench-maxsim
 # the labelled questions' recorded contexts (recorded once by a private mesh, ~5 min; the card is not touched).
 .PHONY: bench-answer
 bench-answer: stubs models
-	@[ -f eval/out/selector/contexts.jsonl ] || $(VENV)/bin/ragmesh train-selector --record \
-		--data-dir $$(mktemp -d) --out $$(mktemp --suffix=.json)
+	@[ -f eval/out/selector/contexts.jsonl ] || { d=$$(mktemp -d); o=$$(mktemp --suffix=.json); \
+		$(VENV)/bin/ragmesh train-selector --record --data-dir $$d --out $$o; rc=$$?; rm -rf $$d $$o; exit $$rc; }
 	$(PY) -m loadtest.bench_answer $(BENCH_ARGS)
 
 # The extractive generator's support reader (issue #15; off by default, RAGMESH_GENERATOR_READER_CARD=
@@ -227,8 +229,8 @@ bench-answer: stubs models
 SUPPORT_CACHE := $(or $(RAGMESH_GENERATOR_SUPPORT_CACHE),$(HOME)/.cache/ragmesh/support)
 SUPPORT_ARGS := --negatives 8 --epochs 1 --lr 2e-5 --layers 0 --max-length 64 --threads 1 --max-seconds 900
 support-reader: stubs models reranker
-	@[ -f eval/out/selector/contexts.jsonl ] || $(VENV)/bin/ragmesh train-selector --record \
-		--data-dir $$(mktemp -d) --out $$(mktemp --suffix=.json)
+	@[ -f eval/out/selector/contexts.jsonl ] || { d=$$(mktemp -d); o=$$(mktemp --suffix=.json); \
+		$(VENV)/bin/ragmesh train-selector --record --data-dir $$d --out $$o; rc=$$?; rm -rf $$d $$o; exit $$rc; }
 	@if [ -f "$(SUPPORT_CACHE)/sample/ragmesh-support.json" ]; then echo "support-reader: $(SUPPORT_CACHE)/sample is trained"; \
 	else $(VENV)/bin/ragmesh train-support $(SUPPORT_ARGS) --name sample; fi
 	@for k in 0 1; do [ -f "$(SUPPORT_CACHE)/sample-fold$$k/ragmesh-support.json" ] || \
