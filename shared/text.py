@@ -295,6 +295,25 @@ def cell_acronyms(row: str) -> set[str]:
     return acronyms(names)
 
 
+def cell_demonyms(row: str) -> set[str]:
+    """What a reader calls the people or things of a one-word place a table row's cell names ("India" -> indian,
+    "Japan" -> japanese, "Europe" -> european): "can indian customers pay by UPI" asks about the India row. Regular
+    forms only, so an irregular one ("France", french) is not matched; a cell that is no place yields words no
+    question uses."""
+    forms: list[str] = []
+    for cell in table_cells(row):
+        if not (cell.isalpha() and cell[0].isupper() and cell[1:].islower()):  # "India", not a code ("INR")
+            continue
+        name = cell.lower()
+        if name.endswith("a"):
+            forms.append(name + "n")
+        elif name.endswith("e"):
+            forms.append(name + "an")
+        else:
+            forms += [name + "ian", name + "ese"]
+    return content_terms(" ".join(forms))
+
+
 def identifiers(text: str) -> set[str]:
     """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

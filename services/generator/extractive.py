@@ -16,6 +16,7 @@ from shared.text import (
     acronyms,
     answer_units,
     cell_acronyms,
+    cell_demonyms,
     content_terms,
     identifiers,
     is_message_header,
@@ -149,8 +150,9 @@ class ExtractiveGenerator:
                     if is_table_header(body, end):
                         header_terms = content_terms(unit) & wanted
                         continue
-                    # A cell that names a place or body counts as its abbreviation too ("uk" and "United Kingdom").
-                    hits |= cell_acronyms(unit) & wanted
+                    # A cell that names a place or body counts as its abbreviation and its people too ("uk" and
+                    # "United Kingdom", "indian" and "India").
+                    hits |= (cell_acronyms(unit) | cell_demonyms(unit)) & wanted
                     if not hits:
                         continue
                     hits |= header_terms

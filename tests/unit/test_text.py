@@ -7,6 +7,7 @@ from shared.text import (
     acronyms,
     answer_units,
     cell_acronyms,
+    cell_demonyms,
     content_terms,
     heading_prefix,
     is_message_header,
@@ -158,3 +159,11 @@ def test_a_table_cell_that_is_a_name_abbreviates_to_its_initials():
     assert cell_acronyms("| Statement of Work | signed |") == {"sow"}
     # A list, an amount, a single word or ordinary words are not names.
     assert cell_acronyms("| Japan | Card, Bacs | 25 TB | Contact sales |") == set()
+
+
+def test_a_one_word_place_in_a_table_cell_is_matched_by_its_regular_demonym():
+    assert cell_demonyms("| India | INR | ₹5,900 | Card, UPI |") == {"indian"}
+    assert "japanese" in cell_demonyms("| Japan | JPY | ¥12,000 |")
+    assert cell_demonyms("| Europe | EUR |") == {"european"}
+    # Codes, lists, amounts and names of several words have none.
+    assert cell_demonyms("| INR | Card, Bacs | 25 TB | United Kingdom |") == set()

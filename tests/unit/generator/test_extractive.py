@@ -221,3 +221,15 @@ def test_a_currency_the_question_names_must_be_stated_by_the_answering_unit():
     assert not answer.abstained
     assert [c.quote for c in answer.citations] == ["| European Union | EUR | €75 |"]
     assert ExtractiveGenerator().run("team plan price in CHF", [plans, regional]).abstained
+
+
+def test_a_row_is_matched_through_the_demonym_of_the_place_it_names():
+    """'can indian customers pay by UPI': the India row holds UPI, a contract sentence holds customers and pay."""
+    table = passage(
+        "| Region | Currency | Payment methods |\n| --- | --- | --- |\n"
+        "| Japan | JPY | Card, bank transfer |\n| India | INR | Card, UPI |",
+        path=("Price List", "Regional currencies"),
+    )
+    contract = passage("3.1 Customer will pay the fees stated in the Order Form.", path=("Fees",))
+    answer = ExtractiveGenerator().run("can indian customers pay by UPI", [contract, table])
+    assert "| India | INR | Card, UPI |" in [c.quote for c in answer.citations]
