@@ -295,6 +295,18 @@ def cell_acronyms(row: str) -> set[str]:
     return acronyms(names)
 
 
+def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
+    """The wanted terms among `terms`, or written shorter as a clipped word: "ack" for a column headed
+    "Acknowledge", "cancel" for "cancellation". A clip has 3 letters at least and drops 3 at least, so
+    "use" does not stand for "user"."""
+    clipped = {
+        w
+        for w in wanted - terms
+        if w.isalpha() and len(w) >= 3 and any(len(t) >= len(w) + 3 and t.startswith(w) for t in terms)
+    }
+    return (wanted & terms) | clipped
+
+
 def cell_demonyms(row: str) -> set[str]:
     """What a reader calls the people or things of a one-word place a table row's cell names ("India" -> indian,
     "Japan" -> japanese, "Europe" -> european): "can indian customers pay by UPI" asks about the India row. Regular

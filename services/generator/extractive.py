@@ -13,6 +13,7 @@ from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import question_amounts, terms_in_ranges
 from shared.text import (
+    abbreviated_terms,
     acronyms,
     answer_units,
     cell_acronyms,
@@ -148,7 +149,7 @@ class ExtractiveGenerator:
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).
                     if is_table_header(body, end):
-                        header_terms = content_terms(unit) & wanted
+                        header_terms = abbreviated_terms(wanted, content_terms(unit))
                         continue
                     # A cell that names a place or body counts as its abbreviation and its people too ("uk" and
                     # "United Kingdom", "indian" and "India").

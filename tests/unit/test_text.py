@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared.text import (
+    abbreviated_terms,
     acronyms,
     answer_units,
     cell_acronyms,
@@ -167,3 +168,11 @@ def test_a_one_word_place_in_a_table_cell_is_matched_by_its_regular_demonym():
     assert cell_demonyms("| Europe | EUR |") == {"european"}
     # Codes, lists, amounts and names of several words have none.
     assert cell_demonyms("| INR | Card, Bacs | 25 TB | United Kingdom |") == set()
+
+
+def test_a_clipped_word_stands_for_the_longer_one_it_starts():
+    header = content_terms("| Severity | Acknowledge | Status page update |")
+    assert abbreviated_terms({"p1", "ack", "time"}, header) == {"ack"}
+    assert abbreviated_terms({"update", "cancel"}, header | {"cancellation"}) == {"update", "cancel"}
+    # Too short a clip, or too little dropped, stands for nothing.
+    assert abbreviated_terms({"us", "use", "stat"}, {"user", "usage", "status"}) == set()

@@ -233,3 +233,14 @@ def test_a_row_is_matched_through_the_demonym_of_the_place_it_names():
     contract = passage("3.1 Customer will pay the fees stated in the Order Form.", path=("Fees",))
     answer = ExtractiveGenerator().run("can indian customers pay by UPI", [contract, table])
     assert "| India | INR | Card, UPI |" in [c.quote for c in answer.citations]
+
+
+def test_a_row_is_matched_through_a_header_word_the_question_clips():
+    """'P1 ack time': the column is headed 'Acknowledge'."""
+    table = passage(
+        "| Severity | Acknowledge | Updates every |\n| --- | --- | --- |\n"
+        "| P1 | 5 minutes | 30 minutes |\n| P2 | 15 minutes | 1 hour |",
+        path=("Runbook", "Response targets"),
+    )
+    answer = ExtractiveGenerator().run("P1 ack time", [table])
+    assert [c.quote for c in answer.citations] == ["| P1 | 5 minutes | 30 minutes |"]
