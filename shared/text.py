@@ -105,9 +105,30 @@ def _stem(word: str) -> str:
     return word
 
 
+# Unit words as askers clip them ("3 yr deal", "24 hr support"); only clips that mean nothing else.
+_UNIT_CLIPS = {"yr": "year", "yrs": "year", "hr": "hour", "hrs": "hour", "wk": "week", "wks": "week"}
+
+
 def content_terms(text: str) -> set[str]:
-    """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole."""
-    return {_stem(w) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
+    """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole, and a
+    clipped unit word ("yr") counts as the word."""
+    return {_stem(_UNIT_CLIPS.get(w, w)) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
+
+
+# A number joined to its unit word ("3-year", "14-day").
+_NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)-([a-z]+)")
+
+
+def with_number_units(terms: set[str]) -> set[str]:
+    """The terms, and for a number joined to its unit word ("3-year") the number and the word as well: "3 yr
+    deal" asks about a "3-year agreement". Not part of content_terms, so a "3-year" stays one identifier where
+    identifiers are matched exactly (the reranker's identifier match)."""
+    out = set(terms)
+    for term in terms:
+        joined = _NUMBER_UNIT.fullmatch(term)
+        if joined:
+            out |= {joined.group(1), _stem(_UNIT_CLIPS.get(joined.group(2), joined.group(2)))}
+    return out
 
 
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")

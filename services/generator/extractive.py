@@ -24,6 +24,7 @@ from shared.text import (
     is_table_header,
     read_row,
     table_header_before,
+    with_number_units,
 )
 
 log = logging.getLogger("ragmesh.generator")
@@ -142,7 +143,7 @@ class ExtractiveGenerator:
                     continue  # a heading line restates the path, a message header its subject: neither answers
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
-                hits = (content_terms(unit) & wanted) | terms_in_ranges(amounts, unit)
+                hits = (with_number_units(content_terms(unit)) & wanted) | terms_in_ranges(amounts, unit)
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
                     hits = (hits - money_terms) | currency_terms_held(money, unit, row=unit.startswith("|"))
                 if unit.startswith("|"):

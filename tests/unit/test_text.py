@@ -11,10 +11,12 @@ from shared.text import (
     cell_demonyms,
     content_terms,
     heading_prefix,
+    identifiers,
     is_message_header,
     read_row,
     sentence_spans,
     table_header_before,
+    with_number_units,
 )
 
 
@@ -176,3 +178,11 @@ def test_a_clipped_word_stands_for_the_longer_one_it_starts():
     assert abbreviated_terms({"update", "cancel"}, header | {"cancellation"}) == {"update", "cancel"}
     # Too short a clip, or too little dropped, stands for nothing.
     assert abbreviated_terms({"us", "use", "stat"}, {"user", "usage", "status"}) == set()
+
+
+def test_a_number_joined_to_its_unit_also_counts_as_both_and_a_clipped_unit_as_the_word():
+    assert with_number_units(content_terms("sign a 3-year agreement")) == {"sign", "3-year", "3", "year", "agreement"}
+    assert content_terms("3 yr deal") == {"3", "year", "deal"}
+    assert content_terms("24 hrs") == {"24", "hour"}
+    # Identifiers stay whole where they are matched exactly.
+    assert identifiers("E-4412 on a 3-year plan") == {"e-4412", "3-year"}

@@ -244,3 +244,16 @@ def test_a_row_is_matched_through_a_header_word_the_question_clips():
     )
     answer = ExtractiveGenerator().run("P1 ack time", [table])
     assert [c.quote for c in answer.citations] == ["| P1 | 5 minutes | 30 minutes |"]
+
+
+def test_a_number_and_clipped_unit_in_the_question_match_the_number_joined_to_its_unit():
+    """'3 yr enterprise deal discount': the document writes '3-year agreement'; the bare 3 the question names must
+    be in the answering unit."""
+    discounts = passage(
+        "Enterprise customers who sign a 3-year agreement get 8% off the annual price.\n\n"
+        "Annual billing gives two months free.",
+        path=("Discounts",),
+    )
+    answer = ExtractiveGenerator().run("3 yr enterprise deal discount", [discounts])
+    assert not answer.abstained
+    assert [c.quote[:20] for c in answer.citations] == ["Enterprise customers"]
