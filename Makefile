@@ -214,9 +214,12 @@ bench-rerank: bench-maxsim
 # What the extractive generator (coverage rule, and the learned answer selector) adds to an Ask, replayed on
 # the labelled questions' recorded contexts (recorded once by a private mesh, ~5 min; the card is not touched).
 .PHONY: bench-answer
-bench-answer: stubs models
-	@[ -f eval/out/selector/contexts.jsonl ] || { d=$$(mktemp -d); o=$$(mktemp --suffix=.json); \
-		$(VENV)/bin/ragmesh train-selector --record --data-dir $$d --out $$o; rc=$$?; rm -rf $$d $$o; exit $$rc; }
+SELECTOR_CONTEXTS := eval/out/selector/contexts.jsonl
+# Recorded once (only when missing: order-only prerequisites), by a mesh on a throwaway data dir.
+$(SELECTOR_CONTEXTS): | stubs models
+	d=$$(mktemp -d); o=$$(mktemp --suffix=.json); \
+		$(VENV)/bin/ragmesh train-selector --record --data-dir $$d --out $$o; rc=$$?; rm -rf $$d $$o; exit $$rc
+bench-answer: stubs models $(SELECTOR_CONTEXTS)
 	$(PY) -m loadtest.bench_answer $(BENCH_ARGS)
 
 # The extractive generator's support reader (issue #15; off by default, RAGMESH_GENERATOR_READER_CARD=
@@ -228,9 +231,7 @@ bench-answer: stubs models
 .PHONY: support-reader
 SUPPORT_CACHE := $(or $(RAGMESH_GENERATOR_SUPPORT_CACHE),$(HOME)/.cache/ragmesh/support)
 SUPPORT_ARGS := --negatives 8 --epochs 1 --lr 2e-5 --layers 0 --max-length 64 --threads 1 --max-seconds 900
-support-reader: stubs models reranker
-	@[ -f eval/out/selector/contexts.jsonl ] || { d=$$(mktemp -d); o=$$(mktemp --suffix=.json); \
-		$(VENV)/bin/ragmesh train-selector --record --data-dir $$d --out $$o; rc=$$?; rm -rf $$d $$o; exit $$rc; }
+support-reader: stubs models reranker $(SELECTOR_CONTEXTS)
 	@if [ -f "$(SUPPORT_CACHE)/sample/ragmesh-support.json" ]; then echo "support-reader: $(SUPPORT_CACHE)/sample is trained"; \
 	else $(VENV)/bin/ragmesh train-support $(SUPPORT_ARGS) --name sample; fi
 	@for k in 0 1; do [ -f "$(SUPPORT_CACHE)/sample-fold$$k/ragmesh-support.json" ] || \
