@@ -109,10 +109,15 @@ def _stem(word: str) -> str:
 _UNIT_CLIPS = {"yr": "year", "yrs": "year", "hr": "hour", "hrs": "hour", "wk": "week", "wks": "week"}
 
 
+def _term(word: str) -> str:
+    """One lower-cased word as a content term: a clipped unit word as the word, then stemmed."""
+    return _stem(_UNIT_CLIPS.get(word, word))
+
+
 def content_terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole, and a
     clipped unit word ("yr") counts as the word."""
-    return {_stem(_UNIT_CLIPS.get(w, w)) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
+    return {_term(w) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
 
 
 # A number joined to its unit word ("3-year", "14-day").
@@ -127,7 +132,7 @@ def with_number_units(terms: set[str]) -> set[str]:
     for term in terms:
         joined = _NUMBER_UNIT.fullmatch(term)
         if joined:
-            out |= {joined.group(1), _stem(_UNIT_CLIPS.get(joined.group(2), joined.group(2)))}
+            out |= {joined.group(1), _term(joined.group(2))}
     return out
 
 

@@ -122,7 +122,7 @@ class ExtractiveGenerator:
         amounts = question_amounts(query)
         # A currency the question names ("price in euros") must be one the answering unit states, in any form.
         money = question_currencies(query)
-        money_terms = set().union(*money.values()) if money else set()
+        money_terms = set().union(*money.values())
         required = named | money_terms
         if not wanted:
             return _empty_question(self.generator_id)
@@ -143,10 +143,11 @@ class ExtractiveGenerator:
                     continue  # a heading line restates the path, a message header its subject: neither answers
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
+                row = unit.startswith("|")
                 hits = (with_number_units(content_terms(unit)) & wanted) | terms_in_ranges(amounts, unit)
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
-                    hits = (hits - money_terms) | currency_terms_held(money, unit, row=unit.startswith("|"))
-                if unit.startswith("|"):
+                    hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
+                if row:
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).
                     if is_table_header(body, end):
