@@ -84,7 +84,9 @@ class MeshError(RuntimeError):
 def stop_on_sigterm() -> None:
     """SIGTERM unwinds like Ctrl-C (SystemExit 143), so a launcher stopped by `kill` or a CI timeout runs its
     `finally` and `with` exits and stops the stages it started (by pid). Python's default for SIGTERM ends the
-    process on the spot, leaving every stage running and holding its ports. Call it from the main thread."""
+    process on the spot, leaving every stage running and holding its ports. Call it from the main thread, and
+    wait in short steps rather than one long sleep: Python runs the handler between bytecodes, so a SIGTERM that
+    lands just before a long blocking call waits for the call to return."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 

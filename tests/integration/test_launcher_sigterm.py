@@ -8,16 +8,23 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from services.cli.mesh import ROOT_DIR
 
+# It waits in short sleeps, as `ragmesh up` does: Python runs a signal's handler between bytecodes, so a SIGTERM
+# that lands after the print and before one long time.sleep(600) starts (the test sends it as soon as it reads the
+# line) would wait out the whole sleep (seen: 1 run in 5 here, and in CI). SIGUSR1 dumps the launcher's threads
+# to its stderr: where it is stuck when it does not exit.
 LAUNCHER = """
-import sys, time
+import faulthandler, signal, sys, time
 from services.cli.mesh import Mesh, stop_on_sigterm
+faulthandler.register(signal.SIGUSR1)
 stop_on_sigterm()
 with Mesh.on_free_ports(sys.argv[1]) as mesh:
     print(" ".join(str(p.pid) for p in mesh.processes.values()), flush=True)
-    time.sleep(600)
+    for _ in range(6000):
+        time.sleep(0.1)
 """
 
 
@@ -31,11 +38,27 @@ def running(pid: int) -> bool:
         return False
 
 
+def what_happened(launcher: subprocess.Popen, stderr: Path, logs: Path, pids: list[int]) -> str:
+    """The launcher's stderr (with its threads' stacks when it still runs), the stages still running and each
+    stage's log tail: why a launcher did not stop in time."""
+    if launcher.poll() is None:
+        launcher.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+    tails = "".join(
+        f"\n--- {log.name}\n" + "\n".join(log.read_text(errors="replace").splitlines()[-8:])
+        for log in sorted(logs.glob("*.log"))
+    )
+    still = [pid for pid in pids if running(pid)]
+    return f"stages still running: {still}\n--- launcher stderr\n{stderr.read_text(errors='replace')}{tails}"
+
+
 def test_sigterm_to_the_launcher_stops_every_stage(tmp_path):
+    stderr = tmp_path / "launcher.err"
     launcher = subprocess.Popen(
         [sys.executable, "-c", LAUNCHER, str(tmp_path / "data")],
         cwd=ROOT_DIR,
         stdout=subprocess.PIPE,
+        stderr=stderr.open("w"),
         text=True,
         env={**os.environ, "PYTHONPATH": ROOT_DIR},
     )
@@ -46,7 +69,11 @@ def test_sigterm_to_the_launcher_stops_every_stage(tmp_path):
         assert len(pids) == 6, f"the launcher did not report six stages (exit code {launcher.poll()})"
         assert all(running(pid) for pid in pids)
         launcher.send_signal(signal.SIGTERM)
-        assert launcher.wait(60) == 143
+        try:
+            code = launcher.wait(60)
+        except subprocess.TimeoutExpired:
+            code = None
+        assert code == 143, what_happened(launcher, stderr, tmp_path / "data" / "logs", pids)
         deadline = time.monotonic() + 10  # Mesh.stop waits for each stage; this only absorbs scheduling
         while any(running(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.2)
