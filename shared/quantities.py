@@ -133,3 +133,29 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
         return set()
     stated = ranges(text)
     return {t for a in wanted if any(r.holds(a) for r in stated) for t in a.terms}
+
+
+# Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter
+# plan price", "max api keys"). Not a question whose answer is yes or no ("do prices move with exchange rates") or
+# one of the options it names ("per key or per workspace"), nor a duration or a date ("how long", "when": "until
+# the end of the term" answers those in words).
+_ASKS_NUMBER = re.compile(r"\b(how (many|much)|numbers?|prices?|pricing|costs?|fees?|max(imum)?|min(imum)?)\b", re.I)
+_YES_NO = re.compile(
+    r"^\W*(do|does|did|is|are|was|were|can|could|will|would|should|may|might|must|has|have|had)\b", re.I
+)
+_OPTIONS = re.compile(r"\w\s+or\s+\w", re.I)
+# A number in words counts as one ("three seats", "unlimited", "without a fee").
+_NUMBER_WORDS = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|"
+    r"unlimited|free|zero|none|no|without)\b",
+    re.I,
+)
+
+
+def asks_for_number(question: str) -> bool:
+    return bool(_ASKS_NUMBER.search(question)) and not _YES_NO.search(question) and not _OPTIONS.search(question)
+
+
+def states_number(text: str) -> bool:
+    """The text states a number: digits or a number in words."""
+    return any(c.isdigit() for c in text) or bool(_NUMBER_WORDS.search(text))

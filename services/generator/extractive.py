@@ -11,7 +11,7 @@ import logging
 from services.generator import reading, selection, support
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
-from shared.quantities import question_amounts, terms_in_ranges
+from shared.quantities import asks_for_number, question_amounts, states_number, terms_in_ranges
 from shared.text import (
     abbreviated_terms,
     acronyms,
@@ -124,6 +124,8 @@ class ExtractiveGenerator:
         money = question_currencies(query)
         money_terms = set().union(*money.values())
         required = named | money_terms
+        # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
+        number = asks_for_number(query)
         if not wanted:
             return _empty_question(self.generator_id)
         scored = []  # (score, passage rank, start, end, passage)
@@ -164,6 +166,8 @@ class ExtractiveGenerator:
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms
                 score = len(covered)
+                if number and not states_number(unit):
+                    continue
                 if required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     scored.append((score, rank, start, end, passage))
         if not scored:

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from shared.quantities import Range, question_amounts, ranges, terms_in_ranges
+from shared.quantities import Range, asks_for_number, question_amounts, ranges, states_number, terms_in_ranges
 
 
 @pytest.mark.parametrize(
@@ -46,3 +46,37 @@ def test_the_terms_of_an_amount_a_range_holds():
     # The same number in another unit is not held: 99.2 seats are not 99.2%.
     assert terms_in_ranges(question_amounts("99.2 seats"), "| 99.0% to below 99.9% | 10% |") == set()
     assert terms_in_ranges(question_amounts("cost for $1,500"), "Trips up to $1,500 need a manager.") == {"1", "500"}
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("security incident commander pager number", True),
+        ("max number of api keys per workspace", True),
+        ("starter plan price in CHF", True),
+        ("how much is business per year", True),
+        ("consumer refund processing fee", True),
+        # Yes or no, one of the options it names, a duration: answered in words as often as in numbers.
+        ("do local currency prices move with exchange rates", False),
+        ("is the api limit per key or per workspace", False),
+        ("team plan price monthly or annual", False),
+        ("how long do we keep employment contracts", False),
+        ("who approves a 30% discount", False),
+    ],
+)
+def test_a_question_that_asks_for_a_number(question, asks):
+    assert asks_for_number(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("Additional seats cost $6 per seat per month.", True),
+        ("The Starter plan includes three seats.", True),
+        ("Consumer refunds are issued without a processing fee.", True),
+        ("Customers outside the U.S. can be invoiced in local currency.", False),
+        ("The Security Incident Commander (SIC) is the on-duty member of the Security team.", False),
+    ],
+)
+def test_a_text_that_states_a_number(text, states):
+    assert states_number(text) is states

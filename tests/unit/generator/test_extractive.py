@@ -257,3 +257,16 @@ def test_a_number_and_clipped_unit_in_the_question_match_the_number_joined_to_it
     answer = ExtractiveGenerator().run("3 yr enterprise deal discount", [discounts])
     assert not answer.abstained
     assert [c.quote[:20] for c in answer.citations] == ["Enterprise customers"]
+
+
+def test_a_question_that_asks_for_a_number_is_answered_only_by_a_unit_that_states_one():
+    """'pager number': the sentence that defines the role shares most words and states no number."""
+    roles = passage(
+        "The Security Incident Commander (SIC) is the on-duty member of the Security team. "
+        "The SIC owns the response and keeps the incident channel updated.",
+        path=("Incident response", "Roles"),
+    )
+    assert ExtractiveGenerator().run("security incident commander pager number", [roles]).abstained
+    paging = passage("Page the Security Incident Commander at +1 555 0100.", path=("Incident response", "Paging"))
+    answer = ExtractiveGenerator().run("security incident commander pager number", [roles, paging])
+    assert [c.quote for c in answer.citations] == ["Page the Security Incident Commander at +1 555 0100."]
