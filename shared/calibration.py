@@ -1,4 +1,5 @@
-"""The stored abstention threshold and the reranker model it was calibrated for."""
+"""The stored answer decision (the abstention threshold, and the second level that reads the answer's coverage)
+and the reranker model it was calibrated for."""
 
 import dataclasses
 import json
@@ -17,6 +18,10 @@ class Calibration:
     generator_id: str = ""
     calibrated_at: str = ""
     source: str = ""
+    # The decision's second level: below `threshold`, a question whose top score reaches `support_threshold` is
+    # answered when the generator's answer covers at least `min_coverage` of its content words (None: one level).
+    support_threshold: float | None = None
+    min_coverage: float = 0.0
 
 
 def save(calibration: Calibration, path: str) -> None:

@@ -155,6 +155,7 @@ def answer_to_pb(answer: model.Answer) -> common_pb2.Answer:
         missing=answer.missing,
         reason=answer.reason,
         generator_id=answer.generator_id,
+        coverage=answer.coverage,
         citations=[
             common_pb2.Citation(
                 chunk_id=c.chunk_id,

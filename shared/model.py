@@ -100,6 +100,7 @@ class Answer:
     missing: str = ""
     reason: str = ""
     generator_id: str = ""
+    coverage: float = 0.0  # share of the question's content words the best answering unit covers (extractive)
 
 
 PUBLIC_SCOPE = "public"

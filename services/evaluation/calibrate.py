@@ -1,12 +1,19 @@
-"""Choosing the abstention threshold on labelled cases with unanswerable questions.
+"""Choosing the answer decision on labelled cases with unanswerable questions.
 
 Run the cases with the gate off, so every question reaches the generator; then for each candidate
 threshold t a question is answered when its top rerank score >= t and the generator answered.
 Pick the t that answers the most answerable questions while the false-answer rate on the
 unanswerable ones stays within the target.
+
+The decision has a second level (choose_decision): below t, a question whose top score reaches a lower
+threshold s is answered when the generator's answer covers at least a share c of its content words. The
+three are fitted together, for the same target.
 """
 
+import dataclasses
 import time
+
+import numpy as np
 
 from services.evaluation.cases import EvalCase, Gold
 from services.evaluation.runner import CaseResult
@@ -39,10 +46,58 @@ def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[floa
     return best[1]
 
 
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    threshold: float
+    support_threshold: float | None  # None: one level
+    min_coverage: float
+    false_answer_rate: float
+    answered: float  # share of the answerable questions answered
+    correct: float  # share of the answerable questions answered right
+
+
+def choose_decision(results: list[CaseResult], target_far: float) -> Decision:
+    """The two-level decision (see the module docstring) that answers the most answerable questions right within
+    the target false-answer rate; at a tie, the most answered, then the higher (more cautious) second level. One
+    level when a second adds no right answer."""
+    scored = [r for r in results if r.top_rerank_score is not None]
+    top = np.array([r.top_rerank_score for r in scored])
+    coverage = np.array([r.coverage for r in scored])
+    answered = np.array([r.answered for r in scored])
+    answerable = np.array([r.case.answerable for r in scored])
+    correct = np.array([bool(r.answer_correct) for r in scored]) & answerable
+    n_answerable, n_unanswerable = max(int(answerable.sum()), 1), max(int((~answerable).sum()), 1)
+    levels = np.unique(np.concatenate([[-np.inf], top]))
+    first = top[None, :] >= levels[:, None]  # one row per threshold t
+    t, far, share, right = choose_threshold(scored, target_far)
+    best = (right, share, np.inf, np.inf), Decision(t, None, 0.0, far, share, right)  # a tie keeps one level
+    for c in np.unique(coverage[answered]):
+        for s in levels:
+            second = answered & (top >= s) & (coverage >= c)
+            passes = answered[None, :] & (first | second[None, :])  # every t at once
+            fars = (passes & ~answerable).sum(axis=1) / n_unanswerable
+            rights = (passes & correct).sum(axis=1) / n_answerable
+            shares = (passes & answerable).sum(axis=1) / n_answerable
+            ok = np.flatnonzero((fars <= target_far + 1e-12) & (levels >= s))
+            if ok.size == 0:
+                continue
+            i = ok[np.lexsort((-levels[ok], shares[ok], rights[ok]))[-1]]  # most right, then answered, lowest t
+            key = (rights[i], shares[i], s, c)
+            if key > best[0]:
+                best = key, Decision(float(levels[i]), float(s), float(c), float(fars[i]), shares[i], rights[i])
+    return best[1]
+
+
 def calibrate(
     results: list[CaseResult], reranker_model_id: str, generator_id: str, target_far: float, source: str
 ) -> Calibration:
-    threshold, far, answered, correct = choose_threshold(results, target_far)
+    decision = choose_decision(results, target_far)
+    threshold, far, answered, correct = (
+        decision.threshold,
+        decision.false_answer_rate,
+        decision.answered,
+        decision.correct,
+    )
     return Calibration(
         threshold=threshold if threshold != float("-inf") else -1.0,
         reranker_model_id=reranker_model_id,
@@ -54,17 +109,26 @@ def calibrate(
         generator_id=generator_id,
         source=source,
         calibrated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        support_threshold=decision.support_threshold,
+        min_coverage=decision.min_coverage,
     )
 
 
-def gated_outcome(results: list[CaseResult], threshold: float) -> dict:
-    """The answer metrics a gate at `threshold` produces, from a run with the gate off. Exact, not
-    an estimate: the gate only decides whether the (deterministic) generator is called."""
+def gated_outcome(
+    results: list[CaseResult], threshold: float, support_threshold: float | None = None, min_coverage: float = 0.0
+) -> dict:
+    """The answer metrics a gate at `threshold` (and its second level, if given) produces, from a run with the
+    gate off. Exact, not an estimate: the gate only decides whether the (deterministic) generator's answer is
+    given."""
     answerable = [r for r in results if r.case.answerable]
     unanswerable = [r for r in results if not r.case.answerable]
 
     def passes(r):
-        return r.answered and r.top_rerank_score is not None and r.top_rerank_score >= threshold
+        if not r.answered or r.top_rerank_score is None:
+            return False
+        if r.top_rerank_score >= threshold:
+            return True
+        return support_threshold is not None and r.top_rerank_score >= support_threshold and r.coverage >= min_coverage
 
     answered = [r for r in results if passes(r)]
     return {
@@ -102,5 +166,6 @@ def results_from_report(report: dict) -> list[CaseResult]:
             answer_correct=c["answer_correct"],
         )
         r.top_rerank_score = c["top_rerank_score"]
+        r.coverage = c.get("coverage", 0.0)
         out.append(r)
     return out

@@ -241,6 +241,7 @@ def calibrate_from_report(args) -> int:
         ]
         per_report.append((report["meta"].get("name", path), results))
         pooled += results
+    support: tuple[float | None, float] = (None, 0.0)
     if args.at is not None:
         threshold = args.at
     else:
@@ -255,11 +256,11 @@ def calibrate_from_report(args) -> int:
             pooled, model, generators, args.target_far, " + ".join(name for name, _ in per_report)
         )
         save_calibration(result, args.out)
-        threshold = result.threshold
+        threshold, support = result.threshold, (result.support_threshold, result.min_coverage)
         print(f"written to {args.out}")
     for name, results in [*per_report, *([("pooled", pooled)] if len(per_report) > 1 else [])]:
         print(f"{name}: gate off  {json.dumps(gated_outcome(results, float('-inf')))}")
-        print(f"{name}: gate {threshold:.4f} {json.dumps(gated_outcome(results, threshold))}")
+        print(f"{name}: gate {threshold:.4f} {json.dumps(gated_outcome(results, threshold, *support))}")
     return 0
 
 
@@ -294,8 +295,13 @@ def run_calibration(args) -> int:
     generators = sorted({r.generator_id for r in results if r.generator_id})
     result = calibrate_threshold(results, models.pop(), ",".join(generators), args.target_far, Path(args.cases).name)
     save_calibration(result, args.out)
+    second = (
+        f", and from {result.support_threshold:.4f} when the answer covers {result.min_coverage:.2f} of the question"
+        if result.support_threshold is not None
+        else ""
+    )
     print(
-        f"threshold {result.threshold:.4f} for reranker {result.reranker_model_id}: false-answer rate "
+        f"threshold {result.threshold:.4f}{second} for reranker {result.reranker_model_id}: false-answer rate "
         f"{result.false_answer_rate:.3f} (target {args.target_far:.3f}), answerable answered "
         f"{result.answered_answerable_rate:.3f}, correct {result.correct_answerable_rate:.3f}; written to {args.out}"
     )

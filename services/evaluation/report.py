@@ -110,6 +110,7 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
                 "answer_correct": r.answer_correct,
                 "gold_ranks": r.ranks,
                 "top_rerank_score": r.top_rerank_score,
+                "coverage": round(r.coverage, 4),
                 "top_ids": r.top_ids,
                 # Per-query values, so two runs can be compared query by query (ragmesh compare).
                 "ndcg@10": round(m.ndcg_at(r.ranks, {g.key: g.gain for g in r.case.gold}, 10), 4)

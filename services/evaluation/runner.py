@@ -24,6 +24,7 @@ class CaseResult:
     cited_superseded: bool = False
     gold_in_context: bool = False
     top_rerank_score: float | None = None
+    coverage: float = 0.0  # the answer's coverage of the question (what the decision's second level reads)
     reranker_model_id: str = ""
     generator_id: str = ""
     abstain_reason: str = ""
@@ -113,6 +114,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         len(chunks),
         _timings(response, total),
         answered=not answer.abstained,
+        coverage=answer.coverage,
         abstain_reason=answer.reason if answer.abstained else "",
         answer_text=answer.text,
         cited=[c.chunk_id for c in answer.citations],

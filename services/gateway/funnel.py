@@ -17,7 +17,7 @@ from services.gateway import supersession, time_reference
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
-from services.gateway.policy import invalid_citations, should_abstain
+from services.gateway.policy import BELOW_THRESHOLD, SupportGate, invalid_citations, should_abstain
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, RagmeshError, require
@@ -75,6 +75,7 @@ class Funnel:
         self.reranker = client("reranker", reranker_pb2_grpc.RerankerStub)
         self.generator = client("generator", generator_pb2_grpc.GeneratorStub)
         self.abstain_threshold = abstain_threshold
+        self.support_gate: SupportGate | None = None  # the calibration's second level, when it has one
         self.candidates = candidates
         self.rerank_top_n = rerank_top_n
         self.context_passages = context_passages
@@ -317,7 +318,13 @@ class Funnel:
         span.set_attribute("ragmesh.abstain.gate_applies", calibrated)
         span.set_attribute("ragmesh.abstain.decision", decision.reason or "proceed")
         span.set_attribute("ragmesh.degraded", bool(degraded))
-        if decision.abstain:
+        # Below the threshold but within the second level: generate, then answer only with enough coverage.
+        needs_support = (
+            decision.reason == BELOW_THRESHOLD
+            and self.support_gate is not None
+            and self.support_gate.worth_generating(top_score)
+        )
+        if decision.abstain and not needs_support:
             response.answer.CopyFrom(_not_found(decision.reason, request.question))
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             return self._finish(request, response, every, timings, span)
@@ -332,6 +339,9 @@ class Funnel:
             timings,
         )
         answer = generated.answer
+        if needs_support and self.support_gate is not None and not self.support_gate.supports(answer):
+            span.set_attribute("ragmesh.abstain.answer_coverage", answer.coverage)
+            answer = _not_found(BELOW_THRESHOLD, request.question, generator_id=answer.generator_id)
         response.context.extend(context_passages)
         if not answer.abstained:
             problem = invalid_citations(list(answer.citations), {p.chunk.chunk_id: p.chunk for p in context_passages})

@@ -27,6 +27,23 @@ def should_abstain(top_rerank_score: float | None, threshold: float, scores_are_
     return AbstainDecision(False, "")
 
 
+@dataclasses.dataclass(frozen=True)
+class SupportGate:
+    """The calibrated decision's second level: a question whose top score is below the threshold but reaches
+    `threshold` here is answered only when the generator's answer covers `min_coverage` of its content words.
+    Passage evidence alone (the top rerank score) cannot tell "the passage answers it" from "the passage is about
+    it"; a unit that holds most of the question's words can."""
+
+    threshold: float
+    min_coverage: float
+
+    def worth_generating(self, top_rerank_score: float | None) -> bool:
+        return top_rerank_score is not None and top_rerank_score >= self.threshold
+
+    def supports(self, answer) -> bool:
+        return not answer.abstained and answer.coverage >= self.min_coverage
+
+
 def invalid_citations(citations, context: dict) -> str:
     """Why an answer's citations cannot be trusted ('' when they can). There must be at least one, and
     each must point into a passage the generator was given, down to the character: same document and

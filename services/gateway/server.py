@@ -10,6 +10,7 @@ from services.gateway.auth import AuthInterceptor
 from services.gateway.erasure import REPORTS_DIR, Eraser, pseudonym_map_store
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
+from services.gateway.policy import SupportGate
 from services.gateway.review import FeedbackReview
 from shared import calibration, config
 from shared.config import GatewayConfig
@@ -72,12 +73,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return self.review.record_export(request)
 
 
-def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0) -> float:
-    """The calibrated threshold when a calibration file exists; start-up is refused when it was
-    calibrated for a different reranker than the one serving (its scores mean something else)."""
+def resolve_threshold(
+    cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0
+) -> tuple[float, SupportGate | None]:
+    """The calibrated decision (threshold, and its second level if it has one) when a calibration file exists;
+    start-up is refused when it was calibrated for a different reranker than the one serving (its scores mean
+    something else)."""
     if cfg.calibration_file in ("", "none") or not os.path.exists(cfg.calibration_file):
         log.info("abstain threshold %.3f (configured; no calibration file)", cfg.abstain_threshold)
-        return cfg.abstain_threshold
+        return cfg.abstain_threshold, None
     calibrated = calibration.load(cfg.calibration_file)
     deadline = time.monotonic() + wait_seconds
     while True:
@@ -101,7 +105,14 @@ def resolve_threshold(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 
         calibrated.false_answer_rate,
         calibrated.source,
     )
-    return calibrated.threshold
+    if calibrated.support_threshold is None:
+        return calibrated.threshold, None
+    log.info(
+        "below it, answered from %.4f when the answer covers %.2f of the question",
+        calibrated.support_threshold,
+        calibrated.min_coverage,
+    )
+    return calibrated.threshold, SupportGate(calibrated.support_threshold, calibrated.min_coverage)
 
 
 def auth_interceptors(cfg: GatewayConfig) -> list:
@@ -167,7 +178,7 @@ def main() -> None:
     def register(server):
         log_auth_mode(cfg, interceptors)
         answer_log.warm_up()
-        funnel.abstain_threshold = resolve_threshold(cfg, funnel)
+        funnel.abstain_threshold, funnel.support_gate = resolve_threshold(cfg, funnel)
         eraser = Eraser(
             funnel.indexer,
             funnel.retriever,

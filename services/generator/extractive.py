@@ -6,6 +6,7 @@ answer and whether to answer at all. Without one (RAGMESH_GENERATOR_SELECTOR_CAR
 applies: abstain when no unit (read under its heading path) covers enough of the question's content words.
 """
 
+import dataclasses
 import logging
 
 from services.generator import reading, selection, support
@@ -183,13 +184,14 @@ class ExtractiveGenerator:
                 generator_id=self.generator_id,
             )
         best = max(s[0] for s in scored)
+        coverage = min(1.0, best / len(wanted))
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
         _, top_rank, _, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
             entry = _entry_among(scored, passages, spans, named, self.max_units)
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
-        return _quoted_answer(picked, self.generator_id)
+        return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
 
 
 def _entry_among(

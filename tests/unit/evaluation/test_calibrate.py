@@ -1,14 +1,14 @@
 import pytest
 
-from services.evaluation.calibrate import calibrate, choose_threshold
+from services.evaluation.calibrate import calibrate, choose_decision, choose_threshold, gated_outcome
 from services.evaluation.cases import EvalCase, Gold
 from services.evaluation.runner import CaseResult
 
 
-def result(score, answerable, answered=True, correct=True):
+def result(score, answerable, answered=True, correct=True, coverage=0.0):
     case = EvalCase("q", "?", "t", "general" if answerable else "unanswerable", [Gold("d")] if answerable else [])
     r = CaseResult(case, {}, [], 0, {}, answered=answered, answer_correct=correct if answerable else None)
-    r.top_rerank_score = score
+    r.top_rerank_score, r.coverage = score, coverage
     return r
 
 
@@ -73,3 +73,33 @@ def test_pooled_calibration_from_reports_drops_the_test_split_and_reports_each(t
     assert json.loads(out.read_text())["threshold"] == pytest.approx(0.8)
     printed = capsys.readouterr().out
     assert "sample: gate 0.8000" in printed and "scifact: gate 0.8000" in printed and "pooled:" in printed
+
+
+def test_the_second_level_answers_below_the_threshold_only_with_coverage():
+    """An unanswerable question at 0.65 sets the threshold above it; below it, the answerable questions whose
+    answers cover the whole question are answered, the unanswerable one (half covered) is not."""
+    results = [
+        result(0.9, True, coverage=0.5),
+        result(0.6, True, coverage=1.0),
+        result(0.55, True, coverage=1.0),
+        result(0.5, True, coverage=0.5),
+        result(0.65, False, coverage=0.5),
+        result(0.3, False, coverage=1.0),
+    ]
+    one = choose_threshold(results, target_far=0.0)
+    decision = choose_decision(results, target_far=0.0)
+    assert one[0] == pytest.approx(0.9) and one[3] == pytest.approx(1 / 4)
+    assert decision.threshold == pytest.approx(0.9)
+    assert decision.min_coverage == pytest.approx(1.0)
+    assert 0.3 < decision.support_threshold <= 0.55  # above the covered unanswerable question at 0.3
+    assert decision.false_answer_rate == 0.0 and decision.correct == pytest.approx(3 / 4)
+    outcome = gated_outcome(results, decision.threshold, decision.support_threshold, decision.min_coverage)
+    assert outcome["answer_accuracy"] == pytest.approx(3 / 4) and outcome["false_answer_rate"] == 0.0
+
+
+def test_one_level_when_a_second_adds_no_right_answer():
+    results = [result(0.9, True, coverage=1.0), result(0.5, True, coverage=0.4), result(0.6, False, coverage=1.0)]
+    decision = choose_decision(results, target_far=0.0)
+    assert decision.support_threshold is None and decision.threshold == pytest.approx(0.9)
+    cal = calibrate(results, "maxsim/m", "extractive-v1", 0.0, "sample.jsonl")
+    assert cal.support_threshold is None

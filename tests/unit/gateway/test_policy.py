@@ -1,4 +1,5 @@
-from services.gateway.policy import invalid_citations, should_abstain
+from services.gateway.policy import SupportGate, invalid_citations, should_abstain
+from shared.model import Answer
 from shared.stubs import common_pb2
 
 
@@ -59,3 +60,11 @@ def test_a_cited_span_must_be_an_answer_unit_of_a_supplied_passage():
     # two units run together.
     for span in ("paid within 14 days", "Refunds are paid within 14 days. Fees are not refunded."):
         assert invalid_citations([at(span)], context).startswith("span not a supplied unit:"), span
+
+
+def test_the_second_level_generates_from_its_threshold_and_answers_with_enough_coverage():
+    gate = SupportGate(threshold=0.71, min_coverage=0.8)
+    assert gate.worth_generating(0.75) and not gate.worth_generating(0.70) and not gate.worth_generating(None)
+    assert gate.supports(Answer("x [1]", [], False, coverage=0.8))
+    assert not gate.supports(Answer("x [1]", [], False, coverage=0.75))
+    assert not gate.supports(Answer("", [], True, coverage=1.0))  # an abstention is never an answer

@@ -1,3 +1,5 @@
+import pytest
+
 from services.generator.extractive import ExtractiveGenerator
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta
@@ -270,3 +272,11 @@ def test_a_question_that_asks_for_a_number_is_answered_only_by_a_unit_that_state
     paging = passage("Page the Security Incident Commander at +1 555 0100.", path=("Incident response", "Paging"))
     answer = ExtractiveGenerator().run("security incident commander pager number", [roles, paging])
     assert [c.quote for c in answer.citations] == ["Page the Security Incident Commander at +1 555 0100."]
+
+
+def test_an_answer_reports_the_share_of_the_question_its_best_unit_covers():
+    """What the gateway's calibrated decision reads below its threshold: 'refund window for consumers' has three
+    content words, and the refund sentence holds two of them ('window' is not in it)."""
+    answer = ExtractiveGenerator().run("refund window for consumers?", [passage(REFUND)])
+    assert not answer.abstained and answer.coverage == pytest.approx(2 / 3)
+    assert ExtractiveGenerator().run("parental leave policy", [passage(REFUND)]).coverage == 0.0
