@@ -84,7 +84,10 @@ def choose_decision(results: list[CaseResult], target_far: float) -> Decision:
             i = ok[np.lexsort((-levels[ok], shares[ok], rights[ok]))[-1]]  # most right, then answered, lowest t
             key = (rights[i], shares[i], s, c)
             if key > best[0]:
-                best = key, Decision(float(levels[i]), float(s), float(c), float(fars[i]), shares[i], rights[i])
+                best = (
+                    key,
+                    Decision(float(levels[i]), float(s), float(c), float(fars[i]), float(shares[i]), float(rights[i])),
+                )
     return best[1]
 
 
@@ -92,19 +95,13 @@ def calibrate(
     results: list[CaseResult], reranker_model_id: str, generator_id: str, target_far: float, source: str
 ) -> Calibration:
     decision = choose_decision(results, target_far)
-    threshold, far, answered, correct = (
-        decision.threshold,
-        decision.false_answer_rate,
-        decision.answered,
-        decision.correct,
-    )
     return Calibration(
-        threshold=threshold if threshold != float("-inf") else -1.0,
+        threshold=decision.threshold if decision.threshold != float("-inf") else -1.0,
         reranker_model_id=reranker_model_id,
         target_false_answer_rate=target_far,
-        false_answer_rate=round(far, 4),
-        answered_answerable_rate=round(answered, 4),
-        correct_answerable_rate=round(correct, 4),
+        false_answer_rate=round(decision.false_answer_rate, 4),
+        answered_answerable_rate=round(decision.answered, 4),
+        correct_answerable_rate=round(decision.correct, 4),
         cases=len(results),
         generator_id=generator_id,
         source=source,

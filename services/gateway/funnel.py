@@ -319,12 +319,10 @@ class Funnel:
         span.set_attribute("ragmesh.abstain.decision", decision.reason or "proceed")
         span.set_attribute("ragmesh.degraded", bool(degraded))
         # Below the threshold but within the second level: generate, then answer only with enough coverage.
-        needs_support = (
-            decision.reason == BELOW_THRESHOLD
-            and self.support_gate is not None
-            and self.support_gate.worth_generating(top_score)
-        )
-        if decision.abstain and not needs_support:
+        support = self.support_gate if decision.reason == BELOW_THRESHOLD else None
+        if support is not None and not support.worth_generating(top_score):
+            support = None
+        if decision.abstain and support is None:
             response.answer.CopyFrom(_not_found(decision.reason, request.question))
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             return self._finish(request, response, every, timings, span)
@@ -339,7 +337,7 @@ class Funnel:
             timings,
         )
         answer = generated.answer
-        if needs_support and self.support_gate is not None and not self.support_gate.supports(answer):
+        if support is not None and not support.supports(answer):
             span.set_attribute("ragmesh.abstain.answer_coverage", answer.coverage)
             answer = _not_found(BELOW_THRESHOLD, request.question, generator_id=answer.generator_id)
         response.context.extend(context_passages)
