@@ -16,6 +16,7 @@ from services.reranker.service import MaxSimReranker
 from services.retriever.server import RetrieverConfig
 from services.retriever.service import HybridRetriever
 from shared import calibration, config
+from shared.calibration import AnswerDecision
 from shared.embedding import build_query_embedder
 from shared.index.factory import open_index
 from shared.model import SearchFilters
@@ -40,17 +41,19 @@ class InProcessPipeline:
         gateway_cfg = config.load(GatewayConfig, "gateway", env)
         self.candidates, self.top_n = gateway_cfg.candidates, gateway_cfg.rerank_top_n
         self.context_passages = gateway_cfg.context_passages
-        self.threshold = self._threshold(gateway_cfg)
+        self.decision = self._decision(gateway_cfg)
         for part in (self.retriever, self.reranker, self.generator):
             part.warm_up()
 
-    def _threshold(self, cfg: GatewayConfig) -> float:
-        """The gateway's: the calibrated threshold when the calibration is for this reranker."""
+    def _decision(self, cfg: GatewayConfig) -> AnswerDecision:
+        """The gateway's: the calibrated decision (both levels) when the calibration is for this reranker."""
         try:
             calibrated = calibration.load(cfg.calibration_file)
         except OSError:
-            return cfg.abstain_threshold
-        return calibrated.threshold if calibrated.reranker_model_id == self.reranker.model_id else cfg.abstain_threshold
+            return AnswerDecision(cfg.abstain_threshold)
+        if calibrated.reranker_model_id != self.reranker.model_id:
+            return AnswerDecision(cfg.abstain_threshold)
+        return calibrated.decision()
 
     def _rerank(self, question: str, candidates: list, query_vector) -> list:
         """As the reranker stage does: the maxsim reranker scores with the retriever's query vector when it is of
@@ -74,7 +77,8 @@ class InProcessPipeline:
         reranked = time.perf_counter()
         top = max((c.scores.rerank_score for c in ranked), default=None)
         calibrated = bool(self.reranker.model_id) and not self.reranker.model_id.startswith(UNCALIBRATED_RERANKERS)
-        if not should_abstain(top, self.threshold, calibrated).abstain:
+        # As the funnel: within the second level the generator runs too (its answer's coverage decides).
+        if not should_abstain(top, self.decision, calibrated).abstain:
             self.generator.run(question, ranked[: self.context_passages])
         done = time.perf_counter()
         return {

@@ -7,6 +7,29 @@ from pathlib import Path
 
 
 @dataclasses.dataclass(frozen=True)
+class AnswerDecision:
+    """When a question is answered, from its top rerank score and the generated answer's coverage (the share of
+    the question's content words its best unit holds): at or above `threshold`; or, below it, at or above
+    `support_threshold` (None: no second level) with an answer covering at least `min_coverage`. Passage
+    evidence alone cannot tell "the passage answers it" from "the passage is about it"; a unit that holds most
+    of the question's words can. The gateway, the in-process pipeline and the evaluation all apply this one rule."""
+
+    threshold: float
+    support_threshold: float | None = None
+    min_coverage: float = 0.0
+
+    def needs_support(self, top_rerank_score: float) -> bool:
+        """Below the threshold but within the second level: worth generating, answered only with enough coverage."""
+        return self.support_threshold is not None and self.support_threshold <= top_rerank_score < self.threshold
+
+    def answers(self, top_rerank_score: float, coverage: float) -> bool:
+        """Whether a generated answer (the generator did not abstain) is given."""
+        return top_rerank_score >= self.threshold or (
+            self.needs_support(top_rerank_score) and coverage >= self.min_coverage
+        )
+
+
+@dataclasses.dataclass(frozen=True)
 class Calibration:
     threshold: float
     reranker_model_id: str
@@ -22,6 +45,9 @@ class Calibration:
     # answered when the generator's answer covers at least `min_coverage` of its content words (None: one level).
     support_threshold: float | None = None
     min_coverage: float = 0.0
+
+    def decision(self) -> AnswerDecision:
+        return AnswerDecision(self.threshold, self.support_threshold, self.min_coverage)
 
 
 def save(calibration: Calibration, path: str) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from services.evaluation.cases import EvalCase, Gold
 from services.evaluation.runner import CaseResult
-from shared.calibration import Calibration
+from shared.calibration import AnswerDecision, Calibration
 
 
 def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[float, float, float, float]:
@@ -48,9 +48,7 @@ def choose_threshold(results: list[CaseResult], target_far: float) -> tuple[floa
 
 @dataclasses.dataclass(frozen=True)
 class Decision:
-    threshold: float
-    support_threshold: float | None  # None: one level
-    min_coverage: float
+    rule: AnswerDecision
     false_answer_rate: float
     answered: float  # share of the answerable questions answered
     correct: float  # share of the answerable questions answered right
@@ -70,7 +68,7 @@ def choose_decision(results: list[CaseResult], target_far: float) -> Decision:
     levels = np.unique(np.concatenate([[-np.inf], top]))
     first = top[None, :] >= levels[:, None]  # one row per threshold t
     t, far, share, right = choose_threshold(scored, target_far)
-    best = (right, share, np.inf, np.inf), Decision(t, None, 0.0, far, share, right)  # a tie keeps one level
+    best = (right, share, np.inf, np.inf), Decision(AnswerDecision(t), far, share, right)  # a tie keeps one level
     for c in np.unique(coverage[answered]):
         for s in levels:
             second = answered & (top >= s) & (coverage >= c)
@@ -86,7 +84,12 @@ def choose_decision(results: list[CaseResult], target_far: float) -> Decision:
             if key > best[0]:
                 best = (
                     key,
-                    Decision(float(levels[i]), float(s), float(c), float(fars[i]), float(shares[i]), float(rights[i])),
+                    Decision(
+                        AnswerDecision(float(levels[i]), float(s), float(c)),
+                        float(fars[i]),
+                        float(shares[i]),
+                        float(rights[i]),
+                    ),
                 )
     return best[1]
 
@@ -95,8 +98,9 @@ def calibrate(
     results: list[CaseResult], reranker_model_id: str, generator_id: str, target_far: float, source: str
 ) -> Calibration:
     decision = choose_decision(results, target_far)
+    rule = decision.rule
     return Calibration(
-        threshold=decision.threshold if decision.threshold != float("-inf") else -1.0,
+        threshold=rule.threshold if rule.threshold != float("-inf") else -1.0,
         reranker_model_id=reranker_model_id,
         target_false_answer_rate=target_far,
         false_answer_rate=round(decision.false_answer_rate, 4),
@@ -106,30 +110,23 @@ def calibrate(
         generator_id=generator_id,
         source=source,
         calibrated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        support_threshold=decision.support_threshold,
-        min_coverage=decision.min_coverage,
+        support_threshold=rule.support_threshold,
+        min_coverage=rule.min_coverage,
     )
 
 
-def gated_outcome(
-    results: list[CaseResult], threshold: float, support_threshold: float | None = None, min_coverage: float = 0.0
-) -> dict:
-    """The answer metrics a gate at `threshold` (and its second level, if given) produces, from a run with the
-    gate off. Exact, not an estimate: the gate only decides whether the (deterministic) generator's answer is
-    given."""
+def gated_outcome(results: list[CaseResult], decision: AnswerDecision) -> dict:
+    """The answer metrics the decision produces, from a run with the gate off. Exact, not an estimate: the
+    decision only chooses whether the (deterministic) generator's answer is given."""
     answerable = [r for r in results if r.case.answerable]
     unanswerable = [r for r in results if not r.case.answerable]
 
     def passes(r):
-        if not r.answered or r.top_rerank_score is None:
-            return False
-        if r.top_rerank_score >= threshold:
-            return True
-        return support_threshold is not None and r.top_rerank_score >= support_threshold and r.coverage >= min_coverage
+        return r.answered and r.top_rerank_score is not None and decision.answers(r.top_rerank_score, r.coverage)
 
     answered = [r for r in results if passes(r)]
     return {
-        "threshold": threshold,
+        "threshold": decision.threshold,
         "false_answer_rate": round(sum(passes(r) for r in unanswerable) / max(len(unanswerable), 1), 4),
         "over_abstention_rate": round(sum(not passes(r) for r in answerable) / max(len(answerable), 1), 4),
         "citation_validity": round(sum(bool(r.citation_valid) for r in answered) / len(answered), 4)

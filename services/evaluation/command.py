@@ -26,6 +26,7 @@ from services.evaluation.cases import (
 )
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
+from shared.calibration import AnswerDecision
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
 from shared.model import RETRIEVAL_MODES
@@ -241,9 +242,8 @@ def calibrate_from_report(args) -> int:
         ]
         per_report.append((report["meta"].get("name", path), results))
         pooled += results
-    support: tuple[float | None, float] = (None, 0.0)
     if args.at is not None:
-        threshold = args.at
+        decision = AnswerDecision(args.at)
     else:
         models = {r["meta"].get("reranker_model_id") for _, r in reports} - {"", None}
         model = args.reranker_model_id or (models.pop() if len(models) == 1 else "")
@@ -256,11 +256,11 @@ def calibrate_from_report(args) -> int:
             pooled, model, generators, args.target_far, " + ".join(name for name, _ in per_report)
         )
         save_calibration(result, args.out)
-        threshold, support = result.threshold, (result.support_threshold, result.min_coverage)
+        decision = result.decision()
         print(f"written to {args.out}")
     for name, results in [*per_report, *([("pooled", pooled)] if len(per_report) > 1 else [])]:
-        print(f"{name}: gate off  {json.dumps(gated_outcome(results, float('-inf')))}")
-        print(f"{name}: gate {threshold:.4f} {json.dumps(gated_outcome(results, threshold, *support))}")
+        print(f"{name}: gate off  {json.dumps(gated_outcome(results, AnswerDecision(float('-inf'))))}")
+        print(f"{name}: gate {decision.threshold:.4f} {json.dumps(gated_outcome(results, decision))}")
     return 0
 
 

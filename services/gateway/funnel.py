@@ -17,7 +17,8 @@ from services.gateway import supersession, time_reference
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
-from services.gateway.policy import BELOW_THRESHOLD, SupportGate, invalid_citations, should_abstain
+from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
+from shared.calibration import AnswerDecision
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, RagmeshError, require
@@ -52,7 +53,7 @@ class Funnel:
     def __init__(
         self,
         addresses: dict[str, str],
-        abstain_threshold: float,
+        decision: AnswerDecision,
         candidates: int = 50,
         rerank_top_n: int = 8,
         context_passages: int = 5,
@@ -74,8 +75,7 @@ class Funnel:
         self.retriever = client("retriever", retriever_pb2_grpc.RetrieverStub)
         self.reranker = client("reranker", reranker_pb2_grpc.RerankerStub)
         self.generator = client("generator", generator_pb2_grpc.GeneratorStub)
-        self.abstain_threshold = abstain_threshold
-        self.support_gate: SupportGate | None = None  # the calibration's second level, when it has one
+        self.decision = decision  # when an answer is given: the calibrated threshold and its second level
         self.candidates = candidates
         self.rerank_top_n = rerank_top_n
         self.context_passages = context_passages
@@ -294,7 +294,7 @@ class Funnel:
             reference=reference,
         )
         response = gateway_pb2.AskResponse(
-            abstain_threshold=self.abstain_threshold, time_reference=reference.describe() if reference else ""
+            abstain_threshold=self.decision.threshold, time_reference=reference.describe() if reference else ""
         )
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
@@ -312,17 +312,15 @@ class Funnel:
         if top_score is not None:
             response.top_rerank_score = top_score
         calibrated = bool(model_id) and not model_id.startswith(UNCALIBRATED_RERANKERS)
-        decision = should_abstain(top_score, self.abstain_threshold, calibrated)
-        span.set_attribute("ragmesh.abstain.threshold", self.abstain_threshold)
+        decision = should_abstain(top_score, self.decision, calibrated)
+        span.set_attribute("ragmesh.abstain.threshold", self.decision.threshold)
         span.set_attribute("ragmesh.abstain.top_rerank_score", top_score if top_score is not None else float("nan"))
         span.set_attribute("ragmesh.abstain.gate_applies", calibrated)
-        span.set_attribute("ragmesh.abstain.decision", decision.reason or "proceed")
+        span.set_attribute(
+            "ragmesh.abstain.decision", decision.reason or ("needs_support" if decision.needs_support else "proceed")
+        )
         span.set_attribute("ragmesh.degraded", bool(degraded))
-        # Below the threshold but within the second level: generate, then answer only with enough coverage.
-        support = self.support_gate if decision.reason == BELOW_THRESHOLD else None
-        if support is not None and not support.worth_generating(top_score):
-            support = None
-        if decision.abstain and support is None:
+        if decision.abstain:
             response.answer.CopyFrom(_not_found(decision.reason, request.question))
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             return self._finish(request, response, every, timings, span)
@@ -337,7 +335,8 @@ class Funnel:
             timings,
         )
         answer = generated.answer
-        if support is not None and not support.supports(answer):
+        # Below the threshold but within the second level: answered only with enough coverage.
+        if decision.needs_support and not supported(answer, top_score, self.decision):
             span.set_attribute("ragmesh.abstain.answer_coverage", answer.coverage)
             answer = _not_found(BELOW_THRESHOLD, request.question, generator_id=answer.generator_id)
         response.context.extend(context_passages)

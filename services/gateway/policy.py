@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from shared.calibration import AnswerDecision
 from shared.text import answer_units
 
 
@@ -9,6 +10,9 @@ from shared.text import answer_units
 class AbstainDecision:
     abstain: bool
     reason: str
+    # Below the threshold but within the answer decision's second level: generate, and give the answer only when
+    # it covers enough of the question (AnswerDecision.answers).
+    needs_support: bool = False
 
 
 NO_CANDIDATES, BELOW_THRESHOLD = "no_candidates", "below_threshold"
@@ -16,32 +20,24 @@ NO_CANDIDATES, BELOW_THRESHOLD = "no_candidates", "below_threshold"
 GATE_REASONS = frozenset({NO_CANDIDATES, BELOW_THRESHOLD})
 
 
-def should_abstain(top_rerank_score: float | None, threshold: float, scores_are_calibrated: bool) -> AbstainDecision:
-    """Abstain before generation when the best candidate's reranker score is below the threshold.
-    Scores from a passthrough or a degraded (fused-order) path carry no calibrated meaning, so they
-    never trigger the gate; the generator's own not-in-context check still applies."""
+def should_abstain(
+    top_rerank_score: float | None, decision: AnswerDecision, scores_are_calibrated: bool
+) -> AbstainDecision:
+    """Abstain before generation when the best candidate's reranker score is below the decision's threshold and
+    outside its second level. Scores from a passthrough or a degraded (fused-order) path carry no calibrated
+    meaning, so they never trigger the gate; the generator's own not-in-context check still applies."""
     if top_rerank_score is None:
         return AbstainDecision(True, NO_CANDIDATES)
-    if scores_are_calibrated and top_rerank_score < threshold:
-        return AbstainDecision(True, BELOW_THRESHOLD)
-    return AbstainDecision(False, "")
+    if not scores_are_calibrated or top_rerank_score >= decision.threshold:
+        return AbstainDecision(False, "")
+    if decision.needs_support(top_rerank_score):
+        return AbstainDecision(False, "", needs_support=True)
+    return AbstainDecision(True, BELOW_THRESHOLD)
 
 
-@dataclasses.dataclass(frozen=True)
-class SupportGate:
-    """The calibrated decision's second level: a question whose top score is below the threshold but reaches
-    `threshold` here is answered only when the generator's answer covers `min_coverage` of its content words.
-    Passage evidence alone (the top rerank score) cannot tell "the passage answers it" from "the passage is about
-    it"; a unit that holds most of the question's words can."""
-
-    threshold: float
-    min_coverage: float
-
-    def worth_generating(self, top_rerank_score: float | None) -> bool:
-        return top_rerank_score is not None and top_rerank_score >= self.threshold
-
-    def supports(self, answer) -> bool:
-        return not answer.abstained and answer.coverage >= self.min_coverage
+def supported(answer, top_rerank_score: float | None, decision: AnswerDecision) -> bool:
+    """Whether a generated answer is given under the decision (an abstention never is, nor one without scores)."""
+    return not answer.abstained and top_rerank_score is not None and decision.answers(top_rerank_score, answer.coverage)
 
 
 def invalid_citations(citations, context: dict) -> str:

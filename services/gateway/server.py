@@ -10,9 +10,9 @@ from services.gateway.auth import AuthInterceptor
 from services.gateway.erasure import REPORTS_DIR, Eraser, pseudonym_map_store
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
-from services.gateway.policy import SupportGate
 from services.gateway.review import FeedbackReview
 from shared import calibration, config
+from shared.calibration import AnswerDecision
 from shared.config import GatewayConfig
 from shared.errors import FailedPrecondition, InvalidArgument
 from shared.keys import KEYS_FILE, KeyStore
@@ -73,15 +73,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return self.review.record_export(request)
 
 
-def resolve_threshold(
-    cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0
-) -> tuple[float, SupportGate | None]:
+def resolve_decision(cfg: GatewayConfig, funnel: Funnel, wait_seconds: float = 120.0) -> AnswerDecision:
     """The calibrated decision (threshold, and its second level if it has one) when a calibration file exists;
     start-up is refused when it was calibrated for a different reranker than the one serving (its scores mean
     something else)."""
     if cfg.calibration_file in ("", "none") or not os.path.exists(cfg.calibration_file):
         log.info("abstain threshold %.3f (configured; no calibration file)", cfg.abstain_threshold)
-        return cfg.abstain_threshold, None
+        return AnswerDecision(cfg.abstain_threshold)
     calibrated = calibration.load(cfg.calibration_file)
     deadline = time.monotonic() + wait_seconds
     while True:
@@ -105,14 +103,13 @@ def resolve_threshold(
         calibrated.false_answer_rate,
         calibrated.source,
     )
-    if calibrated.support_threshold is None:
-        return calibrated.threshold, None
-    log.info(
-        "below it, answered from %.4f when the answer covers %.2f of the question",
-        calibrated.support_threshold,
-        calibrated.min_coverage,
-    )
-    return calibrated.threshold, SupportGate(calibrated.support_threshold, calibrated.min_coverage)
+    if calibrated.support_threshold is not None:
+        log.info(
+            "below it, answered from %.4f when the answer covers %.2f of the question",
+            calibrated.support_threshold,
+            calibrated.min_coverage,
+        )
+    return calibrated.decision()
 
 
 def auth_interceptors(cfg: GatewayConfig) -> list:
@@ -165,7 +162,7 @@ def main() -> None:
     answer_log = AnswerLog(os.path.join(cfg.data_dir, "answers.sqlite"), cfg.answer_log_retention_days, background=True)
     funnel = Funnel(
         addresses,
-        cfg.abstain_threshold,
+        AnswerDecision(cfg.abstain_threshold),
         cfg.candidates,
         cfg.rerank_top_n,
         cfg.context_passages,
@@ -178,7 +175,7 @@ def main() -> None:
     def register(server):
         log_auth_mode(cfg, interceptors)
         answer_log.warm_up()
-        funnel.abstain_threshold, funnel.support_gate = resolve_threshold(cfg, funnel)
+        funnel.decision = resolve_decision(cfg, funnel)
         eraser = Eraser(
             funnel.indexer,
             funnel.retriever,

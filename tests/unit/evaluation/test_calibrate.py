@@ -89,17 +89,21 @@ def test_the_second_level_answers_below_the_threshold_only_with_coverage():
     one = choose_threshold(results, target_far=0.0)
     decision = choose_decision(results, target_far=0.0)
     assert one[0] == pytest.approx(0.9) and one[3] == pytest.approx(1 / 4)
-    assert decision.threshold == pytest.approx(0.9)
-    assert decision.min_coverage == pytest.approx(1.0)
-    assert 0.3 < decision.support_threshold <= 0.55  # above the covered unanswerable question at 0.3
+    rule = decision.rule
+    assert rule.threshold == pytest.approx(0.9)
+    assert rule.min_coverage == pytest.approx(1.0)
+    assert rule.support_threshold is not None
+    assert 0.3 < rule.support_threshold <= 0.55  # above the covered unanswerable question at 0.3
     assert decision.false_answer_rate == 0.0 and decision.correct == pytest.approx(3 / 4)
-    outcome = gated_outcome(results, decision.threshold, decision.support_threshold, decision.min_coverage)
+    outcome = gated_outcome(results, rule)
     assert outcome["answer_accuracy"] == pytest.approx(3 / 4) and outcome["false_answer_rate"] == 0.0
+    # What is stored is what the gateway applies: the file's decision is the chosen one.
+    assert calibrate(results, "maxsim/m", "extractive-v1", 0.0, "sample.jsonl").decision() == rule
 
 
 def test_one_level_when_a_second_adds_no_right_answer():
     results = [result(0.9, True, coverage=1.0), result(0.5, True, coverage=0.4), result(0.6, False, coverage=1.0)]
     decision = choose_decision(results, target_far=0.0)
-    assert decision.support_threshold is None and decision.threshold == pytest.approx(0.9)
+    assert decision.rule.support_threshold is None and decision.rule.threshold == pytest.approx(0.9)
     cal = calibrate(results, "maxsim/m", "extractive-v1", 0.0, "sample.jsonl")
     assert cal.support_threshold is None

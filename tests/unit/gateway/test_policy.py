@@ -1,14 +1,16 @@
-from services.gateway.policy import SupportGate, invalid_citations, should_abstain
+from services.gateway.policy import invalid_citations, should_abstain, supported
+from shared.calibration import AnswerDecision
 from shared.model import Answer
 from shared.stubs import common_pb2
 
 
 def test_abstains_below_a_calibrated_threshold_only():
-    assert should_abstain(0.2, 0.35, True).reason == "below_threshold"
-    assert not should_abstain(0.5, 0.35, True).abstain
+    one_level = AnswerDecision(0.35)
+    assert should_abstain(0.2, one_level, True).reason == "below_threshold"
+    assert not should_abstain(0.5, one_level, True).abstain
     # Fused-order scores (passthrough / degraded) carry no calibrated meaning.
-    assert not should_abstain(0.01, 0.35, False).abstain
-    assert should_abstain(None, 0.35, True).reason == "no_candidates"
+    assert not should_abstain(0.01, one_level, False).abstain
+    assert should_abstain(None, one_level, True).reason == "no_candidates"
 
 
 BODY = "Refunds are paid within 14 days."
@@ -63,8 +65,14 @@ def test_a_cited_span_must_be_an_answer_unit_of_a_supplied_passage():
 
 
 def test_the_second_level_generates_from_its_threshold_and_answers_with_enough_coverage():
-    gate = SupportGate(threshold=0.71, min_coverage=0.8)
-    assert gate.worth_generating(0.75) and not gate.worth_generating(0.70) and not gate.worth_generating(None)
-    assert gate.supports(Answer("x [1]", [], False, coverage=0.8))
-    assert not gate.supports(Answer("x [1]", [], False, coverage=0.75))
-    assert not gate.supports(Answer("", [], True, coverage=1.0))  # an abstention is never an answer
+    decision = AnswerDecision(threshold=0.80, support_threshold=0.71, min_coverage=0.8)
+    band, below, above = (should_abstain(score, decision, True) for score in (0.75, 0.70, 0.85))
+    assert not band.abstain and band.needs_support
+    assert below.abstain and below.reason == "below_threshold" and not below.needs_support
+    assert not above.abstain and not above.needs_support
+    assert supported(Answer("x [1]", [], False, coverage=0.8), 0.75, decision)
+    assert not supported(Answer("x [1]", [], False, coverage=0.75), 0.75, decision)
+    assert not supported(Answer("", [], True, coverage=1.0), 0.75, decision)  # an abstention is never an answer
+    assert supported(Answer("x [1]", [], False, coverage=0.0), 0.85, decision)  # above the threshold: any coverage
+    # Without a second level nothing below the threshold is generated.
+    assert should_abstain(0.75, AnswerDecision(0.80), True).abstain
