@@ -169,8 +169,26 @@ def load_embedded_cached(corpus: Corpus, path: str) -> float | None:
     return seconds
 
 
-def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> OpenSearchIndex:
+def opensearch_index_name(size: int, args: argparse.Namespace, hnsw: HnswParams) -> str:
+    """One name per corpus (size, dimension, seed, vector kind) and graph build, so a kept index is only ever
+    reused for the same corpus and HNSW settings."""
+    kind = "uniform" if args.uniform else "lowrank"
+    return f"ragmesh-bench-{size}-{args.dim}d-seed{args.seed}-{kind}-m{hnsw.m}-efc{hnsw.ef_construction}"
+
+
+def load_opensearch(
+    corpus: Corpus, url: str, name: str, hnsw: HnswParams, reuse: bool = False
+) -> tuple[OpenSearchIndex, float | None]:
+    """The index and the seconds its load took. With `reuse`, an index a kept run finished loading (its mapping's
+    _meta says how many chunks and how long, written after the final refresh) is used as it is: at 1M chunks
+    the load takes most of an hour here."""
     index = OpenSearchIndex(url, name, dimension=corpus.dim, hnsw=hnsw, refresh=False)
+    size = len(corpus.texts)
+    if reuse and index.client.indices.exists(index=name):
+        loaded = index.client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
+        if loaded.get("loaded_chunks") == size and index.count_chunks() == size:  # ef_search is per query
+            return index, loaded.get("load_seconds")
+    started = time.perf_counter()
     index.drop()
     index.warm_up()
     # No refreshes while loading: fewer, larger segments, and one HNSW graph build per segment.
@@ -178,7 +196,9 @@ def load_opensearch(corpus: Corpus, url: str, name: str, hnsw: HnswParams) -> Op
     index.bulk_add(corpus.documents(), MODEL_ID)
     index.client.indices.put_settings(index=name, body={"index": {"refresh_interval": "1s"}})
     index.refresh()
-    return index
+    seconds = time.perf_counter() - started
+    index.client.indices.put_mapping(index=name, body={"_meta": {"loaded_chunks": size, "load_seconds": seconds}})
+    return index, seconds
 
 
 class EmbeddedBefore(EmbeddedIndex):
@@ -364,7 +384,11 @@ def main() -> None:
     ap.add_argument("--m", type=int, default=HnswParams.m)
     ap.add_argument("--ef-construction", type=int, default=HnswParams.ef_construction)
     ap.add_argument("--ef-search", type=int, default=HnswParams.ef_search)
-    ap.add_argument("--keep", action="store_true", help="keep the OpenSearch bench indexes")
+    ap.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the OpenSearch bench indexes, and reuse one a kept run loaded (same corpus and HNSW build)",
+    )
     ap.add_argument(
         "--index-dir",
         default="",
@@ -405,8 +429,9 @@ def main() -> None:
                     )
                     load_s = loaded_s
                 else:
-                    index = load_opensearch(corpus, args.opensearch_url, f"ragmesh-bench-{size}", hnsw)
-                    load_s = time.perf_counter() - t0
+                    index, load_s = load_opensearch(
+                        corpus, args.opensearch_url, opensearch_index_name(size, args, hnsw), hnsw, reuse=args.keep
+                    )
                 print(f"[{size}] {backend}: loaded in {'?' if load_s is None else f'{load_s:.1f}'}s", flush=True)
                 before = backend == "embedded-before"
                 extra = {}
