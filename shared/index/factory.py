@@ -35,7 +35,7 @@ def open_index(
         return EmbeddedIndex(os.path.join(data_dir, f"index{suffix}.sqlite"))
     if kind == "opensearch":
         # Imported here so that the embedded backend needs no OpenSearch client at all.
-        from shared.index.opensearch import OpenSearchIndex
+        from shared.index.opensearch import HnswParams, OpenSearchIndex
 
         # Every process of one mesh (indexer and retrievers) must name the same index.
         return OpenSearchIndex(
@@ -44,5 +44,6 @@ def open_index(
             # The chunk index's layout on a cluster, used when it is created (deploy/helm: opensearch.shards/replicas).
             shards=settings.opensearch_shards,
             replicas=settings.opensearch_replicas,
+            hnsw=HnswParams(ef_search=settings.opensearch_ef_search),
         )
     raise ValueError(f"RAGMESH_INDEX={kind!r}: supported backends are {', '.join(BACKENDS)}")

@@ -17,6 +17,7 @@ from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import ConnectionError as EngineConnectionError
 from opensearchpy.exceptions import RequestError, TransportError
 
+from shared.config import MeshSettings
 from shared.errors import FailedPrecondition, Unavailable
 from shared.index.base import DocumentVersion, SearchHit, UpsertResult
 from shared.index.lexical import search_phrases
@@ -40,12 +41,12 @@ _SOURCE_EXCLUDES = ["embedding"]
 
 @dataclasses.dataclass(frozen=True)
 class HnswParams:
-    """Lucene HNSW settings. ef_search 256 keeps k-NN recall@50 >= 0.98 at 100k chunks on embeddings
-    of realistic structure (loadtest/bench_retrieval.py); 128 gave ~0.98 at 30k and falls below."""
+    """Lucene HNSW settings: m and ef_construction shape the graph when the index is created; ef_search is per
+    query, the mesh's RAGMESH_OPENSEARCH_EF_SEARCH (its default and how it was chosen: shared/config.py)."""
 
     m: int = 16
     ef_construction: int = 100
-    ef_search: int = 256
+    ef_search: int = MeshSettings.model_fields["opensearch_ef_search"].default
 
 
 def _keyword(indexed: bool = True) -> dict:

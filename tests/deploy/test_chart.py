@@ -156,7 +156,8 @@ def test_every_stage_reads_the_environment_the_chart_gives_it(full):
     check_environment(http)
     assert HttpConfig.from_env(http).host == "0.0.0.0"
     assert mesh(container_env(deployments["ragmesh-indexer"])).index == "opensearch"
-    assert mesh(container_env(deployments["ragmesh-retriever"])).opensearch_shards == 3
+    retriever = mesh(container_env(deployments["ragmesh-retriever"]))
+    assert (retriever.opensearch_shards, retriever.opensearch_ef_search) == (3, 640)
 
 
 def test_the_gateway_finds_each_stage_at_its_service(full):

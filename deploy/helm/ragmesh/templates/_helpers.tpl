@@ -78,6 +78,8 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace 
   value: {{ .Values.opensearch.shards | quote }}
 - name: RAGMESH_OPENSEARCH_REPLICAS
   value: {{ .Values.opensearch.replicas | quote }}
+- name: RAGMESH_OPENSEARCH_EF_SEARCH
+  value: {{ .Values.opensearch.efSearch | quote }}
 {{- end }}
 
 {{/* Pod spreading across nodes, so a PodDisruptionBudget and a node loss leave replicas serving. */}}
