@@ -1,12 +1,13 @@
 """A cached copy of an ingested embedded index, so a load run ingests its corpus once, not every run.
 
 The snapshot is keyed by everything that decides what an ingest writes: the documents (ids and content), the
-code of the ingest path (chunker, indexer, index backends, embedders, text helpers, protos), the mesh's settings
-(RAGMESH_* variables other than ports, hosts and the data dir) and the ingest stages' settings as resolved with
-their defaults. Any change to one of them is another
-key, so a stale index is never served. Stores in the data dir that are not the index (API keys, the answer
-log, logs) are neither saved nor restored. SQLite files are copied with SQLite's backup API, which reads a
-consistent state while the stages keep the file open.
+code of the ingest path (chunker, indexer, the embedded index, embedders, text helpers, protos), the mesh's
+settings (RAGMESH_* variables other than ports, hosts and the data dir) and the ingest stages' settings as
+resolved with their defaults. Any change to one of them is another key, so a stale index is never served.
+Snapshots hold the embedded index only, so OpenSearch's client code and settings are not part of the key: a
+change to how OpenSearch is queried does not cost a re-ingest of the embedded corpus. Stores in the data dir
+that are not the index (API keys, the answer log, logs) are neither saved nor restored. SQLite files are copied
+with SQLite's backup API, which reads a consistent state while the stages keep the file open.
 """
 
 import contextlib
@@ -37,6 +38,10 @@ _PER_RUN_FIELDS = {"host", "port", "metrics_port", "health_port", "data_dir"}
 # Data-dir entries that are not the index: the key store, the answer log, logs and local keys.
 NOT_INDEX = ("keys.sqlite", "answers.sqlite", "logs", "api-keys")
 _PER_RUN_SUFFIXES = ("_PORT", "_ADDR", "_HOST", "_METRICS_PORT")
+# What only the OpenSearch backend reads: a snapshot is of the embedded index.
+OPENSEARCH_CODE = ("shared/index/opensearch.py",)
+_OPENSEARCH_FIELD = "opensearch_"
+_OPENSEARCH_VARIABLES = ("OPENSEARCH_URL", "RAGMESH_OPENSEARCH_")
 KEEP = 6  # snapshots kept (one per corpus and scenario in use, and a few of older code)
 
 
@@ -46,18 +51,22 @@ def _code_digest(root: Path = ROOT) -> str:
         path = root / part
         files = sorted(path.rglob("*.py")) + sorted(path.rglob("*.proto")) if path.is_dir() else [path]
         for file in files:
-            if file.is_file():
+            if file.is_file() and str(file.relative_to(root)) not in OPENSEARCH_CODE:
                 digest.update(str(file.relative_to(root)).encode())
                 digest.update(file.read_bytes())
     return digest.hexdigest()
 
 
 def settings_that_matter(env: dict[str, str]) -> dict[str, str]:
-    """The mesh's RAGMESH_* settings without what differs run to run (ports, addresses, the data dir)."""
+    """The mesh's RAGMESH_* settings without what differs run to run (ports, addresses, the data dir) and
+    without OpenSearch's."""
     return {
         k: v
         for k, v in sorted(env.items())
-        if k.startswith("RAGMESH_") and k != "RAGMESH_DATA_DIR" and not k.endswith(_PER_RUN_SUFFIXES)
+        if k.startswith("RAGMESH_")
+        and k != "RAGMESH_DATA_DIR"
+        and not k.endswith(_PER_RUN_SUFFIXES)
+        and not k.startswith(_OPENSEARCH_VARIABLES)
     }
 
 
@@ -70,7 +79,9 @@ def resolved_settings(env: dict[str, str]) -> dict[str, dict]:
     out = {}
     for stage in INGEST_STAGES:
         values = config.load(classes[stage], stage, env).model_dump(mode="json")
-        out[stage] = {k: v for k, v in sorted(values.items()) if k not in _PER_RUN_FIELDS}
+        out[stage] = {
+            k: v for k, v in sorted(values.items()) if k not in _PER_RUN_FIELDS and not k.startswith(_OPENSEARCH_FIELD)
+        }
     return out
 
 

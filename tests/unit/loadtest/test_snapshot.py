@@ -34,6 +34,24 @@ def test_the_key_follows_the_ingest_code(tmp_path):
     assert snapshot._code_digest(tmp_path) != before
 
 
+def test_opensearch_code_and_settings_are_not_part_of_an_embedded_snapshot(tmp_path):
+    index = tmp_path / "shared" / "index"
+    index.mkdir(parents=True)
+    (index / "embedded.py").write_text("A = 1\n")
+    (index / "opensearch.py").write_text("B = 1\n")
+    before = snapshot._code_digest(tmp_path)
+    (index / "opensearch.py").write_text("B = 2\n")
+    assert snapshot._code_digest(tmp_path) == before
+    (index / "embedded.py").write_text("A = 2\n")
+    assert snapshot._code_digest(tmp_path) != before
+
+    env = {"RAGMESH_INDEX": "embedded"}
+    base = snapshot.key(_documents("alpha"), "t", env)
+    opensearch = {"RAGMESH_OPENSEARCH_EF_SEARCH": "1024", "RAGMESH_OPENSEARCH_SHARDS": "3", "OPENSEARCH_URL": "x"}
+    assert snapshot.key(_documents("alpha"), "t", {**env, **opensearch}) == base
+    assert snapshot.key(_documents("alpha"), "t", {**env, "RAGMESH_EMBED_MODEL": "intfloat/e5-small-v2"}) != base
+
+
 def test_save_and_restore_the_index_but_not_keys_answers_or_logs(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
