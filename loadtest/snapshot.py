@@ -41,7 +41,7 @@ _PER_RUN_SUFFIXES = ("_PORT", "_ADDR", "_HOST", "_METRICS_PORT")
 # What only the OpenSearch backend reads: a snapshot is of the embedded index.
 OPENSEARCH_CODE = ("shared/index/opensearch.py",)
 _OPENSEARCH_FIELD = "opensearch_"
-_OPENSEARCH_VARIABLES = ("OPENSEARCH_URL", "RAGMESH_OPENSEARCH_")
+_OPENSEARCH_VARIABLE = "RAGMESH_OPENSEARCH_"  # OPENSEARCH_URL is not a RAGMESH_ variable: never in the key
 KEEP = 6  # snapshots kept (one per corpus and scenario in use, and a few of older code)
 
 
@@ -66,7 +66,7 @@ def settings_that_matter(env: dict[str, str]) -> dict[str, str]:
         if k.startswith("RAGMESH_")
         and k != "RAGMESH_DATA_DIR"
         and not k.endswith(_PER_RUN_SUFFIXES)
-        and not k.startswith(_OPENSEARCH_VARIABLES)
+        and not k.startswith(_OPENSEARCH_VARIABLE)
     }
 
 
