@@ -51,8 +51,9 @@ def _code_digest(root: Path = ROOT) -> str:
         path = root / part
         files = sorted(path.rglob("*.py")) + sorted(path.rglob("*.proto")) if path.is_dir() else [path]
         for file in files:
-            if file.is_file() and str(file.relative_to(root)) not in OPENSEARCH_CODE:
-                digest.update(str(file.relative_to(root)).encode())
+            name = str(file.relative_to(root))
+            if file.is_file() and name not in OPENSEARCH_CODE:
+                digest.update(name.encode())
                 digest.update(file.read_bytes())
     return digest.hexdigest()
 
