@@ -12,6 +12,9 @@ import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
 from loadtest import metrics  # noqa: E402
 from loadtest.budgets import Budgets  # noqa: E402
 
+# The goal for the cost of the microservice design: mesh latency / in-process latency at p50.
+RATIO_GOAL_P50 = 1.10
+
 
 def ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.0f}" if seconds >= 0.1 else f"{seconds * 1000:.1f}"
@@ -62,6 +65,22 @@ def breakdown_lines(comparison: dict) -> list[str]:
         f"| **total** | {ms(direct['total'])} | - | {ms(parts['client'])} (as ghz saw it) | - |",
     ]
     return lines
+
+
+def floor_lines(comparison: dict, goal: float = RATIO_GOAL_P50) -> list[str]:
+    """The least the hops cost with nothing in them, and the ratio that leaves at best (older reports lack it)."""
+    floor, least = comparison.get("hop_floor_s"), comparison.get("least_ratio_p50")
+    if not floor or least is None:
+        return []
+    calls = ", ".join(f"{stage} {f['p50'] * 1000:.2f} ({f['p95'] * 1000:.2f})" for stage, f in floor.items())
+    verdict = "below" if least <= goal else "above"
+    return [
+        "",
+        f"The floor under the ratio: an empty call (the gRPC health check, one at a time through each server's own "
+        f"stack, mesh idle) takes p50 (p95) {calls} ms. An Ask crosses these {len(floor)} hops, so with empty "
+        f"messages and no work in the services the mesh/in-process ratio at p50 could at best be {least:.2f} on "
+        f"this host, {verdict} the {goal:.2f} goal.",
+    ]
 
 
 def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
@@ -149,6 +168,7 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
                 f"| {q} | {ms(comparison['mesh'][q])} | {ms(comparison['in_process']['total'][q])} | "
                 f"{comparison['ratio'][q]:.2f} |"
             )
+        lines += floor_lines(comparison)
         stages = comparison["in_process"]
         lines += [
             "",

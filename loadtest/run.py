@@ -138,6 +138,7 @@ def violations(steps: dict[str, list[dict]], budgets: budget_file.Budgets) -> li
 
 def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> dict:
     """The mesh's Ask and the in-process pipeline on the same questions, one at a time."""
+    from loadtest import hop_floor
     from loadtest.inprocess import InProcessPipeline
 
     questions = harness.questions[:requests]
@@ -164,12 +165,18 @@ def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> d
     breakdown["client"] = float(ok.mean()) if len(ok) else None
     breakdown["in_process"] = {part: direct["mean"][part] for part in ("total", *FUNNEL_STAGES)}
     log("  mesh/in-process " + ", ".join(f"{q} {r:.2f}" for q, r in ratio.items() if r))
+    # Last, with the mesh idle: what the hops alone cost, the floor under the ratio.
+    floor = hop_floor.measure(harness.mesh)
+    least = hop_floor.least_ratio(direct["total"]["p50"], floor) if direct["total"]["p50"] else None
+    log("  empty call per hop p50 " + ", ".join(f"{s} {f['p50'] * 1000:.2f} ms" for s, f in floor.items()))
     return {
         "requests": len(questions),
         "mesh": mesh_q,
         "mesh_failed": mesh.failed(),
         "in_process": direct,
         "ratio": ratio,
+        "hop_floor_s": floor,
+        "least_ratio_p50": least,
         "breakdown_mean_s": breakdown,
         "mesh_latencies": [c.latency for c in mesh.calls if c.ok],
     }
