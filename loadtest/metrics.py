@@ -13,6 +13,7 @@ Snapshot = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 STAGE_HISTOGRAM = "ragmesh_stage_duration_seconds"
 RPC_HISTOGRAM = "ragmesh_rpc_duration_seconds"
+ADMISSION_HISTOGRAM = "ragmesh_gateway_admission_wait_seconds"
 DEGRADED = "ragmesh_degraded_answers_total"
 RPC_ERRORS = "ragmesh_rpc_errors_total"
 
@@ -102,16 +103,20 @@ def by_label(snapshot: Snapshot, name: str, label: str, **match: str) -> dict[st
     return dict(sorted(out.items()))
 
 
+def histogram_summary(snapshot: Snapshot, name: str, **match: str) -> dict[str, float | None] | None:
+    """p50/p95/p99 and count of one histogram's matching series over the snapshot (a delta); None when empty."""
+    buckets = histogram_buckets(snapshot, name, **match)
+    if not buckets or buckets[-1][1] <= 0:
+        return None
+    out: dict[str, float | None] = {f"p{q}": quantile(buckets, q / 100) for q in (50, 95, 99)}
+    out["count"] = buckets[-1][1]
+    return out
+
+
 def stage_summary(snapshot: Snapshot, stages: Iterable[str]) -> dict[str, dict[str, float | None]]:
     """p50/p95/p99 and count of each funnel stage as the gateway timed it, over the snapshot (a delta)."""
-    out: dict[str, dict[str, float | None]] = {}
-    for stage in stages:
-        buckets = histogram_buckets(snapshot, STAGE_HISTOGRAM, stage=stage)
-        if not buckets or buckets[-1][1] <= 0:
-            continue
-        out[stage] = {f"p{q}": quantile(buckets, q / 100) for q in (50, 95, 99)}
-        out[stage]["count"] = buckets[-1][1]
-    return out
+    summaries = {stage: histogram_summary(snapshot, STAGE_HISTOGRAM, stage=stage) for stage in stages}
+    return {stage: summary for stage, summary in summaries.items() if summary is not None}
 
 
 # The stage servers' own service names (their server-side ragmesh_rpc_duration_seconds) per funnel stage.

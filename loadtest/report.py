@@ -131,21 +131,28 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
                 f"{ms(s['p95'])} | {ms(s['p99'])} | {failed} | {'yes' if s['within_budget'] else 'no'} |"
             )
         stage_names = list(dict.fromkeys(name for s in steps for name in s["stages"]))  # funnel order
+        waited = any(s.get("admission_wait") for s in steps)
         if stage_names:
             lines += [
                 "",
-                f"Per stage under {rpc} load, p95 (p50/p99) in ms:",
+                f"Per stage under {rpc} load, p95 (p50/p99) in ms"
+                + (
+                    "; first the wait for one of the gateway's in-flight slots (RAGMESH_GATEWAY_MAX_IN_FLIGHT), "
+                    "which no stage's figure includes:"
+                    if waited
+                    else ":"
+                ),
                 "",
                 "| concurrency | "
+                + ("waiting for a slot | " if waited else "")
                 + " | ".join(f"{n} (budget {ms(budgets.stages[n].p95)})" for n in stage_names)
                 + " |",
-                "|---:|" + "---:|" * len(stage_names),
+                "|---:|" + "---:|" * (len(stage_names) + waited),
             ]
             for s in steps:
-                cells = []
-                for name in stage_names:
-                    q = s["stages"].get(name)
-                    cells.append("-" if not q else f"{ms(q['p95'])} ({ms(q['p50'])}/{ms(q['p99'])})")
+                figures = [s.get("admission_wait")] if waited else []
+                figures += [s["stages"].get(name) for name in stage_names]
+                cells = ["-" if not q else f"{ms(q['p95'])} ({ms(q['p50'])}/{ms(q['p99'])})" for q in figures]
                 lines.append(f"| {s['concurrency']} | " + " | ".join(cells) + " |")
     knee = report.get("knee")
     if knee:

@@ -51,6 +51,8 @@ def measure_step(harness: LoadMesh, rpc: str, concurrency: int, duration_s: floa
         "statuses": result.statuses(),
         "failed": result.failed(),
         "stages": stages,
+        # Time waiting for one of the gateway's in-flight slots (None when the gateway has no limit).
+        "admission_wait": metrics.histogram_summary(changed, metrics.ADMISSION_HISTOGRAM, rpc=rpc),
         "stage_cdf": {
             name: metrics.cdf(metrics.histogram_buckets(changed, metrics.STAGE_HISTOGRAM, stage=name))
             for name in stages

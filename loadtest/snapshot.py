@@ -38,11 +38,16 @@ _PER_RUN_FIELDS = {"host", "port", "metrics_port", "health_port", "data_dir"}
 # Data-dir entries that are not the index: the key store, the answer log, logs and local keys.
 NOT_INDEX = ("keys.sqlite", "answers.sqlite", "logs", "api-keys")
 _PER_RUN_SUFFIXES = ("_PORT", "_ADDR", "_HOST", "_METRICS_PORT")
+# Settings that only schedule requests (how many run at once) and never change what an ingest writes.
+_SCHEDULING_SUFFIXES = ("_MAX_WORKERS", "_MAX_IN_FLIGHT")
+_SCHEDULING_FIELDS = {"max_workers"}
 # What only the OpenSearch backend reads: a snapshot is of the embedded index.
 OPENSEARCH_CODE = ("shared/index/opensearch.py",)
 _OPENSEARCH_FIELD = "opensearch_"
 _OPENSEARCH_VARIABLE = "RAGMESH_OPENSEARCH_"  # OPENSEARCH_URL is not a RAGMESH_ variable: never in the key
-KEEP = 6  # snapshots kept (one per corpus and scenario in use, and a few of older code)
+# Snapshots kept: one per corpus and scenario in use and some of older code or settings. A sweep over a few
+# settings must not push out the SciFact corpus's snapshot (81 min to ingest here), as six once did.
+KEEP = 12
 
 
 def _code_digest(root: Path = ROOT) -> str:
@@ -59,14 +64,14 @@ def _code_digest(root: Path = ROOT) -> str:
 
 
 def settings_that_matter(env: dict[str, str]) -> dict[str, str]:
-    """The mesh's RAGMESH_* settings without what differs run to run (ports, addresses, the data dir) and
-    without OpenSearch's."""
+    """The mesh's RAGMESH_* settings without what differs run to run (ports, addresses, the data dir), without
+    what only schedules requests (worker threads, the gateway's in-flight limit) and without OpenSearch's."""
     return {
         k: v
         for k, v in sorted(env.items())
         if k.startswith("RAGMESH_")
         and k != "RAGMESH_DATA_DIR"
-        and not k.endswith(_PER_RUN_SUFFIXES)
+        and not k.endswith(_PER_RUN_SUFFIXES + _SCHEDULING_SUFFIXES)
         and not k.startswith(_OPENSEARCH_VARIABLE)
     }
 
@@ -81,7 +86,9 @@ def resolved_settings(env: dict[str, str]) -> dict[str, dict]:
     for stage in INGEST_STAGES:
         values = config.load(classes[stage], stage, env).model_dump(mode="json")
         out[stage] = {
-            k: v for k, v in sorted(values.items()) if k not in _PER_RUN_FIELDS and not k.startswith(_OPENSEARCH_FIELD)
+            k: v
+            for k, v in sorted(values.items())
+            if k not in _PER_RUN_FIELDS | _SCHEDULING_FIELDS and not k.startswith(_OPENSEARCH_FIELD)
         }
     return out
 

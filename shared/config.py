@@ -213,6 +213,10 @@ class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     time_references: bool = True
     """read a past time the question names ("in 2025", "the previous policy") and search the versions in force
     then (services/gateway/time_reference.py); a request's own as_of or include_superseded always wins"""
+    max_in_flight: int = 0
+    """Asks and Searches running the funnel at once; the rest wait their turn, up to their deadline
+    (services/gateway/admission.py). 0 = no limit. `ragmesh up` sets it to twice the CPU count when unset: on one
+    machine every stage shares those CPUs, and more requests at once only make each stage slower"""
     max_documents_per_ingest: int = 1000
     """request bound: documents per Ingest (INVALID_ARGUMENT naming the field and the limit)"""
     max_question_chars: int = 4000

@@ -44,6 +44,12 @@ class ResourceExhausted(RagmeshError):
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+class DeadlineExceeded(RagmeshError):
+    """The caller's deadline passed before the work could start (e.g. waiting for a slot)."""
+
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+
+
 def require(value, field: str) -> None:
     """Reject empty required request fields with a message that names them."""
     if not value:

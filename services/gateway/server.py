@@ -5,6 +5,7 @@ import logging
 import os
 import time
 
+from services.gateway.admission import Admission
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import AuthInterceptor
 from services.gateway.erasure import REPORTS_DIR, Eraser, pseudonym_map_store
@@ -25,8 +26,11 @@ log = logging.getLogger("ragmesh.gateway")
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
-    def __init__(self, funnel: Funnel, max_documents: int, eraser: Eraser | None = None):
+    def __init__(
+        self, funnel: Funnel, max_documents: int, eraser: Eraser | None = None, admission: Admission | None = None
+    ):
         self.funnel = funnel
+        self.admission = admission or Admission(0)
         self.max_documents = max_documents
         self.eraser = eraser
         self.review = FeedbackReview(funnel.answer_log)
@@ -40,10 +44,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         yield from self.funnel.ingest(request.tenant_id, request.documents, context)
 
     def Search(self, request, context):
-        return self.funnel.search(request, context)
+        with self.admission.slot("Search", context):
+            return self.funnel.search(request, context)
 
     def Ask(self, request, context):
-        return self.funnel.ask(request, context)
+        with self.admission.slot("Ask", context):
+            return self.funnel.ask(request, context)
 
     def GetChunk(self, request, context):
         return self.funnel.get_chunk(request, context)
@@ -185,7 +191,7 @@ def main() -> None:
             extra_stores=[pseudonym_map_store(cfg.data_dir)],
         )
         gateway_pb2_grpc.add_GatewayServicer_to_server(
-            GatewayServicer(funnel, cfg.max_documents_per_ingest, eraser), server
+            GatewayServicer(funnel, cfg.max_documents_per_ingest, eraser, Admission(cfg.max_in_flight)), server
         )
         return [gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name]
 

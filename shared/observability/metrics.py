@@ -23,6 +23,12 @@ STAGE_DURATION = Histogram(
     ["stage"],
     buckets=LATENCY_BUCKETS,
 )
+ADMISSION_WAIT = Histogram(
+    "ragmesh_gateway_admission_wait_seconds",
+    "Time an Ask or Search waited for one of the gateway's in-flight slots (RAGMESH_GATEWAY_MAX_IN_FLIGHT)",
+    ["rpc"],
+    buckets=LATENCY_BUCKETS,
+)
 CANDIDATES = Histogram(
     "ragmesh_retrieval_candidates", "Candidates returned per retrieval", ["mode"], buckets=SIZE_BUCKETS
 )

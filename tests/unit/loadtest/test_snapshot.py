@@ -23,6 +23,8 @@ def test_the_key_follows_documents_and_settings_but_not_ports():
     assert snapshot.key(_documents("alpha"), "t", env) != base
     assert snapshot.key(_documents("alpha", "beta"), "u", env) != base
     assert snapshot.key(_documents("alpha", "beta"), "t", {**env, "RAGMESH_CHUNKER_OVERLAP_RATIO": "0.2"}) != base
+    scheduling = {**env, "RAGMESH_GATEWAY_MAX_IN_FLIGHT": "4", "RAGMESH_INDEXER_MAX_WORKERS": "2"}
+    assert snapshot.key(_documents("alpha", "beta"), "t", scheduling) == base
 
 
 def test_the_key_follows_the_ingest_code(tmp_path):
