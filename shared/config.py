@@ -197,6 +197,10 @@ class ServerConfig(MeshSettings):
 class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     port: int = DEFAULT_PORTS["gateway"]
     """gRPC port"""
+    max_workers: int = 64
+    """gRPC worker threads. A gateway's threads mostly wait, on a stage or for an in-flight slot; a call that
+    finds every thread busy queues inside gRPC, unmeasured and blind to its deadline, so the gateway has more
+    than a stage"""
     metrics_port: int = DEFAULT_METRICS_PORTS["gateway"]
     """Prometheus /metrics port; 0 disables it"""
     abstain_threshold: float = 0.35
