@@ -190,6 +190,11 @@ def main() -> None:
             os.path.join(cfg.data_dir, REPORTS_DIR),
             extra_stores=[pseudonym_map_store(cfg.data_dir)],
         )
+        log.info(
+            "Asks and Searches at once: %s (RAGMESH_GATEWAY_MAX_IN_FLIGHT); %d gRPC threads",
+            cfg.max_in_flight or "no limit",
+            cfg.max_workers,
+        )
         gateway_pb2_grpc.add_GatewayServicer_to_server(
             GatewayServicer(funnel, cfg.max_documents_per_ingest, eraser, Admission(cfg.max_in_flight)), server
         )
