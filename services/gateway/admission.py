@@ -64,7 +64,9 @@ class Admission:
             yield
             return
         started = time.perf_counter()
-        remaining = context.time_remaining() if context is not None else None  # None: the call has no deadline
+        remaining = context.time_remaining() if context is not None else None
+        if remaining is not None and remaining > threading.TIMEOUT_MAX:
+            remaining = None  # a call without a deadline reads ~9.2e18 s, more than a thread can be told to wait
         if not self._slots.acquire(timeout=remaining):
             metrics.ADMISSION_WAIT.labels(rpc).observe(time.perf_counter() - started)
             raise DeadlineExceeded(

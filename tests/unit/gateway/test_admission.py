@@ -50,6 +50,25 @@ def test_a_call_over_the_limit_starts_when_a_slot_frees_and_its_wait_is_recorded
     assert waits("Search") - before >= 0.3
 
 
+def test_a_call_without_a_deadline_waits_as_long_as_it_takes():
+    # What gRPC's time_remaining() says for a call with no deadline (checked on a real server): far past the
+    # longest wait a thread accepts, which raised OverflowError before.
+    no_deadline = Deadline(9.223372035058473e18)
+    admission = Admission(1)
+    served = threading.Event()
+
+    def second():
+        with admission.slot("Ask", no_deadline):
+            served.set()
+
+    with admission.slot("Ask", no_deadline):
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        assert not served.wait(0.2)  # waiting, not failed
+    assert served.wait(5.0)
+    waiter.join(timeout=5.0)
+
+
 def test_a_call_whose_deadline_passes_while_waiting_is_refused_naming_the_setting():
     admission = Admission(1)
     with admission.slot("Ask", Deadline(None)):
