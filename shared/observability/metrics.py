@@ -27,7 +27,9 @@ ADMISSION_WAIT = Histogram(
     "ragmesh_gateway_admission_wait_seconds",
     "Time an Ask or Search waited for one of the gateway's in-flight slots (RAGMESH_GATEWAY_MAX_IN_FLIGHT)",
     ["rpc"],
-    buckets=LATENCY_BUCKETS,
+    # Finer at the bottom: a call that finds a free slot waits microseconds, which the first latency bucket
+    # (1 ms) would report as half a millisecond.
+    buckets=(0.0001, 0.0005, *LATENCY_BUCKETS),
 )
 CANDIDATES = Histogram(
     "ragmesh_retrieval_candidates", "Candidates returned per retrieval", ["mode"], buckets=SIZE_BUCKETS
