@@ -28,6 +28,10 @@ class FairSlots:
         self._waiting: collections.deque[threading.Event] = collections.deque()
 
     def acquire(self, timeout: float | None) -> bool:
+        """True once a slot is held; False when `timeout` seconds pass first (None, or more than a thread can be
+        told to wait, such as the ~9.2e18 s gRPC reports for a call without a deadline: no limit)."""
+        if timeout is not None and timeout > threading.TIMEOUT_MAX:
+            timeout = None
         with self._lock:
             if self._free and not self._waiting:
                 self._free -= 1
@@ -64,16 +68,13 @@ class Admission:
             yield
             return
         started = time.perf_counter()
-        remaining = context.time_remaining() if context is not None else None
-        if remaining is not None and remaining > threading.TIMEOUT_MAX:
-            remaining = None  # a call without a deadline reads ~9.2e18 s, more than a thread can be told to wait
-        if not self._slots.acquire(timeout=remaining):
-            metrics.ADMISSION_WAIT.labels(rpc).observe(time.perf_counter() - started)
+        acquired = self._slots.acquire(timeout=context.time_remaining() if context is not None else None)
+        metrics.ADMISSION_WAIT.labels(rpc).observe(time.perf_counter() - started)
+        if not acquired:
             raise DeadlineExceeded(
                 f"{rpc}: the deadline passed while waiting for one of the gateway's {self.max_in_flight} in-flight "
                 "slots (RAGMESH_GATEWAY_MAX_IN_FLIGHT)"
             )
-        metrics.ADMISSION_WAIT.labels(rpc).observe(time.perf_counter() - started)
         try:
             yield
         finally:
