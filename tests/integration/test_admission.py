@@ -1,11 +1,11 @@
 """The gateway's in-flight limit on a real mesh: a gateway allowing one funnel at a time still answers every one
 of several concurrent Asks, with or without a deadline, one after another, and its metrics show the waiting."""
 
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from loadtest import metrics
 from services.cli.mesh import free_port
 from shared.stubs import gateway_pb2
 from tests.support.mesh import TENANT, extra_stages
@@ -17,13 +17,9 @@ QUESTIONS = ["how much is the Team plan per month", "whats E-4412", "who approve
 
 def _admission_wait(metrics_port: int) -> tuple[float, float]:
     """(count, sum) of the gateway's Ask waits for a slot."""
-    text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
-    values = {}
-    for line in text.splitlines():
-        if line.startswith("ragmesh_gateway_admission_wait_seconds_") and 'rpc="Ask"' in line:
-            name, value = line.split(" ")
-            values[name.split("{")[0].rsplit("_", 1)[1]] = float(value)
-    return values.get("count", 0.0), values.get("sum", 0.0)
+    snapshot = metrics.scrape([f"http://127.0.0.1:{metrics_port}/metrics"], timeout=10)
+    name = metrics.ADMISSION_HISTOGRAM
+    return metrics.total(snapshot, f"{name}_count", rpc="Ask"), metrics.total(snapshot, f"{name}_sum", rpc="Ask")
 
 
 def test_a_gateway_with_one_slot_answers_concurrent_asks_one_after_another(mesh, ingested, tmp_path):
