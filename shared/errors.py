@@ -45,7 +45,8 @@ class ResourceExhausted(RagmeshError):
 
 
 class DeadlineExceeded(RagmeshError):
-    """The caller's deadline passed before the work could start (e.g. waiting for a slot)."""
+    """The caller's deadline passed (or it cancelled) before the work could be done: waiting for a slot, or
+    before a write it would no longer hear of."""
 
     code = grpc.StatusCode.DEADLINE_EXCEEDED
 

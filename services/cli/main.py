@@ -314,7 +314,14 @@ def _global_options(parser: argparse.ArgumentParser, defaults: bool) -> None:
     default to SUPPRESS, so a value given after the subcommand wins and none given leaves the top level's."""
     options = (
         (("--gateway",), dict(default=stage_address("gateway"), help="gateway address (RAGMESH_GATEWAY_ADDR)")),
-        (("--timeout",), dict(type=float, default=120.0, help="deadline per call, seconds (default 120)")),
+        (
+            ("--timeout",),
+            dict(
+                type=float,
+                default=120.0,
+                help="deadline per call, seconds (default 120); for ingest and sync, per document",
+            ),
+        ),
     )
     for flags, kwargs in options:
         if not defaults:

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from ragmesh.client.ingest import ingest_per_document
 from services.cli.documents import collect_files
 from services.cli.erase import EXIT_SURVIVED, erase
 from shared.credentials import gateway_channel
@@ -115,7 +116,10 @@ def _ingest(stub, tenant: str, files: list[SourceFile], timeout: float, out) -> 
             common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=f.uri), content=f.content)
             for f in files[start : start + BATCH_DOCUMENTS]
         ]
-        for result in stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=timeout):
+        send = lambda batch, seconds: stub.Ingest(  # noqa: E731
+            gateway_pb2.IngestRequest(tenant_id=tenant, documents=batch), timeout=seconds
+        )
+        for result in ingest_per_document(send, docs, timeout):
             if result.ok:
                 print(f"ok     {result.source_uri} -> {result.document_id}@{result.version}", file=out)
             else:

@@ -23,7 +23,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
         chunks = [convert.chunk_from_pb(c) for c in request.chunks]
         for chunk in chunks:
             chunk.meta = meta
-        result = self.indexer.upsert(meta, chunks, _held(request.guard))
+        result = self.indexer.upsert(meta, chunks, _held(request.guard), caller_waits=context.is_active)
         if result.replaced_existing and (result.written or result.removed):
             SOURCE_CHANGED.inc()
         INDEX_CHUNKS.labels(self.indexer.index.name).set(self.indexer.index.count_chunks())

@@ -1,13 +1,21 @@
 """The indexer component: embeds new chunks and writes a document version through the index backend."""
 
+from collections.abc import Callable
+
+import numpy as np
+
 from shared.embedding.base import Embedder
 from shared.embedding.views import attach_views
-from shared.errors import InvalidArgument, PermissionDenied, require
+from shared.errors import DeadlineExceeded, InvalidArgument, PermissionDenied, require
 from shared.index.base import IndexBackend, UpsertResult
 from shared.index.erasure import IndexErasure, erase
 from shared.index.supersede import close_document
 from shared.model import PUBLIC_SCOPE, Chunk, DocumentMeta
 from shared.names import ALL_SCOPES
+
+# New chunks embedded between two checks that the caller still waits: a large document whose caller gave up
+# stops within one slice (seconds) instead of embedding for minutes and writing what nobody was told of.
+EMBED_SLICE = 16
 
 
 class DocumentIndexer:
@@ -25,7 +33,16 @@ class DocumentIndexer:
     def model_id(self) -> str:
         return self.embedder.spec.model_id
 
-    def upsert(self, meta: DocumentMeta, chunks: list[Chunk], held_scopes: list[str] | None = None) -> UpsertResult:
+    def upsert(
+        self,
+        meta: DocumentMeta,
+        chunks: list[Chunk],
+        held_scopes: list[str] | None = None,
+        caller_waits: Callable[[], bool] = lambda: True,
+    ) -> UpsertResult:
+        """Writes the version, embedding only chunks not stored yet. `caller_waits` (the gRPC context's
+        is_active) is asked between embedding slices and before the write: once it says no, the upsert stops
+        with DEADLINE_EXCEEDED and writes nothing, so a caller told of a failure never finds the document."""
         require(meta.tenant_id, "meta.tenant_id")
         require(meta.document_id, "meta.document_id")
         require(meta.version, "meta.version")
@@ -42,15 +59,28 @@ class DocumentIndexer:
                 )
         existing = self.index.existing_chunk_ids(meta, self.model_id)
         fresh = [c for c in chunks if c.chunk_id not in existing]
-        vectors = self.embedder.embed_passages([c.embed_text for c in fresh])
-        # The maxsim reranker's view vectors, stored with the chunk in the same write (unchanged chunks keep theirs).
-        if self.store_views:
-            attach_views(self.embedder, fresh)
-        result = self.index.replace_document_version(
-            meta, chunks, {c.chunk_id: v for c, v in zip(fresh, vectors, strict=True)}, self.model_id
-        )
+        vectors: dict[str, np.ndarray] = {}
+        for start in range(0, len(fresh), EMBED_SLICE):
+            self._check_waiting(caller_waits, meta, start, len(fresh))
+            part = fresh[start : start + EMBED_SLICE]
+            embedded = self.embedder.embed_passages([c.embed_text for c in part])
+            vectors.update(zip([c.chunk_id for c in part], embedded, strict=True))
+            # The maxsim reranker's view vectors, stored with the chunk in the same write (unchanged chunks keep
+            # theirs).
+            if self.store_views:
+                attach_views(self.embedder, part)
+        self._check_waiting(caller_waits, meta, len(fresh), len(fresh))
+        result = self.index.replace_document_version(meta, chunks, vectors, self.model_id)
         result.replaced_existing = bool(existing)
         return result
+
+    @staticmethod
+    def _check_waiting(caller_waits: Callable[[], bool], meta: DocumentMeta, embedded: int, fresh: int) -> None:
+        if not caller_waits():
+            raise DeadlineExceeded(
+                f"{meta.document_id}: the caller stopped waiting (deadline passed or call cancelled) after "
+                f"{embedded} of {fresh} new chunks were embedded; nothing of this version was written"
+            )
 
     def delete(self, tenant_id: str, document_id: str, held_scopes: list[str] | None = None) -> int:
         require(tenant_id, "tenant_id")

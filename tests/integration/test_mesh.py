@@ -8,6 +8,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from loadtest import metrics
+from ragmesh.client import RagmeshClient, document
 from shared.config import STAGES
 from shared.stubs import common_pb2, gateway_pb2, indexer_pb2, indexer_pb2_grpc, retriever_pb2
 from tests.support.mesh import EXAMPLES, TENANT, ingest_paths
@@ -189,6 +191,48 @@ def test_a_bad_document_fails_alone(gateway, tmp_path):
         assert name in results[name].error
     found = gateway.Search(gateway_pb2.SearchRequest(tenant_id="batch", query="zebra", top_k=5), timeout=60)
     assert found.results[0].chunk.meta.document_id == "good.md"
+
+
+def _long_manual(sections: int) -> bytes:
+    """A real-looking long document: one chunk per section, each with a dozen sentences to embed as views."""
+    parts = []
+    for n in range(sections):
+        sentences = " ".join(
+            f"Step {n}.{i}: set valve {n * 13 + i} to {(n * 7 + i) % 90} percent and record the pressure in bay {i}."
+            for i in range(12)
+        )
+        parts.append(f"## Procedure {n}\n\n{sentences}\n")
+    return ("# Plant manual\n\n" + "\n".join(parts)).encode()
+
+
+def _upsert_errors(mesh) -> float:
+    snapshot = metrics.scrape([mesh.metrics_url("indexer")], timeout=10)
+    return metrics.total(snapshot, "ragmesh_rpc_errors_total", method="UpsertDocument")
+
+
+def test_a_document_past_its_deadline_fails_alone_and_is_not_written(mesh, gateway):
+    """A document that outlives the call's deadline fails alone, the ones after it are still indexed, and the
+    indexer stops it without writing it (it used to go on embedding for minutes, then write it unannounced)."""
+    tenant = "slowdoc"
+    docs = [
+        document(b"# First\n\nThe first note mentions heron feathers.\n", "first.md"),
+        document(_long_manual(120), "manual.md"),  # ~45 s of embedding on 2 cores, far past 5 s per document
+        document(b"# Last\n\nThe last note mentions otter dens.\n", "last.md"),
+    ]
+    errors_before = _upsert_errors(mesh)
+    with RagmeshClient(mesh.address("gateway"), api_key=mesh.key_for(tenant), tenant=tenant) as client:
+        results = {r.source_uri: r for r in client.ingest(docs, timeout=5)}
+        assert results["first.md"].ok and results["last.md"].ok
+        assert not results["manual.md"].ok
+        assert results["manual.md"].error_code == "DEADLINE_EXCEEDED"
+        assert "manual.md" in results["manual.md"].error
+        # The indexer notices within one embedding slice and answers the abandoned call with an error.
+        deadline = time.monotonic() + 60
+        while _upsert_errors(mesh) == errors_before and time.monotonic() < deadline:
+            time.sleep(1)
+        assert _upsert_errors(mesh) > errors_before, "the indexer never stopped the abandoned document"
+    listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=30)
+    assert {d.document_id for d in listed.documents} == {"first.md", "last.md"}
 
 
 def test_tenants_never_see_each_other(gateway, ingested):

@@ -13,6 +13,7 @@ from typing import Literal, cast
 import grpc
 
 from ragmesh.client.auth import DEFAULT_GATEWAY_ADDR, GATEWAY_ADDR_ENV, KeySource, bearer_metadata, key_from_env
+from ragmesh.client.ingest import ingest_per_document
 from ragmesh.client.retry import RetryPolicy
 from ragmesh.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
@@ -210,10 +211,16 @@ class RagmeshClient:
         timeout: float | None = None,
         api_key: str | None = None,
     ) -> Iterator[gateway_pb2.IngestResult]:
-        """One result per document, as each is indexed; a bad document fails alone (ok=False, error)."""
+        """One result per document, as each is indexed; a bad document fails alone (ok=False, error).
+        `timeout` is per document: a document not indexed in time fails alone (DEADLINE_EXCEEDED) and the
+        ones after it are sent again (ragmesh.client.ingest)."""
         tenant, call = self._call(tenant, timeout, api_key)
-        request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=list(documents))
-        yield from self.stub.Ingest(request, **call)
+
+        def send(docs, seconds):
+            request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=list(docs))
+            return self.stub.Ingest(request, **{**call, "timeout": seconds})
+
+        yield from ingest_per_document(send, list(documents), call["timeout"])
 
     def delete_document(
         self, document_id: str, *, tenant: str | None = None, timeout: float | None = None, api_key: str | None = None
