@@ -1,5 +1,6 @@
 """The indexer component: embeds new chunks and writes a document version through the index backend."""
 
+import logging
 from collections.abc import Callable
 
 import numpy as np
@@ -9,9 +10,11 @@ from shared.embedding.views import attach_views
 from shared.errors import DeadlineExceeded, InvalidArgument, PermissionDenied, require
 from shared.index.base import IndexBackend, UpsertResult
 from shared.index.erasure import IndexErasure, erase
-from shared.index.supersede import close_document
+from shared.index.supersede import close_document, settle_versions
 from shared.model import PUBLIC_SCOPE, Chunk, DocumentMeta
 from shared.names import ALL_SCOPES
+
+log = logging.getLogger("ragmesh.indexer")
 
 # New chunks embedded between two checks that the caller still waits: a large document whose caller gave up
 # stops within one slice (seconds) instead of embedding for minutes and writing what nobody was told of.
@@ -72,6 +75,15 @@ class DocumentIndexer:
         self._check_waiting(caller_waits, meta, len(fresh), len(fresh))
         result = self.index.replace_document_version(meta, chunks, vectors, self.model_id)
         result.replaced_existing = bool(existing)
+        # A new version makes the one before it history, so an answer never cites the text it replaced.
+        ended = settle_versions(self.index, meta.tenant_id, meta.document_id, meta.version)
+        if ended:
+            log.info(
+                "%s@%s: %d chunks of earlier versions ended where a later one begins",
+                meta.document_id,
+                meta.version,
+                ended,
+            )
         return result
 
     @staticmethod

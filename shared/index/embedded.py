@@ -347,6 +347,30 @@ class EmbeddedIndex:
             self._bump_generation(conn, tenant_id, rowids)
         return len(rowids)
 
+    def document_versions(self, tenant_id: str, document_id: str) -> list[tuple[str, str, str]]:
+        """(version, effective_from, effective_to or "" when open) of each stored version of the document."""
+        rows = self._conn().execute(
+            "SELECT version, MIN(effective_from), MAX(effective_to) FROM chunks WHERE tenant_id=? AND document_id=? "
+            "GROUP BY version",
+            (tenant_id, document_id),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def end_version(self, tenant_id: str, document_id: str, version: str, end: str) -> int:
+        """Ends one version of the document at `end` (a newer version begins then). Returns the chunks updated."""
+        conn = self._conn()
+        with write_transaction(conn):
+            rowids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=? AND version=?",
+                    (tenant_id, document_id, version),
+                )
+            ]
+            conn.executemany("UPDATE chunks SET effective_to=? WHERE rowid=?", [(end, r) for r in rowids])
+            self._bump_generation(conn, tenant_id, rowids)
+        return len(rowids)
+
     def forget_tenant(self, tenant_id: str) -> bool:
         """Drops this process's vector view of the tenant (the next query rebuilds it from the file)."""
         with self._cache_lock:

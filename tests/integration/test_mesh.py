@@ -99,6 +99,33 @@ def test_superseded_version_is_hidden_unless_asked_for_by_date(gateway, ingested
     assert versions == {"2025"}
 
 
+def test_a_new_version_of_a_document_replaces_the_old_one_in_answers(gateway, tmp_path):
+    """Re-issued with a new version and no dates, the document's new text is the one answered from; the old
+    version stays searchable as history."""
+    tenant = "reissued"
+    for version, colour in (("1", "red"), ("2", "blue")):
+        folder = tmp_path / version
+        folder.mkdir()
+        (folder / "paint.md").write_text(
+            f"---\ndoc_id: paint/guide\nversion: '{version}'\n---\n# Paint guide\n\n"
+            f"The lobby handrail is painted {colour} every spring.\n"
+        )
+        assert all(r.ok for r in ingest_paths(gateway, tenant, [str(folder)]))
+    reply = ask(gateway, "what colour is the lobby handrail painted", tenant=tenant)
+    assert not reply.answer.abstained, reply.answer.reason
+    assert [c.version for c in reply.answer.citations] == ["2"] and "blue" in reply.answer.text
+    everything = gateway.Search(
+        gateway_pb2.SearchRequest(
+            tenant_id=tenant,
+            query="lobby handrail painted",
+            top_k=10,
+            filters=common_pb2.SearchFilters(include_superseded=True),
+        ),
+        timeout=60,
+    )
+    assert sorted(r.chunk.meta.version for r in everything.results) == ["1", "2"]
+
+
 def test_a_question_about_the_past_is_answered_from_the_version_in_force_then(gateway, ingested):
     def ask(question, **filters):
         return gateway.Ask(
