@@ -27,18 +27,21 @@ def link(
         elif out.field == "supersedes":
             try:
                 if stored is None:
-                    stored = _open_documents(indexer, meta, context)
-                out.outcome = _supersede(indexer, meta, out, stored, context)
+                    stored = _stored(indexer, meta, context)
+                out.outcome = _supersede(indexer, meta, out, *stored, context)
             except StageCallError as err:
                 out.outcome = f"not linked: the stored documents could not be listed ({err.code.name})"
         done.append(out)
     return done
 
 
-def _open_documents(indexer: StageClient, meta, context) -> list[dict]:
+def _stored(indexer: StageClient, meta, context) -> tuple[list[dict], list]:
+    """The other documents in force, and this document's earlier versions (already ended where this one
+    begins: the indexer settles a document's versions when it writes one)."""
     listed = indexer.call(
         "ListDocuments", indexer_pb2.IndexerListDocumentsRequest(tenant_id=meta.tenant_id), context
     ).documents
+    earlier = [v for v in listed if v.document_id == meta.document_id and v.version != meta.version and v.effective_to]
     found: dict[str, dict] = {}
     for v in listed:
         if v.document_id != meta.document_id and not v.effective_to:
@@ -51,14 +54,20 @@ def _open_documents(indexer: StageClient, meta, context) -> list[dict]:
                     "effective_from": v.effective_from,
                 },
             )
-    return list(found.values())
+    return list(found.values()), earlier
 
 
-def _supersede(indexer: StageClient, meta, statement, stored: list[dict], context) -> str:
+def _supersede(indexer: StageClient, meta, statement, stored: list[dict], earlier: list, context) -> str:
     if statement.source == SOURCE_FRONT_MATTER:
         targets = [d for d in stored if d["document_id"] == statement.value]
     else:
         targets = match_replaced(statement.value, meta.title, stored)
+    if not targets and earlier and statement.source != SOURCE_FRONT_MATTER:
+        # "This policy replaces the 2025 policy", said by the 2026 version of the same document.
+        ended = ", ".join(
+            f"{v.version} (in force until {v.effective_to})" for v in sorted(earlier, key=lambda v: v.version)
+        )
+        return f"applied: it follows the earlier version(s) of this document: {ended}"
     if not targets:
         return f"not linked: no current stored document matches; {_OVERRIDE}"
     if len(targets) > 1:

@@ -72,3 +72,21 @@ def test_an_ambiguous_replacement_is_reported_and_changes_nothing(mesh, gateway,
     assert "supersedes: <document id>" in outcome
     listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=30).documents
     assert all(d.effective_to == "" for d in listed)
+
+
+def test_a_replacement_of_its_own_earlier_version_says_the_versions_follow(mesh, gateway, tmp_path):
+    """The sample corpus's case: the 2026 version of one document says it replaces the 2025 policy, which is
+    that document's earlier version. It used to be reported "not linked: no current stored document matches"."""
+    tenant = "supersede-own-version"
+    mesh.key_for(tenant)
+    for year, text in (("2025", OLD), ("2026", NEW)):
+        (tmp_path / year).mkdir()
+        (tmp_path / year / "returns.md").write_text(f"---\ndoc_id: returns\nversion: '{year}'\n---\n{text}")
+        (result,) = ingest_paths(gateway, tenant, [str(tmp_path / year)])
+        assert result.ok, result.error
+    outcome = {s.field: s.outcome for s in result.statements}["supersedes"]
+    assert outcome == (
+        "applied: it follows the earlier version(s) of this document: 2025 (in force until 2026-03-01T00:00:00Z)"
+    )
+    listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=30).documents
+    assert {(d.version, d.effective_to) for d in listed} == {("2025", "2026-03-01T00:00:00Z"), ("2026", "")}
