@@ -63,12 +63,19 @@ def read_source(root: str) -> list[SourceFile]:
     return read
 
 
+def _latest_first(version) -> tuple[str, str]:
+    # The version in force last: the latest start, and of versions starting together the one still open (the
+    # indexer ends each version where the next begins, so an undated re-issue leaves its predecessor ended).
+    return (version.effective_from, version.effective_to or "9999")
+
+
 def make_plan(source: list[SourceFile], stored: list) -> Plan:
-    """Compares the folder with the stored document versions (gateway ListDocuments)."""
+    """Compares the folder with the stored document versions (gateway ListDocuments). A file is unchanged
+    when its bytes are those of its latest stored version: a file reverted to an older version's bytes is a
+    change, which makes that text current again."""
     by_uri: dict[str, tuple[str, set[str]]] = {}
-    for version in stored:
-        document_id, hashes = by_uri.setdefault(version.source_uri, (version.document_id, set()))
-        hashes.add(version.source_sha256)
+    for version in sorted(stored, key=_latest_first, reverse=True):
+        by_uri.setdefault(version.source_uri, (version.document_id, {version.source_sha256}))
     plan = Plan()
     seen = set()
     for file in source:

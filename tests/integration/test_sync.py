@@ -97,3 +97,22 @@ def test_an_empty_or_unreadable_source_erases_nothing(mesh, gateway, tmp_path):
     allowed = _sync(mesh, str(empty), "--allow-empty")
     assert allowed.returncode == 0, allowed.stderr
     assert _stored(gateway) == {}
+
+
+def test_a_file_reverted_to_an_older_version_is_a_change(mesh, gateway, tmp_path):
+    """Compared with any stored version, the reverted file looked unchanged while version 2 stayed current."""
+    mesh.key_for(TENANT)
+    src = tmp_path / "src"
+    src.mkdir()
+    text = "---\ndoc_id: kiosk\nversion: '{v}'\n---\n# Kiosk\n\nThe lobby kiosk code is {code}.\n"
+    (src / "kiosk.md").write_text(text.format(v=1, code="Quillon-41"))
+    assert _sync(mesh, str(src)).returncode == 0
+    (src / "kiosk.md").write_text(text.format(v=2, code="Brambleton-77"))
+    assert "change kiosk.md" in _sync(mesh, str(src)).stdout
+    assert _hits(gateway, "lobby kiosk code") == {"kiosk"}
+    (src / "kiosk.md").write_text(text.format(v=1, code="Quillon-41"))
+    reverted = _sync(mesh, str(src))
+    assert reverted.returncode == 0 and "change kiosk.md" in reverted.stdout, reverted.stdout
+    found = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="lobby kiosk code", top_k=5), timeout=60)
+    assert [(r.chunk.meta.version, "Quillon-41" in r.chunk.body) for r in found.results] == [("1", True)]
+    assert "0 to add, 0 changed, 0 to erase, 1 unchanged" in _sync(mesh, str(src)).stdout
