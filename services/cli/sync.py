@@ -45,6 +45,9 @@ class Plan:
     # (old uri, new uri): a removed and an added file with the same bytes.
     renamed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     unchanged: int = 0
+    # Document ids of the unchanged files: front matter can give two files one id, so a removed file's document
+    # may still be another file's.
+    unchanged_ids: set[str] = dataclasses.field(default_factory=set)
 
 
 def read_source(root: str) -> list[SourceFile]:
@@ -87,6 +90,7 @@ def make_plan(source: list[SourceFile], stored: list) -> Plan:
             plan.change.append(file)
         else:
             plan.unchanged += 1
+            plan.unchanged_ids.add(known[0])
     plan.remove = sorted((doc, uri) for uri, (doc, _) in by_uri.items() if uri not in seen)
     added_by_hash = {f.sha256: f.uri for f in plan.add}
     for _, uri in plan.remove:
@@ -116,8 +120,10 @@ def print_plan(plan: Plan, out) -> None:
     )
 
 
-def _ingest(stub, tenant: str, files: list[SourceFile], timeout: float, out) -> int:
+def _ingest(stub, tenant: str, files: list[SourceFile], timeout: float, out) -> tuple[int, set[str]]:
+    """The documents that failed, and the ids of those written."""
     failed = 0
+    written: set[str] = set()
     for start in range(0, len(files), BATCH_DOCUMENTS):
         docs = [
             common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=f.uri), content=f.content)
@@ -128,11 +134,12 @@ def _ingest(stub, tenant: str, files: list[SourceFile], timeout: float, out) -> 
         )
         for result in ingest_per_document(send, docs, timeout):
             if result.ok:
+                written.add(result.document_id)
                 print(f"ok     {result.source_uri} -> {result.document_id}@{result.version}", file=out)
             else:
                 failed += 1
                 print(f"FAILED {result.source_uri}: {result.error_code}: {result.error}", file=out)
-    return failed
+    return failed, written
 
 
 def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout: float, out=sys.stdout) -> int:
@@ -153,13 +160,18 @@ def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout
     print_plan(plan, out)
     if dry_run:
         return 0
-    failed = _ingest(stub, tenant, plan.add + plan.change, timeout, out)
+    failed, written = _ingest(stub, tenant, plan.add + plan.change, timeout, out)
     if failed and plan.remove:
         print(f"{failed} documents failed to ingest: no document was erased in this run", file=out)
         return EXIT_USAGE
     unverified = 0
     stamp = time.strftime("%Y%m%dT%H%M%S")
     for n, (doc, uri) in enumerate(plan.remove):
+        if doc in written or doc in plan.unchanged_ids:
+            # A file renamed with its front matter's doc_id: the document now comes from the new file, and
+            # erasing it would take the new file's text too.
+            print(f"kept   {uri} ({doc}): another file of the folder gives this document; not erased", file=out)
+            continue
         reply = erase(stub, tenant, doc, False, f"sync-{stamp}-{n}", timeout)
         unverified += not reply.verified
         verdict = "verified" if reply.verified else "NOT VERIFIED"

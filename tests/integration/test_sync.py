@@ -116,3 +116,19 @@ def test_a_file_reverted_to_an_older_version_is_a_change(mesh, gateway, tmp_path
     found = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="lobby kiosk code", top_k=5), timeout=60)
     assert [(r.chunk.meta.version, "Quillon-41" in r.chunk.body) for r in found.results] == [("1", True)]
     assert "0 to add, 0 changed, 0 to erase, 1 unchanged" in _sync(mesh, str(src)).stdout
+
+
+def test_renaming_a_file_that_states_its_doc_id_keeps_the_document(mesh, gateway, tmp_path):
+    """The renamed file is ingested under the same doc_id; erasing the old file's document used to erase it."""
+    mesh.key_for(TENANT)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "leave.md").write_text("---\ndoc_id: policy/leave\n---\n# Leave\n\nSabbatical leave is Wrenfield-9 weeks.\n")
+    assert _sync(mesh, str(src)).returncode == 0
+    (src / "leave.md").rename(src / "leave-policy.md")
+    renamed = _sync(mesh, str(src))
+    assert renamed.returncode == 0, renamed.stdout + renamed.stderr
+    assert "kept   leave.md (policy/leave)" in renamed.stdout and "erased leave.md" not in renamed.stdout
+    assert _hits(gateway, "Sabbatical leave Wrenfield-9") == {"policy/leave"}
+    assert _stored(gateway) == {"leave-policy.md": _stored(gateway)["leave-policy.md"]}
+    assert "0 to add, 0 changed, 0 to erase, 1 unchanged" in _sync(mesh, str(src)).stdout
