@@ -45,8 +45,22 @@ def ingest(
             )
             bar.update(1)
         sendable = [f for f in files if f not in too_large]
+        # The gateway refuses a second file giving the same document version within one request; across the
+        # run's requests the later file has already replaced the earlier one's text, which is said, not hidden.
+        given: dict[tuple[str, str], str] = {}
         for docs in batches(sendable, batch):
             for result in client.ingest(docs, tenant=tenant, timeout=timeout):
+                earlier = given.setdefault((result.document_id, result.version), result.source_uri) if result.ok else ""
+                if result.ok and earlier != result.source_uri:
+                    failed += 1
+                    bar.write(
+                        f"FAILED {result.source_uri}: {result.document_id}@{result.version} was also given by "
+                        f"{earlier} earlier in this run, and this file's text replaced it: give each file its "
+                        "own doc_id or version",
+                        file=out,
+                    )
+                    bar.update(1)
+                    continue
                 if result.ok:
                     ok += 1
                     line = (

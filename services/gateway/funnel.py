@@ -110,15 +110,25 @@ class Funnel:
         keys = [next(self._pending_ids) for _ in documents]
         with self._pending_lock:
             self._pending.update(dict.fromkeys(keys, accepted))
+        given: dict[tuple[str, str], str] = {}  # (document id, version) -> which document of this request gave it
         try:
-            for key, document in zip(keys, documents, strict=True):
-                yield self._ingest_one(tenant_id, document, context, accepted, key)
+            for position, (key, document) in enumerate(zip(keys, documents, strict=True)):
+                yield self._ingest_one(tenant_id, document, context, accepted, key, given, position)
         finally:
             with self._pending_lock:
                 for key in keys:
                     self._pending.pop(key, None)
 
-    def _ingest_one(self, tenant_id, document, context, accepted: float, key: int) -> gateway_pb2.IngestResult:
+    def _ingest_one(
+        self,
+        tenant_id,
+        document,
+        context,
+        accepted: float,
+        key: int,
+        given: dict[tuple[str, str], str],
+        position: int,
+    ) -> gateway_pb2.IngestResult:
         document.meta.tenant_id = tenant_id
         result = gateway_pb2.IngestResult(document_id=document.meta.document_id, source_uri=document.meta.source_uri)
         try:
@@ -126,6 +136,16 @@ class Funnel:
                 "chunk", self.chunker, "ChunkDocument", chunker_pb2.ChunkDocumentRequest(document=document), context
             )
             result.document_id, result.version = chunked.meta.document_id, chunked.meta.version
+            this = f"{result.source_uri or 'a document'} (document {position + 1} of the request)"
+            earlier = given.setdefault((result.document_id, result.version), this)
+            if earlier != this:  # two files, one document version: the second would silently replace the first
+                result.ok, result.error_code = False, "INVALID_ARGUMENT"
+                result.error = (
+                    f"{this}: {result.document_id}@{result.version} is also given by {earlier}; "
+                    "give each file its own doc_id or version"
+                )
+                metrics.INGESTED_DOCUMENTS.labels("failed").inc()
+                return result
             unheld = unheld_scopes(chunked.meta.access_scopes)
             if unheld:  # a key files documents only where it may read them
                 result.ok, result.error_code = False, "PERMISSION_DENIED"

@@ -98,3 +98,19 @@ def test_open_marks_the_cited_quote(cli):
     done = cli("ask", ANSWERED, "--open")
     assert done.returncode == 0, done.stderr.decode()
     assert f">>>{quote}<<<" in done.stdout.decode()
+
+
+def test_a_file_replacing_another_of_the_same_run_is_reported(mesh, tmp_path):
+    """Across the CLI's requests (8 documents each) the gateway cannot refuse the second file giving one document
+    version; the CLI says that it replaced the first and exits 2, instead of two "ok" lines."""
+    tenant = "cli-duplicates"
+    for n in range(9):  # a.md and i.md land in different requests
+        doc_id = "shared/id" if n in (0, 8) else f"doc-{n}"
+        (tmp_path / f"{chr(97 + n)}.md").write_text(f"---\ndoc_id: {doc_id}\n---\n# Note {n}\n\nNote number {n}.\n")
+    env = {k: v for k, v in os.environ.items() if k != API_KEY_ENV}
+    env[API_KEY_ENV] = mesh.key_for(tenant)
+    argv = [sys.executable, "-m", "services.cli.main", "ingest", str(tmp_path), "--gateway", mesh.address("gateway")]
+    done = subprocess.run(argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "FAILED i.md: shared/id@1 was also given by a.md earlier in this run" in done.stdout
+    assert "8 documents ingested, 1 failed" in done.stdout

@@ -220,6 +220,24 @@ def test_a_bad_document_fails_alone(gateway, tmp_path):
     assert found.results[0].chunk.meta.document_id == "good.md"
 
 
+def test_two_files_giving_one_document_version_in_a_request_do_not_overwrite_each_other(gateway):
+    """Two uploads with one name (or two files stating one doc_id and version): the second used to replace the
+    first's text, both reported ok."""
+    tenant = "duplicates"
+    docs = [
+        common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri="same.md"), content=text.encode())
+        for text in ("# One\n\nThe first upload mentions walruses.\n", "# Two\n\nThe second mentions narwhals.\n")
+    ]
+    first, second = gateway.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=docs), timeout=120)
+    assert first.ok and not second.ok and second.error_code == "INVALID_ARGUMENT"
+    assert second.error == (
+        "same.md (document 2 of the request): same.md@1 is also given by same.md (document 1 of the request); "
+        "give each file its own doc_id or version"
+    )
+    found = gateway.Search(gateway_pb2.SearchRequest(tenant_id=tenant, query="walruses narwhals", top_k=5), timeout=60)
+    assert [r.chunk.body.split("\n")[-1] for r in found.results] == ["The first upload mentions walruses."]
+
+
 def _long_manual(sections: int) -> bytes:
     """A real-looking long document: one chunk per section, each with a dozen sentences to embed as views."""
     parts = []
