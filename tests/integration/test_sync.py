@@ -37,6 +37,17 @@ def _hits(gateway, query: str) -> set[str]:
     return {r.chunk.meta.document_id for r in found.results}
 
 
+def _synced_folder(mesh, tmp_path, name: str, text: str):
+    """A source folder holding one file, synced once."""
+    mesh.key_for(TENANT)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / name).write_text(text)
+    first = _sync(mesh, str(src))
+    assert first.returncode == 0, first.stdout + first.stderr
+    return src
+
+
 def test_sync_follows_the_folder(mesh, gateway, tmp_path):
     mesh.key_for(TENANT)
     src = tmp_path / "src"
@@ -72,11 +83,7 @@ def test_sync_follows_the_folder(mesh, gateway, tmp_path):
 
 
 def test_an_empty_or_unreadable_source_erases_nothing(mesh, gateway, tmp_path):
-    mesh.key_for(TENANT)
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "keep.md").write_text("# Keys\n\nSpare keys are kept in cabinet Obsidian-7.\n")
-    assert _sync(mesh, str(src)).returncode == 0
+    _synced_folder(mesh, tmp_path, "keep.md", "# Keys\n\nSpare keys are kept in cabinet Obsidian-7.\n")
     kept = _stored(gateway)
     assert "keep.md" in kept
 
@@ -101,12 +108,8 @@ def test_an_empty_or_unreadable_source_erases_nothing(mesh, gateway, tmp_path):
 
 def test_a_file_reverted_to_an_older_version_is_a_change(mesh, gateway, tmp_path):
     """Compared with any stored version, the reverted file looked unchanged while version 2 stayed current."""
-    mesh.key_for(TENANT)
-    src = tmp_path / "src"
-    src.mkdir()
     text = "---\ndoc_id: kiosk\nversion: '{v}'\n---\n# Kiosk\n\nThe lobby kiosk code is {code}.\n"
-    (src / "kiosk.md").write_text(text.format(v=1, code="Quillon-41"))
-    assert _sync(mesh, str(src)).returncode == 0
+    src = _synced_folder(mesh, tmp_path, "kiosk.md", text.format(v=1, code="Quillon-41"))
     (src / "kiosk.md").write_text(text.format(v=2, code="Brambleton-77"))
     assert "change kiosk.md" in _sync(mesh, str(src)).stdout
     assert _hits(gateway, "lobby kiosk code") == {"kiosk"}
@@ -120,11 +123,8 @@ def test_a_file_reverted_to_an_older_version_is_a_change(mesh, gateway, tmp_path
 
 def test_renaming_a_file_that_states_its_doc_id_keeps_the_document(mesh, gateway, tmp_path):
     """The renamed file is ingested under the same doc_id; erasing the old file's document used to erase it."""
-    mesh.key_for(TENANT)
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "leave.md").write_text("---\ndoc_id: policy/leave\n---\n# Leave\n\nSabbatical leave is Wrenfield-9 weeks.\n")
-    assert _sync(mesh, str(src)).returncode == 0
+    text = "---\ndoc_id: policy/leave\n---\n# Leave\n\nSabbatical leave is Wrenfield-9 weeks.\n"
+    src = _synced_folder(mesh, tmp_path, "leave.md", text)
     (src / "leave.md").rename(src / "leave-policy.md")
     renamed = _sync(mesh, str(src))
     assert renamed.returncode == 0, renamed.stdout + renamed.stderr
