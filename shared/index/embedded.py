@@ -333,19 +333,8 @@ class EmbeddedIndex:
         """Ends the document's versions that are in force at `effective_to` there (another document
         replaces it). Returns the chunks updated."""
         end = normalize_time(effective_to, "effective_to")
-        conn = self._conn()
-        with write_transaction(conn):
-            rowids = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=? AND effective_from < ? "
-                    "AND (effective_to = '' OR effective_to > ?)",
-                    (tenant_id, document_id, end, end),
-                )
-            ]
-            conn.executemany("UPDATE chunks SET effective_to=? WHERE rowid=?", [(end, r) for r in rowids])
-            self._bump_generation(conn, tenant_id, rowids)
-        return len(rowids)
+        in_force_then = "effective_from < ? AND (effective_to = '' OR effective_to > ?)"
+        return self._end_chunks(tenant_id, document_id, in_force_then, (end, end), end)
 
     def document_versions(self, tenant_id: str, document_id: str) -> list[tuple[str, str, str]]:
         """(version, effective_from, effective_to or "" when open) of each stored version of the document."""
@@ -358,13 +347,17 @@ class EmbeddedIndex:
 
     def end_version(self, tenant_id: str, document_id: str, version: str, end: str) -> int:
         """Ends one version of the document at `end` (a newer version begins then). Returns the chunks updated."""
+        return self._end_chunks(tenant_id, document_id, "version = ?", (version,), end)
+
+    def _end_chunks(self, tenant_id: str, document_id: str, where: str, params: tuple, end: str) -> int:
+        """Sets `effective_to` of the document's chunks that match `where`, in one write with a new generation."""
         conn = self._conn()
         with write_transaction(conn):
             rowids = [
                 r[0]
                 for r in conn.execute(
-                    "SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=? AND version=?",
-                    (tenant_id, document_id, version),
+                    f"SELECT rowid FROM chunks WHERE tenant_id=? AND document_id=? AND {where}",
+                    (tenant_id, document_id, *params),
                 )
             ]
             conn.executemany("UPDATE chunks SET effective_to=? WHERE rowid=?", [(end, r) for r in rowids])

@@ -15,19 +15,18 @@ def close_document(index, tenant_id: str, document_id: str, effective_to: str) -
 
 
 def _close_opensearch(index, tenant_id: str, document_id: str, end: str) -> int:
+    in_force_then = (
+        {"range": {"effective_from": {"lt": end}}},
+        {"range": {"effective_to": {"gt": end}}},  # open versions carry the far-future end
+    )
+    index.client.indices.refresh(index=index.index)
+    return _end_opensearch_chunks(index, _document_query(tenant_id, document_id, *in_force_then), end)
+
+
+def _end_opensearch_chunks(index, query: dict, end: str) -> int:
+    """Sets `effective_to` of every chunk the query matches; returns how many."""
     from opensearchpy import helpers
 
-    query = {
-        "bool": {
-            "filter": [
-                {"term": {"tenant_id": tenant_id}},
-                {"term": {"document_id": document_id}},
-                {"range": {"effective_from": {"lt": end}}},
-                {"range": {"effective_to": {"gt": end}}},  # open versions carry the far-future end
-            ]
-        }
-    }
-    index.client.indices.refresh(index=index.index)
     hits = helpers.scan(index.client, index=index.index, query={"query": query, "_source": ["chunk_id"]})
     actions = [
         {"_op_type": "update", "_index": index.index, "_id": h["_id"], "doc": {"effective_to": end}} for h in hits
@@ -88,13 +87,4 @@ def _opensearch_versions(index, tenant_id: str, document_id: str) -> list[tuple[
 
 
 def _end_opensearch_version(index, tenant_id: str, document_id: str, version: str, end: str) -> int:
-    from opensearchpy import helpers
-
-    query = {"query": _document_query(tenant_id, document_id, {"term": {"version": version}}), "_source": ["chunk_id"]}
-    actions = [
-        {"_op_type": "update", "_index": index.index, "_id": h["_id"], "doc": {"effective_to": end}}
-        for h in helpers.scan(index.client, index=index.index, query=query)
-    ]
-    if actions:
-        helpers.bulk(index.client, actions, refresh=True)
-    return len(actions)
+    return _end_opensearch_chunks(index, _document_query(tenant_id, document_id, {"term": {"version": version}}), end)
