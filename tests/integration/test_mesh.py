@@ -261,7 +261,7 @@ def test_a_document_past_its_deadline_fails_alone_and_is_not_written(mesh, gatew
     tenant = "slowdoc"
     docs = [
         document(b"# First\n\nThe first note mentions heron feathers.\n", "first.md"),
-        document(_long_manual(120), "manual.md"),  # ~45 s of embedding on 2 cores, far past 5 s per document
+        document(_long_manual(480), "manual.md"),  # ~60 s of embedding on 2 cores (120 sections: 15-17 s), far past 5 s
         document(b"# Last\n\nThe last note mentions otter dens.\n", "last.md"),
     ]
     errors_before = _upsert_errors(mesh)
