@@ -15,13 +15,16 @@ import time
 from pathlib import Path
 
 from ragmesh.client.ingest import ingest_per_document
+from services.chunker.frontmatter import split_front_matter
+from services.chunker.governance import text_value
 from services.cli.documents import collect_files
 from services.cli.erase import EXIT_SURVIVED, erase
+from services.cli.ingest import RunReport, send_documents, too_large
 from shared.credentials import gateway_channel
+from shared.errors import InvalidArgument
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 EXIT_USAGE = 2
-BATCH_DOCUMENTS = 8
 
 
 class SourceUnreadable(Exception):
@@ -45,9 +48,19 @@ class Plan:
     # (old uri, new uri): a removed and an added file with the same bytes.
     renamed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     unchanged: int = 0
-    # Document ids of the unchanged files: front matter can give two files one id, so a removed file's document
-    # may still be another file's.
-    unchanged_ids: set[str] = dataclasses.field(default_factory=set)
+    # (document id, version) -> source uri of the unchanged files: front matter can give two files one id, so a
+    # removed file's document may still be another file's, and a sent file may give an unchanged file's version.
+    unchanged_versions: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+
+    # Document ids the files to send state in their front matter (path otherwise): what a dry run predicts.
+    sent_ids: set[str] = dataclasses.field(default_factory=set)
+
+    def unchanged_ids(self) -> set[str]:
+        return {doc for doc, _ in self.unchanged_versions}
+
+    def kept(self, document_id: str, written: set[str]) -> bool:
+        """A removed file's document that another file of the folder still gives (renamed with its doc_id)."""
+        return document_id in written or document_id in self.unchanged_ids()
 
 
 def read_source(root: str) -> list[SourceFile]:
@@ -66,6 +79,16 @@ def read_source(root: str) -> list[SourceFile]:
     return read
 
 
+def stated_document_id(file: SourceFile) -> str:
+    """The document id the chunker will give the file: its front matter's doc_id, else its path. A file
+    whose front matter cannot be read is refused at ingest; its path stands in here."""
+    try:
+        fields, _ = split_front_matter(file.content.decode("utf-8", errors="replace"), file.uri)
+        return text_value(fields["doc_id"], "front_matter.doc_id", file.uri)
+    except (KeyError, InvalidArgument):
+        return file.uri
+
+
 def _latest_first(version) -> tuple[str, str]:
     # The version in force last: the latest start, and of versions starting together the one still open (the
     # indexer ends each version where the next begins, so an undated re-issue leaves its predecessor ended).
@@ -76,9 +99,9 @@ def make_plan(source: list[SourceFile], stored: list) -> Plan:
     """Compares the folder with the stored document versions (gateway ListDocuments). A file is unchanged
     when its bytes are those of its latest stored version: a file reverted to an older version's bytes is a
     change, which makes that text current again."""
-    by_uri: dict[str, tuple[str, set[str]]] = {}
+    by_uri: dict = {}  # source uri -> its latest stored version
     for version in sorted(stored, key=_latest_first, reverse=True):
-        by_uri.setdefault(version.source_uri, (version.document_id, {version.source_sha256}))
+        by_uri.setdefault(version.source_uri, version)
     plan = Plan()
     seen = set()
     for file in source:
@@ -86,17 +109,17 @@ def make_plan(source: list[SourceFile], stored: list) -> Plan:
         known = by_uri.get(file.uri)
         if known is None:
             plan.add.append(file)
-        elif file.sha256 not in known[1]:
+        elif file.sha256 != known.source_sha256:
             plan.change.append(file)
         else:
             plan.unchanged += 1
-            plan.unchanged_ids.add(known[0])
-    plan.remove = sorted((doc, uri) for uri, (doc, _) in by_uri.items() if uri not in seen)
+            plan.unchanged_versions[(known.document_id, known.version)] = file.uri
+    plan.remove = sorted((v.document_id, uri) for uri, v in by_uri.items() if uri not in seen)
+    plan.sent_ids = {stated_document_id(f) for f in plan.add + plan.change}
     added_by_hash = {f.sha256: f.uri for f in plan.add}
     for _, uri in plan.remove:
-        for sha in by_uri[uri][1]:
-            if sha in added_by_hash:
-                plan.renamed.append((uri, added_by_hash[sha]))
+        if by_uri[uri].source_sha256 in added_by_hash:
+            plan.renamed.append((uri, added_by_hash[by_uri[uri].source_sha256]))
     return plan
 
 
@@ -110,36 +133,40 @@ def print_plan(plan: Plan, out) -> None:
             print(f"add    {file.uri}", file=out)
     for file in plan.change:
         print(f"change {file.uri}", file=out)
+    kept = 0
     for doc, uri in plan.remove:
-        if uri not in renamed_old:
+        if plan.kept(doc, plan.sent_ids):
+            kept += 1
+            print(f"keep   {uri} ({doc}): another file of the folder gives this document", file=out)
+        elif uri not in renamed_old:
             print(f"remove {uri} ({doc})", file=out)
     print(
-        f"plan: {len(plan.add)} to add, {len(plan.change)} changed, {len(plan.remove)} to erase, "
+        f"plan: {len(plan.add)} to add, {len(plan.change)} changed, {len(plan.remove) - kept} to erase, "
         f"{plan.unchanged} unchanged",
         file=out,
     )
 
 
-def _ingest(stub, tenant: str, files: list[SourceFile], timeout: float, out) -> tuple[int, set[str]]:
-    """The documents that failed, and the ids of those written."""
-    failed = 0
-    written: set[str] = set()
-    for start in range(0, len(files), BATCH_DOCUMENTS):
-        docs = [
-            common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=f.uri), content=f.content)
-            for f in files[start : start + BATCH_DOCUMENTS]
-        ]
-        send = lambda batch, seconds: stub.Ingest(  # noqa: E731
-            gateway_pb2.IngestRequest(tenant_id=tenant, documents=batch), timeout=seconds
-        )
-        for result in ingest_per_document(send, docs, timeout):
-            if result.ok:
-                written.add(result.document_id)
-                print(f"ok     {result.source_uri} -> {result.document_id}@{result.version}", file=out)
-            else:
-                failed += 1
-                print(f"FAILED {result.source_uri}: {result.error_code}: {result.error}", file=out)
-    return failed, written
+def _ingest(stub, tenant: str, plan: Plan, timeout: float, out) -> RunReport:
+    report = RunReport(out)
+    for (doc, version), uri in plan.unchanged_versions.items():
+        report.already_given(doc, version, uri, "(unchanged in the folder)")
+    files = plan.add + plan.change
+    documents = []
+    for file in files:
+        reason = too_large(len(file.content))
+        if reason:
+            report.fail(file.uri, "RESOURCE_EXHAUSTED", reason)
+        else:
+            documents.append(
+                common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=file.uri), content=file.content)
+            )
+
+    def send(batch, seconds):
+        return stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=batch), timeout=seconds)
+
+    send_documents(lambda batch: ingest_per_document(send, batch, timeout), documents, report)
+    return report
 
 
 def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout: float, out=sys.stdout) -> int:
@@ -160,14 +187,15 @@ def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout
     print_plan(plan, out)
     if dry_run:
         return 0
-    failed, written = _ingest(stub, tenant, plan.add + plan.change, timeout, out)
+    report = _ingest(stub, tenant, plan, timeout, out)
+    failed, written = report.failed, report.written
     if failed and plan.remove:
         print(f"{failed} documents failed to ingest: no document was erased in this run", file=out)
         return EXIT_USAGE
     unverified = 0
     stamp = time.strftime("%Y%m%dT%H%M%S")
     for n, (doc, uri) in enumerate(plan.remove):
-        if doc in written or doc in plan.unchanged_ids:
+        if plan.kept(doc, written):
             # A file renamed with its front matter's doc_id: the document now comes from the new file, and
             # erasing it would take the new file's text too.
             print(f"kept   {uri} ({doc}): another file of the folder gives this document; not erased", file=out)

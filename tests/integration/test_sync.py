@@ -126,9 +126,26 @@ def test_renaming_a_file_that_states_its_doc_id_keeps_the_document(mesh, gateway
     text = "---\ndoc_id: policy/leave\n---\n# Leave\n\nSabbatical leave is Wrenfield-9 weeks.\n"
     src = _synced_folder(mesh, tmp_path, "leave.md", text)
     (src / "leave.md").rename(src / "leave-policy.md")
+    dry = _sync(mesh, str(src), "--dry-run")  # predicted from the front matter; it used to say "1 to erase"
+    assert "keep   leave.md (policy/leave)" in dry.stdout and "1 to add, 0 changed, 0 to erase" in dry.stdout
     renamed = _sync(mesh, str(src))
     assert renamed.returncode == 0, renamed.stdout + renamed.stderr
     assert "kept   leave.md (policy/leave)" in renamed.stdout and "erased leave.md" not in renamed.stdout
     assert _hits(gateway, "Sabbatical leave Wrenfield-9") == {"policy/leave"}
     assert _stored(gateway) == {"leave-policy.md": _stored(gateway)["leave-policy.md"]}
     assert "0 to add, 0 changed, 0 to erase, 1 unchanged" in _sync(mesh, str(src)).stdout
+
+
+def test_a_file_giving_an_unchanged_files_document_is_reported(mesh, gateway, tmp_path):
+    """A new file whose front matter repeats an unchanged file's doc_id replaces that file's text; sync says
+    so (it used to print "ok"), fails the run and so erases nothing in it."""
+    text = "---\ndoc_id: rota\n---\n# Rota\n\nThe {day} rota is kept by {who}.\n"
+    src = _synced_folder(mesh, tmp_path, "rota.md", text.format(day="Monday", who="Ossory-5"))
+    (src / "gone.md").write_text("# Gone\n\nThe Gallowglass-8 form is retired.\n")
+    assert _sync(mesh, str(src)).returncode == 0
+    (src / "gone.md").unlink()
+    (src / "rota-copy.md").write_text(text.format(day="Tuesday", who="Pellinore-2"))
+    run = _sync(mesh, str(src))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "FAILED rota-copy.md: rota@1 was also given by rota.md (unchanged in the folder)" in run.stdout
+    assert "no document was erased in this run" in run.stdout and "gone.md" in _stored(gateway)
