@@ -22,7 +22,7 @@ from ragmesh.client import Filters, RagmeshClient
 from services.cli import certs, copy_index, erase, feedback, keys, sync
 from services.cli.ingest import ingest
 from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port, stop_on_sigterm
-from services.cli.render import render_answer, render_chunk_view, render_results
+from services.cli.render import render_answer, render_chunk_view, render_documents, render_results
 from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
 from services.evaluation import compare
@@ -34,6 +34,7 @@ from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
 from shared.model import RETRIEVAL_MODES
 from shared.observability.metrics import start_metrics_server
+from shared.stubs import gateway_pb2
 
 DEMO_QUESTIONS = (
     "whats E-4412",
@@ -168,7 +169,24 @@ def cmd_search(args) -> int:
 
 def cmd_delete(args) -> int:
     response = _client(args).delete_document(args.document_id, tenant=args.tenant)
+    if not response.chunks_removed:
+        # A mistyped id must not read as success; `ragmesh documents` shows the ids there are.
+        print(
+            f"ragmesh delete: no document {args.document_id!r} is stored for the tenant (or in a scope your key "
+            "holds); nothing was removed. `ragmesh documents` lists the ids",
+            file=sys.stderr,
+        )
+        return 1
     print(f"{response.chunks_removed} chunks removed")
+    return 0
+
+
+def cmd_documents(args) -> int:
+    documents = _client(args).list_documents(tenant=args.tenant)
+    if args.json:
+        print(_json(gateway_pb2.ListDocumentsResponse(documents=documents)))
+    else:
+        print(render_documents(documents))
     return 0
 
 
@@ -277,6 +295,13 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("document_id", help="the document's id (front matter doc_id, else its path)")
     delete.add_argument("--tenant", default="", help="default: the API key's tenant")
     delete.set_defaults(func=cmd_delete)
+
+    documents = sub.add_parser(
+        "documents", help="the tenant's stored document versions: id, version, source, chunks, validity, scopes"
+    )
+    documents.add_argument("--tenant", default="", help="default: the API key's tenant")
+    documents.add_argument("--json", action="store_true", help="every field, as JSON")
+    documents.set_defaults(func=cmd_documents)
 
     keys.add_parser(sub)
     certs.add_parser(sub)

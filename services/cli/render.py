@@ -96,3 +96,19 @@ def render_chunk_view(view: gateway_pb2.ChunkView, citation: common_pb2.Citation
         f"{chunk.chunk_id}  {chunk.meta.document_id}@{chunk.meta.version}  {_path(chunk)}\n"
         f"source chars {chunk.char_start}-{chunk.char_end}\n{marked}"
     )
+
+
+def render_documents(documents) -> str:
+    """One line per stored version: id@version, chunks, validity, scopes, then its source and title."""
+    if not documents:
+        return "no documents stored for the tenant (or in a scope your key holds)"
+    lines = []
+    for d in documents:
+        valid = f"{d.effective_from[:10]} .. {d.effective_to[:10] if d.effective_to else 'open'}"
+        lines.append(
+            f"{d.document_id}@{d.version}  {d.chunks} chunks  valid {valid}  scopes {','.join(d.access_scopes)}"
+        )
+        lines.append(f"    {d.source_uri}  {_one_line(d.title, 80)!r}")
+    versions = len(documents)
+    lines.append(f"{len({d.document_id for d in documents})} documents, {versions} versions")
+    return "\n".join(lines)

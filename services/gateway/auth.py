@@ -161,6 +161,13 @@ def unheld_scopes(scopes) -> list[str]:
     return [] if key is None else sorted({s for s in scopes if not key.holds(s)})
 
 
+def caller_reads_any(scopes) -> bool:
+    """Whether the calling key holds one of `scopes`, so may read what carries them (always, with authentication
+    off). Public is held by every key."""
+    key = CALLER.get()
+    return key is None or any(key.holds(s) for s in scopes)
+
+
 class AuthInterceptor(grpc.ServerInterceptor):
     """Runs inside the server's error mapping, so the domain errors raised
     here reach the caller with their own status."""

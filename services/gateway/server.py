@@ -7,7 +7,7 @@ import time
 
 from services.gateway.admission import Admission
 from services.gateway.answer_log import AnswerLog
-from services.gateway.auth import AuthInterceptor
+from services.gateway.auth import AuthInterceptor, caller_reads_any
 from services.gateway.erasure import REPORTS_DIR, Eraser, pseudonym_map_store
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
@@ -70,7 +70,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         stored = self.funnel.indexer.call(
             "ListDocuments", indexer_pb2.IndexerListDocumentsRequest(tenant_id=request.tenant_id), context
         )
-        return gateway_pb2.ListDocumentsResponse(documents=stored.documents)
+        # A title and a path are content too: a key lists only the versions it could read.
+        return gateway_pb2.ListDocumentsResponse(
+            documents=[d for d in stored.documents if caller_reads_any(d.access_scopes)]
+        )
 
     def ListFeedback(self, request, context):
         return self.review.list_feedback(request)

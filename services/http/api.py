@@ -20,6 +20,7 @@ SearchResponse = model_for(gateway_pb2.SearchResponse.DESCRIPTOR)
 IngestResult = model_for(gateway_pb2.IngestResult.DESCRIPTOR)
 ChunkView = model_for(gateway_pb2.ChunkView.DESCRIPTOR)
 DeleteDocumentResponse = model_for(indexer_pb2.DeleteDocumentResponse.DESCRIPTOR)
+ListDocumentsResponse = model_for(gateway_pb2.ListDocumentsResponse.DESCRIPTOR)
 FeedbackResponse = model_for(gateway_pb2.FeedbackResponse.DESCRIPTOR)
 
 
@@ -114,6 +115,15 @@ def ingest(
     results = [to_json(r) for r in client.ingest(docs, tenant=tenant_id, api_key=key)]
     ok = sum(1 for r in results if r["ok"])
     return {"results": results, "ok": ok, "failed": len(results) - ok}
+
+
+@router.get(
+    "/documents",
+    response_model=ListDocumentsResponse,
+    summary="The tenant's stored document versions, those in a scope the key holds",
+)
+def list_documents(client: Client, key: Key, tenant_id: str = "") -> dict[str, Any]:
+    return to_json(gateway_pb2.ListDocumentsResponse(documents=client.list_documents(tenant=tenant_id, api_key=key)))
 
 
 @router.delete(

@@ -1,6 +1,7 @@
 """What a tenant has stored, one row per document version (source sync compares it with its source)."""
 
 import dataclasses
+import json
 
 from shared.index.embedded import EmbeddedIndex
 
@@ -15,17 +16,24 @@ class StoredVersion:
     effective_from: str
     effective_to: str
     title: str
+    access_scopes: list[str] = dataclasses.field(default_factory=list)
 
 
 def list_documents(index, tenant_id: str) -> list[StoredVersion]:
     if isinstance(index, EmbeddedIndex):
         rows = index._conn().execute(
             "SELECT document_id, version, MAX(source_uri), MAX(source_sha256), COUNT(*), MAX(effective_from), "
-            "MAX(effective_to), MAX(title) FROM chunks WHERE tenant_id=? GROUP BY document_id, version "
-            "ORDER BY document_id, version",
+            "MAX(effective_to), MAX(title), json_group_array(DISTINCT access_scopes) FROM chunks "
+            "WHERE tenant_id=? GROUP BY document_id, version ORDER BY document_id, version",
             (tenant_id,),
         )
-        return [StoredVersion(*row) for row in rows]
+        listed = []
+        for *fields, scope_lists in rows:
+            version = StoredVersion(*fields)
+            # Each distinct access_scopes column value (a JSON list), gathered into one JSON array.
+            version.access_scopes = sorted({s for scopes in json.loads(scope_lists) for s in json.loads(scopes)})
+            listed.append(version)
+        return listed
     if index.name == "opensearch":
         return _opensearch_versions(index, tenant_id)
     raise NotImplementedError(f"listing for index backend {index.name!r}")
@@ -37,7 +45,7 @@ def _opensearch_versions(index, tenant_id: str) -> list[StoredVersion]:
     found: dict[tuple[str, str], StoredVersion] = {}
     after = None
     fields = ["chunk_id", "document_id", "version", "source_uri", "source_sha256", "effective_from"]
-    fields += ["effective_to", "title"]
+    fields += ["effective_to", "title", "access_scopes"]
     index.client.indices.refresh(index=index.index)
     while True:
         body = {"size": 5000, "query": {"term": {"tenant_id": tenant_id}}, "sort": [{"chunk_id": "asc"}]}
@@ -61,6 +69,7 @@ def _opensearch_versions(index, tenant_id: str) -> list[StoredVersion]:
                     s["title"],
                 )
             found[key].chunks += 1
+            found[key].access_scopes = sorted({*found[key].access_scopes, *s["access_scopes"]})
         if len(hits) < 5000:
             return [found[k] for k in sorted(found)]
         after = hits[-1]["sort"]

@@ -105,6 +105,17 @@ class IndexConformance:
         assert index.document_scopes("acme", "d") == {"hr", "public", "finance"}
         assert index.document_scopes("other", "d") == set() and index.document_scopes("acme", "nope") == set()
 
+    def test_listing_gives_each_version_with_its_chunks_and_scopes(self, index):
+        from shared.index.listing import list_documents
+
+        write(index, meta(doc="d", version="1", scopes=("hr",)), [("one", unit(1)), ("uno", unit(1, 1))])
+        write(index, meta(doc="d", version="2", scopes=("public", "finance")), [("two", unit(0, 1))])
+        write(index, meta(tenant="other", doc="x"), [("elsewhere", unit(1))])
+        listed = [
+            (v.document_id, v.version, v.chunks, v.access_scopes, v.source_uri) for v in list_documents(index, "acme")
+        ]
+        assert listed == [("d", "1", 2, ["hr"], "d.md"), ("d", "2", 1, ["finance", "public"], "d.md")]
+
     def test_upsert_is_idempotent(self, index):
         docs = [("refunds within 14 days", unit(1, 0)), ("invoices are monthly", unit(0, 1))]
         first = write(index, meta(), docs)

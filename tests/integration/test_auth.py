@@ -114,6 +114,23 @@ def test_an_empty_tenant_means_the_keys_tenant_and_its_scopes_bound_what_is_read
     assert not search(raw, other, tenant="", query="engineering salary bands").results
 
 
+def test_a_key_lists_only_the_documents_it_may_read(raw, keys, ingested):
+    """ListDocuments is a reader's call; a confidential document's title and path used to be listed to any key."""
+
+    def listed(scopes) -> dict[str, list[str]]:
+        _, token = keys.create(TENANT, scopes, "reader")
+        reply = raw.ListDocuments(gateway_pb2.ListDocumentsRequest(), metadata=bearer(token), timeout=30)
+        return {d.document_id: list(d.access_scopes) for d in reply.documents}
+
+    everything = listed(["*"])
+    assert everything["handbook/salary-bands"] == ["hr-confidential"]
+    support = listed(["support"])
+    assert "handbook/salary-bands" not in support and support
+    assert all({"public", "support"} & set(scopes) for scopes in support.values())
+    assert {d for d, scopes in everything.items() if {"public", "support"} & set(scopes)} == set(support)
+    assert listed(["hr-confidential"])["handbook/salary-bands"] == ["hr-confidential"]
+
+
 def test_failures_are_counted_by_reason(mesh, raw):
     refused(lambda: search(raw))
     with urllib.request.urlopen(mesh.metrics_url("gateway"), timeout=5) as reply:

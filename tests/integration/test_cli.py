@@ -100,6 +100,20 @@ def test_open_marks_the_cited_quote(cli):
     assert f">>>{quote}<<<" in done.stdout.decode()
 
 
+def test_documents_lists_the_versions_and_deleting_an_unknown_id_fails(cli, mesh):
+    listed = cli("documents", "--json")
+    assert listed.returncode == 0, listed.stderr.decode()
+    documents = json.loads(listed.stdout)["documents"]
+    assert documents and all(d["chunks"] >= 1 and d["access_scopes"] and d["source_uri"] for d in documents)
+    table = cli("documents").stdout.decode()
+    first = documents[0]
+    assert f"{first['document_id']}@{first['version']}  {first['chunks']} chunks" in table
+    assert f"{len({d['document_id'] for d in documents})} documents, {len(documents)} versions" in table
+
+    missing = cli("delete", "no/such-document")  # it used to print "0 chunks removed" and exit 0
+    assert missing.returncode == 1 and b"no document 'no/such-document'" in missing.stderr
+
+
 def test_a_file_replacing_another_of_the_same_run_is_reported(mesh, tmp_path):
     """Across the CLI's requests (8 documents each) the gateway cannot refuse the second file giving one document
     version; the CLI says that it replaced the first and exits 2, instead of two "ok" lines."""

@@ -15,6 +15,7 @@ ROUTES = {
     "/v1/ask",
     "/v1/search",
     "/v1/ingest",
+    "/v1/documents",
     "/v1/documents/{document_id}",
     "/v1/chunks/{chunk_id}",
     "/v1/feedback",
@@ -131,6 +132,9 @@ def test_ingest_upload_search_and_delete(front_door, mesh):
 
     found = post(front_door, "/v1/search", key, {"query": "Zephyr kettle litre", "top_k": 1}).json()["results"]
     assert found and found[0]["chunk"]["meta"]["document_id"] == "uploads/kettle"
+    [listed] = get(front_door, "/v1/documents", key).json()["documents"]
+    assert (listed["document_id"], listed["version"], listed["source_uri"]) == ("uploads/kettle", "1", "kettle.md")
+    assert listed["access_scopes"] == ["public"] and listed["chunks"] == by_uri["kettle.md"]["chunks_written"]
 
     deleted = requests.delete(
         f"{front_door}/v1/documents/uploads/kettle", headers={"Authorization": f"Bearer {key}"}, timeout=60
@@ -138,6 +142,7 @@ def test_ingest_upload_search_and_delete(front_door, mesh):
     assert deleted.status_code == 200, deleted.text
     assert deleted.json()["chunks_removed"] == by_uri["kettle.md"]["chunks_written"]
     assert post(front_door, "/v1/search", key, {"query": "Zephyr kettle litre", "top_k": 1}).json()["results"] == []
+    assert get(front_door, "/v1/documents", key).json() == {"documents": []}
 
 
 def test_feedback_reaches_the_answer_log(front_door, ingested, key, mesh):

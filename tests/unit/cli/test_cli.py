@@ -83,7 +83,20 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, unbuffered):
 
 
 # Subcommands defined by the CLI package itself (the evaluation and training commands document their own).
-CLI_COMMANDS = {"up", "ingest", "ask", "search", "delete", "keys", "certs", "feedback", "triage", "copy-index", "demo"}
+CLI_COMMANDS = {
+    "up",
+    "ingest",
+    "ask",
+    "search",
+    "delete",
+    "documents",
+    "keys",
+    "certs",
+    "feedback",
+    "triage",
+    "copy-index",
+    "demo",
+}
 
 
 def undocumented(parser, path):

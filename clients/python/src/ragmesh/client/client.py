@@ -231,6 +231,14 @@ class RagmeshClient:
             indexer_pb2.DeleteDocumentRequest(tenant_id=tenant, document_id=document_id), **call
         )
 
+    def list_documents(
+        self, *, tenant: str | None = None, timeout: float | None = None, api_key: str | None = None
+    ) -> list[indexer_pb2.StoredDocument]:
+        """The tenant's stored document versions (id, version, source, hash, chunks, validity, title, scopes),
+        those in a scope the key holds."""
+        tenant, call = self._call(tenant, timeout, api_key)
+        return list(self.stub.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), **call).documents)
+
     def get_chunk(
         self,
         chunk_id: str,
