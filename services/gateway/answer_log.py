@@ -17,6 +17,7 @@ import time
 import uuid
 
 from shared.erasure import ScanResult, StoreCheck, scan_files, scan_text, sqlite_files
+from shared.model import PUBLIC_SCOPE
 from shared.privacy import redact, strict
 from shared.sqlite import ThreadLocalSQLite, write_transaction
 
@@ -35,7 +36,10 @@ CREATE TABLE IF NOT EXISTS answers (
   reason TEXT NOT NULL,
   prompt_tokens INTEGER NOT NULL,
   reranker_model_id TEXT NOT NULL,
-  degraded INTEGER NOT NULL
+  degraded INTEGER NOT NULL,
+  -- The scopes the Ask read with besides public (a JSON list): its question, answer and feedback are shown
+  -- for review only to a key holding them all. Rows from before the column: '*', i.e. only to '*' keys.
+  access_scopes TEXT NOT NULL DEFAULT '["*"]'
 );
 CREATE INDEX IF NOT EXISTS answers_created ON answers (created_at);
 CREATE TABLE IF NOT EXISTS feedback (
@@ -158,7 +162,11 @@ class AnswerLog:
 
     def warm_up(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        self._conn().executescript(_SCHEMA)
+        conn = self._conn()
+        conn.executescript(_SCHEMA)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(answers)")}
+        if "access_scopes" not in columns:  # a log written before answers recorded their scopes
+            conn.execute("ALTER TABLE answers ADD COLUMN access_scopes TEXT NOT NULL DEFAULT '[\"*\"]'")
         self._backfill_lineage()
 
     def _conn(self) -> sqlite3.Connection:
@@ -179,6 +187,7 @@ class AnswerLog:
         prompt_tokens: int,
         reranker_model_id: str,
         degraded: bool,
+        access_scopes: list[str],
     ) -> str:
         answer_id = uuid.uuid4().hex
         now = time.time()
@@ -198,6 +207,7 @@ class AnswerLog:
             prompt_tokens,
             reranker_model_id,
             int(degraded),
+            json.dumps(sorted({s for s in access_scopes if s and s != PUBLIC_SCOPE})),
         )
         entry = (row, _lineage(answer_id, tenant_id, candidates, context_ids, cited_ids), now)
         if self._writer is not None:
@@ -211,7 +221,7 @@ class AnswerLog:
         # mode each lineage row was a commit of its own, ~60 per answer), and a failure leaves none of them.
         with write_transaction(self._conn()) as conn:
             for row, lineage, _ in entries:
-                conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+                conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
                 conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
             # Retention is enforced on write, so an idle log does not need a sweeper.
             newest = max(now for _, _, now in entries)
@@ -259,7 +269,7 @@ class AnswerLog:
             self._conn()
             .execute(
                 "SELECT f.*, a.trace_id, a.tenant_id, a.query, a.candidates, a.context_ids, a.answer, a.cited_ids, "
-                "a.abstained, a.reason FROM feedback f JOIN answers a ON a.answer_id = f.answer_id "
+                "a.abstained, a.reason, a.access_scopes FROM feedback f JOIN answers a ON a.answer_id = f.answer_id "
                 "WHERE f.created_at >= ? ORDER BY f.created_at",
                 (since,),
             )

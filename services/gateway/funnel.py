@@ -404,6 +404,7 @@ class Funnel:
                 reason=response.answer.reason,
                 prompt_tokens=sum(p.chunk.token_count for p in response.context),
                 reranker_model_id=response.reranker_model_id,
+                access_scopes=list(request.filters.access_scopes),
                 degraded=response.degraded,
             )
         return response

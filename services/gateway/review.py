@@ -7,6 +7,7 @@ import os
 import sqlite3
 
 from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
+from services.gateway.auth import caller_holds_all
 from shared.errors import FailedPrecondition, InvalidArgument
 from shared.names import check_tenant_id
 from shared.stubs import gateway_pb2
@@ -25,7 +26,13 @@ class FeedbackReview:
         return self.answer_log
 
     def _rows(self, tenant_id: str, since: float = 0.0) -> list[sqlite3.Row]:
-        return [row for row in self._log().feedback_rows(since) if row["tenant_id"] == tenant_id]
+        """The tenant's feedback on answers asked within scopes the calling key holds: a question asked with
+        `hr` and an evidence quote from an hr document are not shown to a key without it."""
+        return [
+            row
+            for row in self._log().feedback_rows(since)
+            if row["tenant_id"] == tenant_id and caller_holds_all(json.loads(row["access_scopes"]))
+        ]
 
     def list_feedback(self, request: gateway_pb2.ListFeedbackRequest) -> gateway_pb2.ListFeedbackResponse:
         check_tenant_id(request.tenant_id)

@@ -161,3 +161,39 @@ def test_record_feedback_export_names_the_bad_field(gateway, ingested):
         with pytest.raises(grpc.RpcError) as err:
             gateway.RecordFeedbackExport(request, timeout=10)
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and named in err.value.details()
+
+
+def test_feedback_on_a_scoped_answer_is_reviewed_only_by_keys_holding_its_scopes(mesh, raw, ingested):
+    """A writer holding only `support` was shown the question and evidence quote of feedback on an Ask made with
+    `hr-confidential`; now review (ListFeedback, export) shows an entry only to keys holding the Ask's scopes."""
+    keys = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+    _, hr = keys.create(TENANT, ["hr-confidential"], "writer")
+    _, support = keys.create(TENANT, ["support"], "writer")
+
+    def feedback_on(token, question, scopes) -> str:
+        asked = raw.Ask(
+            gateway_pb2.AskRequest(question=question, filters={"access_scopes": scopes}),
+            metadata=bearer(token),
+            timeout=60,
+        )
+        down = gateway_pb2.FeedbackRequest(
+            answer_id=asked.answer_id,
+            rating=gateway_pb2.RATING_THUMBS_DOWN,
+            expected_document_id="handbook/salary-bands",
+            expected_evidence="Engineering bands",
+        )
+        raw.Feedback(down, metadata=bearer(token), timeout=10)
+        return asked.answer_id
+
+    def listed(token) -> dict[str, str]:
+        reply = raw.ListFeedback(gateway_pb2.ListFeedbackRequest(), metadata=bearer(token), timeout=10)
+        return {e.answer_id: e.feedback_id for e in reply.entries}
+
+    confidential = feedback_on(hr, "engineering salary bands", ["hr-confidential"])
+    public = feedback_on(support, "how much is the Team plan per month", [])
+    assert {confidential, public} <= set(listed(hr))
+    assert public in listed(support) and confidential not in listed(support)
+    record = gateway_pb2.RecordFeedbackExportRequest(path="/tmp/cases.jsonl", feedback_ids=[listed(hr)[confidential]])
+    with pytest.raises(grpc.RpcError) as err:
+        raw.RecordFeedbackExport(record, metadata=bearer(support), timeout=10)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "not in the answer log" in err.value.details()

@@ -3,6 +3,7 @@ background (the gateway's way), every read, feedback and erasure first sees ever
 and closing the log writes what is still queued."""
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,7 @@ def _record(log: AnswerLog, candidates: list[dict], context_ids: list[str]) -> s
         prompt_tokens=42,
         reranker_model_id="maxsim",
         degraded=False,
+        access_scopes=["public", "hr"],
     )
 
 
@@ -58,6 +60,29 @@ def test_answer_and_lineage_are_committed_together(tmp_path):
     # 50 candidates + 2 context + 1 cited, visible to a reader outside this connection.
     assert _counts(path) == (1, 53)
     assert log.answer("acme", answer_id)["query"] == "what does the policy say?"
+
+
+def test_an_answer_keeps_the_scopes_it_was_asked_with_and_an_old_log_gains_the_column(tmp_path):
+    path = tmp_path / "answers.sqlite"
+    log = AnswerLog(str(path))
+    log.warm_up()
+    answer_id = _record(log, _candidates(2), ["chunk-0"])
+    assert log.answer("acme", answer_id)["access_scopes"] == '["hr"]'  # public is every key's: not kept
+
+    old = tmp_path / "old.sqlite"  # a log from before answers recorded their scopes
+    with sqlite3.connect(old) as conn:
+        conn.execute(
+            "CREATE TABLE answers (answer_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, created_at REAL NOT NULL, "
+            "tenant_id TEXT NOT NULL, query TEXT NOT NULL, candidates TEXT NOT NULL, context_ids TEXT NOT NULL, "
+            "answer TEXT NOT NULL, cited_ids TEXT NOT NULL, abstained INTEGER NOT NULL, reason TEXT NOT NULL, "
+            "prompt_tokens INTEGER NOT NULL, reranker_model_id TEXT NOT NULL, degraded INTEGER NOT NULL)"
+        )
+        row = ("old", "t", time.time(), "acme", "q", "[]", "[]", "a", "[]", 0, "", 1, "m", 0)
+        conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+    upgraded = AnswerLog(str(old))
+    upgraded.warm_up()
+    assert upgraded.answer("acme", "old")["access_scopes"] == '["*"]'  # unknown: shown only to '*' keys
+    assert upgraded.answer("acme", _record(upgraded, _candidates(1), ["chunk-0"]))["access_scopes"] == '["hr"]'
 
 
 def test_a_failed_record_leaves_no_half_written_answer(tmp_path):
