@@ -90,3 +90,33 @@ def test_a_replacement_of_its_own_earlier_version_says_the_versions_follow(mesh,
     )
     listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=30).documents
     assert {(d.version, d.effective_to) for d in listed} == {("2025", "2026-03-01T00:00:00Z"), ("2026", "")}
+
+
+def test_a_replacement_never_names_or_retires_documents_the_writer_may_not_read(mesh, gateway, raw, tmp_path):
+    """A writer holding `support` ingests a policy that "replaces the 2025 policy"; the two matching 2025
+    policies are `hr` documents. The outcome used to name them ("it could mean ..."): ids the writer may not
+    read. Now only documents it could supersede are candidates, and the hr policies stay in force."""
+    import os
+
+    from services.cli.documents import to_source_document
+    from shared.keys import KEYS_FILE, KeyStore
+    from tests.support.mesh import bearer
+
+    tenant = "supersede-scoped"
+    mesh.key_for(tenant)
+    for name in ("returns-2025-eu.md", "returns-2025-us.md"):
+        text = OLD.replace("2025", f"2025 {name[13:15].upper()}")
+        (tmp_path / name).write_text(f"---\naccess_scopes: [hr]\n---\n{text}")
+    assert all(r.ok for r in ingest_paths(gateway, tenant, [str(tmp_path)]))
+    _, support = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE)).create(tenant, ["support"], "writer")
+    (tmp_path / "returns-2026.md").write_text(NEW)
+    request = gateway_pb2.IngestRequest(documents=[to_source_document(tmp_path / "returns-2026.md", "returns-2026.md")])
+    (result,) = raw.Ingest(request, metadata=bearer(support), timeout=120)
+    assert result.ok, result.error
+    outcome = {s.field: s.outcome for s in result.statements}["supersedes"]
+    assert outcome.startswith("not linked: no current stored document matches") and "2025" not in outcome
+    listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=30).documents
+    assert {d.document_id: d.effective_to for d in listed if "2025" in d.document_id} == {
+        "returns-2025-eu.md": "",
+        "returns-2025-us.md": "",
+    }
