@@ -2,11 +2,12 @@
 
 Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
 points into, and its structure tree. For Markdown and plain text that text is the decoded file;
-HTML, PDF, DOCX and JSON ticket threads get a rendered canonical text (formats/canonical.py).
+HTML, PDF, DOCX, JSON ticket threads and CSV/TSV tables get a rendered canonical text (formats/canonical.py).
 """
 
 import os
 
+from services.chunker.formats.delimited import CSV, TSV, parse_csv, parse_tsv
 from services.chunker.formats.docx import parse_docx
 from services.chunker.formats.html import parse_html
 from services.chunker.formats.pdf import parse_pdf
@@ -24,6 +25,8 @@ PARSERS = {
     "application/pdf": parse_pdf,
     DOCX: parse_docx,
     "application/json": parse_ticket_json,
+    CSV: parse_csv,
+    TSV: parse_tsv,
 }
 EXTENSIONS = {
     ".md": "text/markdown",
@@ -36,6 +39,8 @@ EXTENSIONS = {
     ".pdf": "application/pdf",
     ".docx": DOCX,
     ".json": "application/json",
+    ".csv": CSV,
+    ".tsv": TSV,
 }
 
 

@@ -78,6 +78,25 @@ def test_table_lookup_quotes_the_row(gateway, ingested):
     assert "Plan: Team; Monthly price: $79" in response.answer.text
 
 
+def test_a_csv_export_is_answered_from_its_row(gateway, tmp_path):
+    """A spreadsheet export (CSV) was refused as an unsupported content type; it is now one table whose
+    rows are read under their header."""
+    tenant = "csv-export"
+    (tmp_path / "office-contacts.csv").write_text(
+        "Office,City,Reception phone,Opening hours,Fire warden\n"
+        "Larkspur House,Dublin,+353 1 555 0101,08:00-18:00,Aoife Brennan\n"
+        'Quay Tower,Rotterdam,"+31 10 555 0199",07:30-17:30,Joost de Vries\n'
+        "Harbour Point,Lisbon,+351 21 555 0144,09:00-19:00,Inês Carvalho\n"
+    )
+    (result,) = ingest_paths(gateway, tenant, [str(tmp_path)])
+    assert result.ok and result.document_id == "office-contacts.csv", result.error
+    reply = ask(gateway, "reception phone number of the Lisbon office", tenant=tenant)
+    assert not reply.answer.abstained, reply.answer.reason
+    assert_citations_verifiable(reply)
+    assert reply.answer.citations[0].quote.startswith("| Harbour Point | Lisbon | +351 21 555 0144 |")
+    assert "Reception phone: +351 21 555 0144" in reply.answer.text
+
+
 def test_unanswerable_question_abstains_with_suggested_reading(gateway, ingested):
     response = ask(gateway, "what is the parental leave policy")
     assert response.answer.abstained and not response.answer.citations

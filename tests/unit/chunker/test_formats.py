@@ -280,3 +280,61 @@ def test_canonical_text_matches_chunk_offsets_for_every_example_format(chunker):
         meta, chunks = run(chunker, content, uri=name)
         assert meta.document_id == name and meta.version == "1"
         check_invariants(chunker, content, name, chunks)
+
+
+PLANS_CSV = (
+    b"Plan,Price per month,Support\r\n"
+    b'Starter,"$19, billed yearly",Community\r\n'
+    b'Team,$79,"Email,\r\n1 business day"\r\n'
+    b",,\r\n"
+)
+
+
+def test_csv_is_one_table_with_its_header_and_quoted_cells(chunker):
+    meta, chunks = run(chunker, PLANS_CSV, uri="pricing/plans.csv")
+    text = check_invariants(chunker, PLANS_CSV, "pricing/plans.csv", chunks)
+    assert meta.content_type == "text/csv" and meta.title == "plans"
+    # A delimiter inside quotes stays in its cell, a quoted line break becomes a space, an empty row is dropped.
+    assert text == (
+        "| Plan | Price per month | Support |\n| --- | --- | --- |\n"
+        "| Starter | $19, billed yearly | Community |\n| Team | $79 | Email, 1 business day |"
+    )
+    assert chunks[0].embed_text.startswith("plans\n")
+
+
+@pytest.mark.parametrize(
+    ("content", "uri"),
+    [
+        (b"Code;Meaning\nE-4412;Token expired\nE-4421;Quota exceeded\n", "errors.csv"),  # a European export
+        (b"Code\tMeaning\nE-4412\tToken expired\nE-4421\tQuota exceeded\n", "errors.tsv"),
+        (b"\xef\xbb\xbfCode,Meaning\nE-4412,Token expired\nE-4421,Quota exceeded\n", "errors.csv"),  # BOM
+    ],
+)
+def test_csv_delimiters_are_sniffed(content, uri):
+    assert canonical_text(content, uri) == (
+        "| Code | Meaning |\n| --- | --- |\n| E-4412 | Token expired |\n| E-4421 | Quota exceeded |"
+    )
+
+
+def test_a_long_csv_is_split_by_rows_with_the_header_in_every_piece(small_chunker):
+    rows = [f"R-{n:03d},Rotate the key of region {n} every {n % 7 + 1} days,ops-{n % 3}" for n in range(60)]
+    content = ("Runbook,Action,Owner\n" + "\n".join(rows) + "\n").encode()
+    _, chunks = run(small_chunker, content, uri="runbooks.csv")
+    check_invariants(small_chunker, content, "runbooks.csv", chunks)
+    assert len(chunks) > 3
+    assert all("| Runbook | Action | Owner |" in c.embed_text for c in chunks)
+    assert all(c.body.count("| R-") >= 1 for c in chunks)
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"a,b\n\x00\x01,2\n", "looks binary"),
+        (b"name,city\nJos\xe9,Li\xe8ge\n", "not valid UTF-8"),
+        (b",,\n , \n", "has no text"),
+    ],
+)
+def test_bad_csv_fails_alone_naming_the_file(chunker, content, needle):
+    with pytest.raises(InvalidArgument, match=needle) as err:
+        run(chunker, content, uri="export.csv")
+    assert "export.csv" in err.value.message
