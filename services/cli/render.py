@@ -104,7 +104,9 @@ def render_documents(documents) -> str:
         return "no documents stored for the tenant (or in a scope your key holds)"
     lines = []
     for d in documents:
-        valid = f"{d.effective_from[:10]} .. {d.effective_to[:10] if d.effective_to else 'open'}"
+        # 1970-01-01 is the chunker's default start: the document states no date.
+        start = "undated" if d.effective_from.startswith("1970-01-01") else d.effective_from[:10]
+        valid = f"{start} .. {d.effective_to[:10] if d.effective_to else 'open'}"
         lines.append(
             f"{d.document_id}@{d.version}  {d.chunks} chunks  valid {valid}  scopes {','.join(d.access_scopes)}"
         )
