@@ -7,7 +7,8 @@ is the answer with numbered markers [1], [2], ... and a Sources list; the same c
 character offsets, are in the completion's `citations` field. An abstention is a normal completion that
 says what is missing and lists suggested reading (also in `suggested_reading`). With `stream: true` the
 completion comes as server-sent events (chat.completion.chunk objects, then `data: [DONE]`); the gateway
-answers whole, so the chunks are the finished answer in pieces.
+answers whole, so the chunks are the finished answer in pieces. `access_scopes` (a ragmesh field: the openai
+client's `extra_body`) names scopes to read with besides public, each held by the key, as in /v1/ask.
 """
 
 import json
@@ -21,7 +22,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragmesh.client import RagmeshClient
+from ragmesh.client import Filters, RagmeshClient
 from ragmesh.v1 import gateway_pb2
 from services.http.deps import api_key, gateway
 from services.http.errors import ERROR_RESPONSES, HttpError
@@ -48,6 +49,11 @@ class ChatCompletionRequest(BaseModel):
     stream: bool = False
     # One answer per question: the funnel is deterministic, so n copies would say the same thing n times.
     n: int = Field(default=1, ge=1, le=1, description="must be 1: ragmesh gives one answer per question")
+    # ragmesh's own field (the openai client's `extra_body`): without it only public documents are read, so a key
+    # holding `hr` could not reach an hr document through this door at all.
+    access_scopes: list[str] = Field(
+        default=[], description="scopes to read with besides public; the API key must hold each (else 403)"
+    )
 
 
 def tenant_of(model: str) -> str:
@@ -182,7 +188,8 @@ def chat_completions(
 ) -> Any:
     tenant = tenant_of(body.model)
     question = question_of(body.messages)
-    reply = client.ask(question, tenant=tenant, api_key=key)  # before any event: errors keep their status
+    # Before any event, so that errors keep their status.
+    reply = client.ask(question, filters=Filters(access_scopes=body.access_scopes), tenant=tenant, api_key=key)
     created = int(time.time())
     if body.stream:
         return StreamingResponse(stream(reply, body.model, created), media_type="text/event-stream")

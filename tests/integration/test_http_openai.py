@@ -79,3 +79,26 @@ def test_models_and_errors(chat, ingested, front_door):
     anonymous = openai.OpenAI(base_url=f"{front_door}/v1", api_key="rmk_nosuchkey_secret", max_retries=0)
     with pytest.raises(openai.AuthenticationError):
         ask(anonymous, ANSWERED)
+
+
+def test_a_key_reads_its_scopes_when_the_request_names_them(front_door, mesh, ingested):
+    """Through this door only public documents could be read: an hr key could never reach an hr document."""
+    import os
+
+    from shared.keys import KEYS_FILE, KeyStore
+
+    keys = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))
+
+    def client(scopes) -> openai.OpenAI:
+        _, token = keys.create(TENANT, scopes, "reader")
+        return openai.OpenAI(base_url=f"{front_door}/v1", api_key=token, max_retries=0, timeout=120)
+
+    hr = client(["hr-confidential"])
+    question = "what is the retention bonus for engineers"
+    named = ask(hr, question, extra_body={"access_scopes": ["hr-confidential"]})
+    assert not named.model_extra["ragmesh"]["abstained"], named.choices[0].message.content
+    assert {c["document_id"] for c in named.model_extra["citations"]} == {"handbook/salary-bands"}
+    public = ask(hr, question)  # naming none reads public documents only, as /v1/ask does
+    assert "handbook/salary-bands" not in {c["document_id"] for c in public.model_extra["citations"]}
+    with pytest.raises(openai.PermissionDeniedError, match="hr-confidential"):
+        ask(client(["support"]), question, extra_body={"access_scopes": ["hr-confidential"]})
