@@ -97,3 +97,21 @@ def test_an_abstention_shows_suggested_reading(page, front_door, ingested, mesh)
     suggested.first.locator("a").click()
     expect(page.locator("#passage-document")).to_have_text(first["meta"]["document_id"])
     expect(page.locator("#passage-section mark#cited-span")).to_have_text(first["body"])
+
+
+def test_a_reviewer_names_scopes_to_read_and_open_confidential_passages(page, front_door, ingested, mesh):
+    """The page read public documents only, so an hr reviewer could neither get nor open an hr answer."""
+    from shared.keys import KEYS_FILE, KeyStore
+
+    _, token = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE)).create(TENANT, ["hr-confidential"], "reader")
+    page.goto(f"{front_door}/review")
+    page.fill("#api-key", token)
+    page.fill("#scopes", "hr-confidential")
+    reply = ask(page, "what is the retention bonus for engineers")
+    assert {c["document_id"] for c in reply["answer"]["citations"]} == {"handbook/salary-bands"}, reply["answer"]
+    with page.expect_response(lambda r: "/v1/chunks/" in r.url) as response:
+        page.click("#answer-text a.cite[data-index='1']")
+    assert response.value.ok and "access_scopes=hr-confidential" in response.value.url
+    expect(page.locator("#passage-document")).to_have_text("handbook/salary-bands")
+    page.fill("#scopes", "")  # the page keeps it for the next visit; the other tests read public only
+    page.locator("#scopes").dispatch_event("change")

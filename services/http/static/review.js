@@ -11,6 +11,14 @@ $("api-key").value = localStorage.getItem("ragmesh-api-key") || "";
 $("tenant").value = localStorage.getItem("ragmesh-tenant") || "";
 $("api-key").addEventListener("change", () => localStorage.setItem("ragmesh-api-key", $("api-key").value.trim()));
 $("tenant").addEventListener("change", () => localStorage.setItem("ragmesh-tenant", $("tenant").value.trim()));
+$("scopes").value = localStorage.getItem("ragmesh-scopes") || "";
+$("scopes").addEventListener("change", () => localStorage.setItem("ragmesh-scopes", $("scopes").value.trim()));
+
+// The scopes to read with besides public (comma-separated; the key must hold each): an hr reviewer reads hr
+// documents, and opens their passages, only by naming hr.
+function scopes() {
+  return $("scopes").value.split(",").map((s) => s.trim()).filter((s) => s);
+}
 
 async function call(method, path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -53,8 +61,11 @@ function citedSpan(view, citation) {
 }
 
 async function showPassage(chunkId, citation) {
+  const params = new URLSearchParams();
   const tenant = $("tenant").value.trim();
-  const query = tenant ? `?tenant_id=${encodeURIComponent(tenant)}` : "";
+  if (tenant) params.append("tenant_id", tenant);
+  for (const scope of scopes()) params.append("access_scopes", scope);
+  const query = params.toString() ? `?${params}` : "";
   let view;
   try {
     view = await call("GET", `/v1/chunks/${encodeURIComponent(chunkId)}${query}`);
@@ -151,7 +162,11 @@ $("ask-form").addEventListener("submit", async (event) => {
   $("ask").disabled = true;
   resetFeedback();
   try {
-    current = await call("POST", "/v1/ask", { question, tenant_id: $("tenant").value.trim() });
+    current = await call("POST", "/v1/ask", {
+      question,
+      tenant_id: $("tenant").value.trim(),
+      filters: { access_scopes: scopes() },
+    });
     renderAnswer(current);
     say(current.answer.abstained ? "The system abstained." : `Answered with ${current.answer.citations.length} citation(s).`);
   } catch (err) {
