@@ -1,6 +1,7 @@
 """Starts the six stages as separate processes on loopback, waits for SERVING, stops them by pid; optionally
 the HTTP front door as a seventh process (ready when its /readyz says the gateway answers)."""
 
+import fcntl
 import os
 import random
 import signal
@@ -100,6 +101,40 @@ def stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
+LOCK_FILE = "mesh.lock"
+
+
+class DataDirLock:
+    """One mesh per data dir: two would share one index, answer log and key store behind each other's backs
+    (each indexer's and retriever's in-memory state would go stale), and a second `ragmesh up` run by mistake
+    on free ports would start without a word. An flock is released by the kernel when its holder dies, so a
+    crashed launcher never leaves a stale lock; the file records the holder's pid for the message."""
+
+    def __init__(self, data_dir: str):
+        self.path = os.path.join(data_dir, LOCK_FILE)
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise MeshError(
+                f"another mesh (launcher pid {holder}) is running on the data dir {os.path.dirname(self.path)}; "
+                "stop it, or give this one its own --data-dir"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the last descriptor releases the flock
+            self._fd = None
+
+
 class Mesh:
     def __init__(
         self,
@@ -122,6 +157,7 @@ class Mesh:
         self.extra_env = extra_env or {}
         self.processes: dict[str, subprocess.Popen] = {}
         self._keys: dict[str, str] = {}
+        self._lock = DataDirLock(self.data_dir)
 
     @classmethod
     def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
@@ -182,10 +218,11 @@ class Mesh:
 
     def start(self, timeout: float = 180.0) -> None:
         os.makedirs(self.data_dir, exist_ok=True)
-        self.key_for(DEFAULT_TENANT)  # `ragmesh up` and `make demo` work with no key step
-        for stage in START_ORDER:
-            self.start_stage(stage)
+        self._lock.acquire()
         try:
+            self.key_for(DEFAULT_TENANT)  # `ragmesh up` and `make demo` work with no key step
+            for stage in START_ORDER:
+                self.start_stage(stage)
             self.wait_serving(timeout)
             if HTTP in self.start_order:
                 self.start_stage(HTTP)
@@ -274,6 +311,7 @@ class Mesh:
         for stage in front:
             self.stop_stage(stage, timeout)
         self.stop_stages([stage for stage in reversed(self.start_order) if stage not in front], timeout)
+        self._lock.release()
 
     def __enter__(self) -> "Mesh":
         self.start()

@@ -128,3 +128,13 @@ def test_a_file_replacing_another_of_the_same_run_is_reported(mesh, tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "FAILED i.md: shared/id@1 was also given by a.md earlier in this run" in done.stdout
     assert "8 documents ingested, 1 failed" in done.stdout
+
+
+def test_a_second_mesh_on_a_data_dir_in_use_is_refused(mesh):
+    """`ragmesh up --free-ports` on a data dir a running mesh uses started a second mesh over the same index,
+    answer log and keys without a word."""
+    argv = [sys.executable, "-m", "services.cli.main", "up", "--free-ports", "--data-dir", mesh.data_dir]
+    done = subprocess.run(argv, cwd=ROOT_DIR, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"another mesh (launcher pid {os.getpid()}) is running on the data dir {mesh.data_dir}" in done.stderr
+    assert "SERVING" not in done.stdout
