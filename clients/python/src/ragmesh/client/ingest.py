@@ -47,7 +47,8 @@ def _timed_out(doc: common_pb2.SourceDocument, seconds_per_document: float) -> g
         error_code=grpc.StatusCode.DEADLINE_EXCEEDED.name,
         error=(
             f"{name} ({len(doc.content)} bytes) was not indexed within the call's deadline "
-            f"({seconds_per_document:g} s per document); the indexer stops such a document without writing it: "
-            "ingest it again with a longer timeout"
+            f"({seconds_per_document:g} s per document); the indexer stops such a document without writing it "
+            "(unless the deadline passed during the write itself): ingest it again with a longer timeout, which "
+            "replaces whatever was written"
         ),
     )
