@@ -131,6 +131,9 @@ def test_ticket_threads_get_one_section_per_message(chunker):
         (b"%PDF-1.7 ...", "scan.pdf", "not a readable PDF"),
         (b"PK\x03\x04 not a zip", "doc.xyz", "unsupported content type"),
         (b"---\ntitle: only\n---\n", "front.md", "no text"),
+        (b"a,b\n\x00\x01,2\n", "export.csv", "binary"),
+        (b"name,city\nJos\xe9,Li\xe8ge\n", "export.csv", "not valid UTF-8"),
+        (b",,\n , \n", "export.csv", "has no text"),
     ],
 )
 def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, needle):

@@ -324,17 +324,3 @@ def test_a_long_csv_is_split_by_rows_with_the_header_in_every_piece(small_chunke
     assert len(chunks) > 3
     assert all("| Runbook | Action | Owner |" in c.embed_text for c in chunks)
     assert all(c.body.count("| R-") >= 1 for c in chunks)
-
-
-@pytest.mark.parametrize(
-    ("content", "needle"),
-    [
-        (b"a,b\n\x00\x01,2\n", "looks binary"),
-        (b"name,city\nJos\xe9,Li\xe8ge\n", "not valid UTF-8"),
-        (b",,\n , \n", "has no text"),
-    ],
-)
-def test_bad_csv_fails_alone_naming_the_file(chunker, content, needle):
-    with pytest.raises(InvalidArgument, match=needle) as err:
-        run(chunker, content, uri="export.csv")
-    assert "export.csv" in err.value.message
