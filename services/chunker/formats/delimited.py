@@ -20,6 +20,9 @@ CSV = "text/csv"
 TSV = "text/tab-separated-values"
 _SNIFF_BYTES = 64 * 1024
 _DELIMITERS = ",;\t|"
+# The csv module refuses a cell over 128 KiB by default; a knowledge-base export's article body can be longer, and
+# the chunker's own document size limit already bounds the whole file.
+csv.field_size_limit(2**31 - 1)
 
 
 def _dialect(text: str, default: str) -> type[csv.Dialect] | csv.Dialect:

@@ -316,6 +316,12 @@ def test_csv_delimiters_are_sniffed(content, uri):
     )
 
 
+def test_a_csv_cell_longer_than_the_csv_modules_default_limit_is_read():
+    body = "The article body. " * 12_000  # 216 KB in one cell, as a knowledge-base export writes an article
+    text = canonical_text(f'title,body\nReset a password,"{body}"\n'.encode(), "kb.csv")
+    assert text.endswith(f"| Reset a password | {body.strip()} |")
+
+
 def test_a_long_csv_is_split_by_rows_with_the_header_in_every_piece(small_chunker):
     rows = [f"R-{n:03d},Rotate the key of region {n} every {n % 7 + 1} days,ops-{n % 3}" for n in range(60)]
     content = ("Runbook,Action,Owner\n" + "\n".join(rows) + "\n").encode()
