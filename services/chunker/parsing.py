@@ -2,7 +2,8 @@
 
 Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
 points into, and its structure tree. For Markdown and plain text that text is the decoded file;
-HTML, PDF, DOCX, JSON ticket threads and CSV/TSV tables get a rendered canonical text (formats/canonical.py).
+HTML, PDF, DOCX, JSON ticket threads, CSV/TSV tables and XLSX workbooks get a rendered canonical text
+(formats/canonical.py).
 """
 
 import os
@@ -13,6 +14,7 @@ from services.chunker.formats.html import parse_html
 from services.chunker.formats.pdf import parse_pdf
 from services.chunker.formats.text import parse_markdown_file, parse_text_file
 from services.chunker.formats.tickets import parse_ticket_json
+from services.chunker.formats.xlsx import XLSX, parse_xlsx
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
@@ -27,6 +29,7 @@ PARSERS = {
     "application/json": parse_ticket_json,
     CSV: parse_csv,
     TSV: parse_tsv,
+    XLSX: parse_xlsx,
 }
 EXTENSIONS = {
     ".md": "text/markdown",
@@ -41,6 +44,7 @@ EXTENSIONS = {
     ".json": "application/json",
     ".csv": CSV,
     ".tsv": TSV,
+    ".xlsx": XLSX,
 }
 
 

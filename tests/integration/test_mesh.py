@@ -97,6 +97,29 @@ def test_a_csv_export_is_answered_from_its_row(gateway, tmp_path):
     assert "Reception phone: +351 21 555 0144" in reply.answer.text
 
 
+def test_an_excel_workbook_is_answered_from_a_row_of_its_sheet(gateway, tmp_path):
+    """XLSX was refused as an unsupported content type; each visible sheet is now a section holding its table."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.title = "Parking"
+    for row in (
+        ("Office", "Garage", "Visitor spaces", "Entry code"),
+        ("Larkspur House", "Zephyr level 3", 12, "4471"),
+        ("Quay Tower", "Basement B2", 30, "9902"),
+    ):
+        book.active.append(row)
+    book.save(tmp_path / "facilities.xlsx")
+    tenant = "xlsx-workbook"
+    (result,) = ingest_paths(gateway, tenant, [str(tmp_path)])
+    assert result.ok and result.document_id == "facilities.xlsx", result.error
+    reply = ask(gateway, "how many visitor parking spaces does Quay Tower have", tenant=tenant)
+    assert not reply.answer.abstained, reply.answer.reason
+    assert_citations_verifiable(reply)
+    cited = reply.answer.citations[0]
+    assert cited.heading_path == ["Parking"] and cited.quote.startswith("| Quay Tower | Basement B2 | 30 |")
+
+
 def test_unanswerable_question_abstains_with_suggested_reading(gateway, ingested):
     response = ask(gateway, "what is the parental leave policy")
     assert response.answer.abstained and not response.answer.citations

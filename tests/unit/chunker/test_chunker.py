@@ -30,6 +30,31 @@ Consumers may request a refund within 14 days of purchase.
 """
 
 
+def _docx_bytes() -> bytes:
+    import io
+
+    import docx
+
+    out = io.BytesIO()
+    docx.Document().save(out)
+    return out.getvalue()
+
+
+def _empty_workbook() -> bytes:
+    """Only an empty sheet and a hidden one with text."""
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    hidden = book.create_sheet("Lookups")
+    hidden["A1"] = "internal"
+    hidden.sheet_state = "hidden"
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
 def run(chunker, content, uri="doc.md", **meta):
     return chunker.run(
         content if isinstance(content, bytes) else content.encode(),
@@ -134,6 +159,9 @@ def test_ticket_threads_get_one_section_per_message(chunker):
         (b"a,b\n\x00\x01,2\n", "export.csv", "binary"),
         (b"name,city\nJos\xe9,Li\xe8ge\n", "export.csv", "not valid UTF-8"),
         (b",,\n , \n", "export.csv", "has no text"),
+        (b"PK\x03\x04 not a zip", "book.xlsx", "not a readable XLSX"),
+        (_docx_bytes(), "book.xlsx", "not a readable XLSX"),  # a zip, but a Word document
+        (_empty_workbook(), "book.xlsx", "no text in a visible sheet"),
     ],
 )
 def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, needle):

@@ -330,3 +330,44 @@ def test_a_long_csv_is_split_by_rows_with_the_header_in_every_piece(small_chunke
     assert len(chunks) > 3
     assert all("| Runbook | Action | Owner |" in c.embed_text for c in chunks)
     assert all(c.body.count("| R-") >= 1 for c in chunks)
+
+
+def _workbook() -> bytes:
+    import datetime
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    prices = book.active
+    prices.title = "Price list"
+    # The table starts at C3, as spreadsheets often do; the empty rows and columns around it are dropped.
+    prices["C3"], prices["D3"], prices["E3"] = "Plan", "Monthly price", "Renews"
+    prices["C4"], prices["D4"], prices["E4"] = "Team", 79.0, datetime.datetime(2026, 3, 1)
+    prices["C5"], prices["D5"], prices["E5"] = "Business", 199.5, datetime.datetime(2026, 3, 1, 9, 30)
+    prices["C6"], prices["D6"], prices["E6"] = "Trial", True, None
+    lookups = book.create_sheet("Lookups")
+    lookups["A1"] = "internal margin 42%"
+    lookups.sheet_state = "hidden"
+    book.create_sheet("Empty")
+    contacts = book.create_sheet("Contacts")
+    contacts.append(["Office", "Phone"])
+    contacts.append(["Dublin", "+353 1 555 0101"])
+    book.properties.title = "Pricing workbook"
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_xlsx_sheets_are_sections_holding_one_table_each(chunker):
+    content = _workbook()
+    meta, chunks = run(chunker, content, uri="sales/pricing.xlsx")
+    text = check_invariants(chunker, content, "sales/pricing.xlsx", chunks)
+    assert meta.title == "Pricing workbook" and meta.content_type.endswith("spreadsheetml.sheet")
+    assert text == (
+        "# Price list\n\n| Plan | Monthly price | Renews |\n| --- | --- | --- |\n"
+        "| Team | 79 | 2026-03-01 |\n| Business | 199.5 | 2026-03-01 09:30:00 |\n| Trial | TRUE |  |\n\n"
+        "# Contacts\n\n| Office | Phone |\n| --- | --- |\n| Dublin | +353 1 555 0101 |"
+    )
+    assert "margin" not in text  # a hidden sheet is not read
+    by_sheet = {c.heading_path[0]: c for c in chunks}
+    assert set(by_sheet) == {"Price list", "Contacts"} and "| Dublin |" in by_sheet["Contacts"].body
