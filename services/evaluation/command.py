@@ -25,7 +25,7 @@ from services.evaluation.cases import (
     load_cases,
 )
 from services.evaluation.report import HEADLINE, build_report, write_report
-from services.evaluation.runner import ask_case, search_case
+from services.evaluation.runner import ask_case, search_case, within_rate_limit
 from shared.calibration import AnswerDecision
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
@@ -135,6 +135,17 @@ def run(args) -> int:
     out = write_report(report, args.out, threshold)
     _print_summary(report)
     print(f"report: {out / 'report.md'}")
+    errors = [r for r in results if r.triage == "error"]
+    if errors:
+        print(
+            f"eval: {len(errors)} of {len(results)} cases failed with an error (first: {errors[0].abstain_reason}); "
+            "the report counts them as failed answers",
+            file=sys.stderr,
+        )
+        if args.gate or args.write_baseline:
+            # Figures a broken run produced would pass or fail the gate, or become the baseline, for no reason.
+            print("eval: no gate is judged and no baseline written from a run with errors", file=sys.stderr)
+            return 1
     if args.write_baseline:
         gate.write_baseline(args.write_baseline, report, HEADLINE, args.reason or "")
         print(f"baseline written to {args.write_baseline}")
@@ -202,10 +213,11 @@ def evaluate(
 
 def _threshold(stub, cases) -> float | None:
     """The gateway's abstention threshold, as it reports it, for the score plot."""
-    for case in cases:
-        response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question), timeout=60)
-        return response.abstain_threshold
-    return None
+    if not cases:
+        return None
+    request = gateway_pb2.AskRequest(tenant_id=cases[0].tenant, question=cases[0].question)
+    response, _ = within_rate_limit(lambda: stub.Ask(request, timeout=60))
+    return response.abstain_threshold
 
 
 def _print_summary(report: dict) -> None:
