@@ -25,11 +25,12 @@ from services.evaluation.cases import (
     load_cases,
 )
 from services.evaluation.report import HEADLINE, build_report, write_report
-from services.evaluation.runner import ask_case, search_case, within_rate_limit
+from services.evaluation.runner import ask_case, search_case
 from shared.calibration import AnswerDecision
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
 from shared.model import RETRIEVAL_MODES
+from shared.ratelimit import within_rate_limit
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 

@@ -8,30 +8,8 @@ import grpc
 from services.evaluation.cases import EvalCase, Gold
 from services.gateway.policy import GATE_REASONS
 from shared.convert import mode_to_pb
+from shared.ratelimit import within_rate_limit
 from shared.stubs import gateway_pb2
-
-# The gateway's per-key token bucket refuses a caller that outpaces it with RESOURCE_EXHAUSTED ("retry in ..."): on
-# a fast machine the sample set's serial Asks ran past 50/s and a quarter of the cases were refused and counted
-# as failures. The harness waits and asks again, so a run measures answers, not the rate limit.
-RATE_LIMIT_ATTEMPTS = 10
-RATE_LIMIT_FIRST_WAIT = 0.02
-RATE_LIMIT_MAX_WAIT = 2.0
-
-
-def within_rate_limit(call):
-    """call()'s response and the seconds the call that answered took; RESOURCE_EXHAUSTED is waited out with
-    exponential backoff, RATE_LIMIT_ATTEMPTS times at most; any other error is raised."""
-    wait = RATE_LIMIT_FIRST_WAIT
-    for attempt in range(1, RATE_LIMIT_ATTEMPTS + 1):
-        started = time.perf_counter()
-        try:
-            return call(), time.perf_counter() - started
-        except grpc.RpcError as err:
-            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or attempt == RATE_LIMIT_ATTEMPTS:
-                raise
-        time.sleep(wait)
-        wait = min(wait * 2, RATE_LIMIT_MAX_WAIT)
-    raise AssertionError("unreachable")
 
 
 @dataclasses.dataclass

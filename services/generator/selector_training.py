@@ -29,13 +29,15 @@ from services.evaluation.cases import EvalCase, load_cases
 from services.evaluation.runner import cites_gold
 from services.generator import selection
 from shared import convert
+from shared.ratelimit import within_rate_limit
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 
 def record_contexts(stub, cases: list[EvalCase], timeout: float) -> list[dict]:
     rows = []
     for n, case in enumerate(cases, start=1):
-        response = stub.Ask(gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question), timeout=timeout)
+        request = gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question)
+        response, _ = within_rate_limit(lambda: stub.Ask(request, timeout=timeout))  # noqa: B023 - called at once
         rows.append({"id": case.case_id, "context": [MessageToDict(p) for p in response.context]})
         if n % 50 == 0 or n == len(cases):
             print(f"recorded {n}/{len(cases)} contexts", file=sys.stderr, flush=True)

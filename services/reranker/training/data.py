@@ -17,6 +17,7 @@ import json
 import random
 from pathlib import Path
 
+from shared.ratelimit import within_rate_limit
 from shared.text import sentence_spans
 
 
@@ -49,12 +50,10 @@ def retrieve(stub, tenant: str, query: str, depth: int, timeout: float = 60.0) -
     from services.reranker.cross_encoder import rerank_text
     from shared.stubs import gateway_pb2, retriever_pb2
 
-    response = stub.Search(
-        gateway_pb2.SearchRequest(
-            tenant_id=tenant, query=query, top_k=depth * 2, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
-        ),
-        timeout=timeout,
+    request = gateway_pb2.SearchRequest(
+        tenant_id=tenant, query=query, top_k=depth * 2, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
     )
+    response, _ = within_rate_limit(lambda: stub.Search(request, timeout=timeout))
     seen: dict[str, Candidate] = {}
     for result in response.results:
         doc = result.chunk.meta.document_id
@@ -216,12 +215,10 @@ def mine_headings(gateway, chunker, documents, tenant: str, depth: int, progress
             if not chunk.heading_path or not chunk.body.strip():
                 continue
             query = chunk.heading_path[-1]
-            response = gateway.Search(
-                gateway_pb2.SearchRequest(
-                    tenant_id=tenant, query=query, top_k=depth, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
-                ),
-                timeout=60,
+            request = gateway_pb2.SearchRequest(
+                tenant_id=tenant, query=query, top_k=depth, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
             )
+            response, _ = within_rate_limit(lambda: gateway.Search(request, timeout=60))  # noqa: B023 - called at once
             found = [
                 Candidate(r.chunk.chunk_id, _without_headings(r.chunk), rank)
                 for rank, r in enumerate(response.results, start=1)
