@@ -51,6 +51,12 @@ class DeadlineExceeded(RagmeshError):
     code = grpc.StatusCode.DEADLINE_EXCEEDED
 
 
+class Aborted(RagmeshError):
+    """A concurrent change got there first and nothing was done; sending the request again is safe."""
+
+    code = grpc.StatusCode.ABORTED
+
+
 def require(value, field: str) -> None:
     """Reject empty required request fields with a message that names them."""
     if not value:

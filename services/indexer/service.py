@@ -1,6 +1,7 @@
 """The indexer component: embeds new chunks and writes a document version through the index backend."""
 
 import logging
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -19,6 +20,11 @@ log = logging.getLogger("ragmesh.indexer")
 # New chunks embedded between two checks that the caller still waits: a large document whose caller gave up
 # stops within one slice (seconds) instead of embedding for minutes and writing what nobody was told of.
 EMBED_SLICE = 16
+# Writes of one document take turns (striped locks: a fixed set, whatever the number of documents). An upsert
+# embeds only the chunks not stored when it looked, so a concurrent write or delete of the same document in
+# between left it without a vector for a chunk that had gone: it failed with an internal KeyError. Across
+# indexer processes the backends refuse such a write whole with ABORTED (shared/index/base.new_chunk_vector).
+DOCUMENT_LOCKS = 64
 
 
 class DocumentIndexer:
@@ -27,6 +33,10 @@ class DocumentIndexer:
         self.embedder = embedder
         # The maxsim reranker's view vectors (off only to measure what they cost: loadtest/bench_maxsim.py).
         self.store_views = store_views
+        self._locks = [threading.Lock() for _ in range(DOCUMENT_LOCKS)]
+
+    def _document_lock(self, tenant_id: str, document_id: str) -> threading.Lock:
+        return self._locks[hash((tenant_id, document_id)) % DOCUMENT_LOCKS]
 
     def warm_up(self) -> None:
         self.index.warm_up()
@@ -49,6 +59,12 @@ class DocumentIndexer:
         require(meta.tenant_id, "meta.tenant_id")
         require(meta.document_id, "meta.document_id")
         require(meta.version, "meta.version")
+        with self._document_lock(meta.tenant_id, meta.document_id):
+            return self._upsert(meta, chunks, held_scopes, caller_waits)
+
+    def _upsert(
+        self, meta: DocumentMeta, chunks: list[Chunk], held_scopes: list[str] | None, caller_waits: Callable[[], bool]
+    ) -> UpsertResult:
         self._check_scopes(meta.tenant_id, meta.document_id, held_scopes, "replace")
         window = self.embedder.spec.max_tokens
         for chunk in chunks:
@@ -97,8 +113,9 @@ class DocumentIndexer:
     def delete(self, tenant_id: str, document_id: str, held_scopes: list[str] | None = None) -> int:
         require(tenant_id, "tenant_id")
         require(document_id, "document_id")
-        self._check_scopes(tenant_id, document_id, held_scopes, "delete")
-        return self.index.delete_document(tenant_id, document_id)
+        with self._document_lock(tenant_id, document_id):
+            self._check_scopes(tenant_id, document_id, held_scopes, "delete")
+            return self.index.delete_document(tenant_id, document_id)
 
     def erase(self, tenant_id: str, document_id: str | None, held_scopes: list[str] | None = None) -> IndexErasure:
         """A document (every version) or, with `document_id` None, the whole tenant, out of every index
@@ -109,17 +126,19 @@ class DocumentIndexer:
                 raise PermissionDenied(
                     f"erasing all of tenant {tenant_id!r} needs a key holding every access scope ('{ALL_SCOPES}')"
                 )
-        else:
+            return erase(self.index, tenant_id, None)
+        with self._document_lock(tenant_id, document_id):
             self._check_scopes(tenant_id, document_id, held_scopes, "erase")
-        return erase(self.index, tenant_id, document_id)
+            return erase(self.index, tenant_id, document_id)
 
     def supersede(self, tenant_id: str, document_id: str, effective_to: str, held_scopes: list[str] | None) -> int:
         """Ends a document's versions in force at `effective_to` (another document replaces it)."""
         require(tenant_id, "tenant_id")
         require(document_id, "document_id")
         require(effective_to, "effective_to")
-        self._check_scopes(tenant_id, document_id, held_scopes, "supersede")
-        return close_document(self.index, tenant_id, document_id, effective_to)
+        with self._document_lock(tenant_id, document_id):
+            self._check_scopes(tenant_id, document_id, held_scopes, "supersede")
+            return close_document(self.index, tenant_id, document_id, effective_to)
 
     def _check_scopes(self, tenant_id: str, document_id: str, held: list[str] | None, action: str) -> None:
         """A guarded caller may replace or delete a document only when it holds every scope the

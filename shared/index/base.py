@@ -7,6 +7,7 @@ from typing import Protocol, TypeAlias
 
 import numpy as np
 
+from shared.errors import Aborted
 from shared.model import Chunk, DocumentMeta, SearchFilters
 
 
@@ -28,6 +29,19 @@ class UpsertResult:
 # One stored document version with its vectors: what export yields and bulk_add takes, so an index
 # moves to another backend without re-embedding.
 DocumentVersion: TypeAlias = tuple[DocumentMeta, list[Chunk], dict[str, np.ndarray]]
+
+
+def new_chunk_vector(vectors: dict[str, np.ndarray], chunk: Chunk, meta: DocumentMeta) -> np.ndarray:
+    """The embedding of a chunk the write must insert. The caller embedded only the chunks not stored when it
+    looked (existing_chunk_ids); one that is missing was stored then and has been removed since, by a concurrent
+    write or delete of the document, so this write is refused whole instead of failing on a KeyError."""
+    vector = vectors.get(chunk.chunk_id)
+    if vector is None:
+        raise Aborted(
+            f"{meta.document_id}@{meta.version}: chunk {chunk.chunk_id} was stored when this write began and "
+            "was removed by a concurrent write or delete of the document; nothing was written: send it again"
+        )
+    return np.asarray(vector, dtype=np.float32)
 
 
 class IndexBackend(Protocol):

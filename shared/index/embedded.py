@@ -27,7 +27,7 @@ import numpy as np
 from shared import config
 from shared.errors import FailedPrecondition
 from shared.index import fts_bm25
-from shared.index.base import DocumentVersion, SearchHit, UpsertResult
+from shared.index.base import DocumentVersion, SearchHit, UpsertResult, new_chunk_vector
 from shared.index.lexical import search_phrases
 from shared.model import (
     PUBLIC_SCOPE,
@@ -238,7 +238,7 @@ class EmbeddedIndex:
                     touched.append(kept[0])
                     unchanged += 1
                     continue
-                vector = np.asarray(vectors[chunk.chunk_id], dtype=np.float32)
+                vector = new_chunk_vector(vectors, chunk, meta)
                 cur = conn.execute(
                     "INSERT INTO chunks (chunk_id, tenant_id, document_id, version, effective_from, "
                     "effective_to, access_scopes, source_uri, content_type, title, source_sha256, "

@@ -19,7 +19,7 @@ from opensearchpy.exceptions import RequestError, TransportError
 
 from shared.config import MeshSettings
 from shared.errors import FailedPrecondition, Unavailable
-from shared.index.base import DocumentVersion, SearchHit, UpsertResult
+from shared.index.base import DocumentVersion, SearchHit, UpsertResult, new_chunk_vector
 from shared.index.lexical import search_phrases
 from shared.model import (
     PUBLIC_SCOPE,
@@ -229,7 +229,7 @@ class OpenSearchIndex:
                 actions.append({"_op_type": "update", "_id": chunk.chunk_id, "doc": doc})
                 unchanged += 1
                 continue
-            vector = np.asarray(vectors[chunk.chunk_id], dtype=np.float32)
+            vector = new_chunk_vector(vectors, chunk, meta)
             self._ensure_vector_field(len(vector))
             actions.append(
                 {

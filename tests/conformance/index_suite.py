@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from shared.embedding.views import pack, unpack
-from shared.errors import FailedPrecondition
+from shared.errors import Aborted, FailedPrecondition
 from shared.model import Chunk, DocumentMeta, SearchFilters, ViewVectors
 
 MODEL_ID = "test/model"
@@ -115,6 +115,19 @@ class IndexConformance:
             (v.document_id, v.version, v.chunks, v.access_scopes, v.source_uri) for v in list_documents(index, "acme")
         ]
         assert listed == [("d", "1", 2, ["hr"], "d.md"), ("d", "2", 1, ["finance", "public"], "d.md")]
+
+    def test_a_write_whose_stored_chunks_were_removed_meanwhile_is_aborted_whole(self, index):
+        """Another indexer process replaced the version between this write's look-up and its write."""
+        m = meta(doc="race")
+        write(index, m, [("alpha", unit(1)), ("beta", unit(0, 1))])
+        mine = [chunk(m, 0, "alpha"), chunk(m, 1, "gamma")]
+        stored = index.existing_chunk_ids(m, MODEL_ID)  # alpha: stored, so not embedded again
+        vectors = {c.chunk_id: unit(1, 1) for c in mine if c.chunk_id not in stored}
+        write(index, m, [("delta", unit(0, 0, 1))])  # the concurrent write
+        with pytest.raises(Aborted, match="race@1: chunk .* removed by a concurrent write"):
+            index.replace_document_version(m, mine, vectors, MODEL_ID)
+        index.refresh()
+        assert [h.chunk.body for h in index.bm25("acme", "alpha gamma delta", self.ANY, 10)] == ["delta"]
 
     def test_upsert_is_idempotent(self, index):
         docs = [("refunds within 14 days", unit(1, 0)), ("invoices are monthly", unit(0, 1))]
