@@ -168,12 +168,6 @@ def caller_reads_any(scopes) -> bool:
     return key is None or any(key.holds(s) for s in scopes)
 
 
-def caller_holds_all(scopes) -> bool:
-    """Whether the calling key holds every one of `scopes` (always, with authentication off)."""
-    key = CALLER.get()
-    return key is None or all(key.holds(s) for s in scopes)
-
-
 class AuthInterceptor(grpc.ServerInterceptor):
     """Runs inside the server's error mapping, so the domain errors raised
     here reach the caller with their own status."""

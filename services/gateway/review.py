@@ -7,7 +7,7 @@ import os
 import sqlite3
 
 from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
-from services.gateway.auth import caller_holds_all
+from services.gateway.auth import unheld_scopes
 from shared.errors import FailedPrecondition, InvalidArgument
 from shared.names import check_tenant_id
 from shared.stubs import gateway_pb2
@@ -31,7 +31,7 @@ class FeedbackReview:
         return [
             row
             for row in self._log().feedback_rows(since)
-            if row["tenant_id"] == tenant_id and caller_holds_all(json.loads(row["access_scopes"]))
+            if row["tenant_id"] == tenant_id and not unheld_scopes(json.loads(row["access_scopes"]))
         ]
 
     def list_feedback(self, request: gateway_pb2.ListFeedbackRequest) -> gateway_pb2.ListFeedbackResponse:

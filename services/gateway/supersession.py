@@ -5,7 +5,7 @@ document or several is reported and left alone. Every statement comes back in th
 outcome, for the operator to confirm or to override with front matter."""
 
 from services.chunker.supersession import SOURCE_FRONT_MATTER, match_replaced
-from services.gateway.auth import caller_guard, caller_holds_all
+from services.gateway.auth import caller_guard, unheld_scopes
 from shared.clients import StageCallError, StageClient
 from shared.model import utc_now
 from shared.stubs import common_pb2, indexer_pb2
@@ -44,7 +44,7 @@ def _stored(indexer: StageClient, meta, context) -> tuple[list[dict], list]:
         for v in indexer.call(
             "ListDocuments", indexer_pb2.IndexerListDocumentsRequest(tenant_id=meta.tenant_id), context
         ).documents
-        if caller_holds_all(v.access_scopes)
+        if not unheld_scopes(v.access_scopes)
     ]
     earlier = [v for v in listed if v.document_id == meta.document_id and v.version != meta.version and v.effective_to]
     found: dict[str, dict] = {}
