@@ -40,3 +40,10 @@ def test_a_lock_held_by_a_process_that_died_is_free(tmp_path):
     lock.acquire()
     assert (tmp_path / LOCK_FILE).read_text() == str(os.getpid())
     lock.release()
+
+
+def test_a_data_dir_that_cannot_be_written_is_a_mesh_error_not_a_traceback(tmp_path):
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("")
+    with pytest.raises(MeshError, match="data dir cannot be written .*Not a directory"):
+        DataDirLock(str(not_a_dir)).acquire()
