@@ -18,6 +18,7 @@ from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
 from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
+from services.gateway.scope_readers import ScopeReaders
 from shared.calibration import AnswerDecision
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
@@ -76,6 +77,8 @@ class Funnel:
         self.reranker = client("reranker", reranker_pb2_grpc.RerankerStub)
         self.generator = client("generator", generator_pb2_grpc.GeneratorStub)
         self.decision = decision  # when an answer is given: the calibrated threshold and its second level
+        # Warns at ingest of a scope no key of the tenant holds (set by the server from its key store).
+        self.scope_readers = ScopeReaders(None)
         self.candidates = candidates
         self.rerank_top_n = rerank_top_n
         self.context_passages = context_passages
@@ -177,6 +180,8 @@ class Funnel:
         result.chunks_removed = upserted.chunks_removed
         # What the document says it replaces closes the replaced document (reported, never silent).
         result.statements.extend(supersession.link(self.indexer, chunked.meta, chunked.statements, context))
+        source = "request" if document.meta.access_scopes else "front matter"
+        result.statements.extend(self.scope_readers.warnings(tenant_id, chunked.meta.access_scopes, source))
         return result
 
     # ---- search and ask -------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from services.gateway.erasure import REPORTS_DIR, Eraser, pseudonym_map_store
 from services.gateway.funnel import Funnel
 from services.gateway.limits import RequestLimits
 from services.gateway.review import FeedbackReview
+from services.gateway.scope_readers import ScopeReaders
 from shared import calibration, config
 from shared.calibration import AnswerDecision
 from shared.config import GatewayConfig
@@ -180,6 +181,8 @@ def main() -> None:
         timeouts=cfg.stage_timeouts(),
         request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
     )
+
+    funnel.scope_readers = ScopeReaders(interceptors[0].auth.store if interceptors else None)
 
     def register(server):
         log_auth_mode(cfg, interceptors)

@@ -188,3 +188,26 @@ def test_a_writer_cannot_overwrite_or_delete_a_document_it_may_not_read(raw, key
     err = refused(lambda: delete(other))
     assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "guarded/salaries" in err.details()
     assert delete(owner).chunks_removed >= 1
+
+
+def test_a_document_filed_under_a_scope_no_key_holds_is_written_with_a_warning(raw, keys, tmp_path):
+    """A misspelt scope ("HR" where the keys hold "hr") made a document readable by '*' keys only, in silence."""
+    from services.cli.documents import collect_files, to_source_document
+
+    _, writer = keys.create("scope-typos", ["*"], "writer")
+    keys.create("scope-typos", ["hr", "finance-reports"], "reader")
+    for name, scopes in (("typo.md", "[HR]"), ("right.md", "[hr]"), ("new.md", "[legal]"), ("open.md", "public")):
+        (tmp_path / name).write_text(f"---\naccess_scopes: {scopes}\n---\n# {name}\n\nThe rota for {name}.\n")
+    docs = [to_source_document(p, uri) for p, uri in collect_files([str(tmp_path)])]
+    results = {
+        r.source_uri: r
+        for r in raw.Ingest(gateway_pb2.IngestRequest(documents=docs), metadata=bearer(writer), timeout=120)
+    }
+    assert all(r.ok for r in results.values()), [r.error for r in results.values()]
+    warned = {uri: [s for s in r.statements if s.field == "access_scopes"] for uri, r in results.items()}
+    assert warned["right.md"] == [] and warned["open.md"] == []
+    (typo,) = warned["typo.md"]
+    assert (typo.value, typo.source) == ("HR", "front matter")
+    assert "no active key of tenant 'scope-typos' holds 'HR'" in typo.outcome and "did you mean 'hr'?" in typo.outcome
+    (new,) = warned["new.md"]
+    assert new.value == "legal" and "ragmesh keys create" in new.outcome
