@@ -172,8 +172,8 @@ def cmd_delete(args) -> int:
     if not response.chunks_removed:
         # A mistyped id must not read as success; `ragmesh documents` shows the ids there are.
         print(
-            f"ragmesh delete: no document {args.document_id!r} is stored for the tenant (or in a scope your key "
-            "holds); nothing was removed. `ragmesh documents` lists the ids",
+            f"ragmesh delete: no document {args.document_id!r} is stored for the tenant; nothing was removed. "
+            "`ragmesh documents` lists the ids",
             file=sys.stderr,
         )
         return 1

@@ -111,6 +111,5 @@ def render_documents(documents) -> str:
             f"{d.document_id}@{d.version}  {d.chunks} chunks  valid {valid}  scopes {','.join(d.access_scopes)}"
         )
         lines.append(f"    {d.source_uri}  {_one_line(d.title, 80)!r}")
-    versions = len(documents)
-    lines.append(f"{len({d.document_id for d in documents})} documents, {versions} versions")
+    lines.append(f"{len({d.document_id for d in documents})} documents, {len(documents)} versions")
     return "\n".join(lines)
