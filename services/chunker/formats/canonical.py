@@ -8,6 +8,7 @@ The structure comes from the source format, never from re-parsing the rendering,
 that happens to start with "#" or "|" stays a paragraph.
 """
 
+import os
 import re
 
 from services.chunker.structure import Block, ParsedDocument, Section
@@ -19,6 +20,13 @@ def clean_inline(text: str) -> str:
     """Collapse runs of whitespace; keep deliberate line breaks (<br>, soft returns) as single newlines."""
     lines = (_SPACES.sub(" ", line).strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def file_title(name: str) -> str:
+    """A title for a document that has none of its own: its file name, without the extension and with word
+    separators as spaces ("office-contacts.csv" -> "office contacts"); it prefixes every chunk's embed text."""
+    stem = os.path.splitext(os.path.basename(name))[0]
+    return " ".join(stem.replace("_", " ").replace("-", " ").split())
 
 
 def _cell(text: str) -> str:

@@ -9,9 +9,8 @@ Quoted cells may hold delimiters and line breaks (Python's csv module reads them
 
 import csv
 import io
-import os
 
-from services.chunker.formats.canonical import CanonicalWriter
+from services.chunker.formats.canonical import CanonicalWriter, file_title
 from services.chunker.formats.text import decode
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
@@ -42,9 +41,7 @@ def _parse(content: bytes, name: str, kind: str, default: str) -> ParsedDocument
         raise InvalidArgument("document.content", f"{name} has no text")
     writer = CanonicalWriter()
     writer.table(rows)
-    # No heading of its own: the file's name titles it, and so prefixes every chunk's embed text.
-    stem = os.path.splitext(os.path.basename(name))[0]
-    return writer.result(title=stem.replace("_", " ").replace("-", " ").strip())
+    return writer.result(title=file_title(name))
 
 
 def parse_csv(content: bytes, name: str) -> ParsedDocument:

@@ -12,10 +12,9 @@ name.
 
 import datetime
 import io
-import os
 import zipfile
 
-from services.chunker.formats.canonical import CanonicalWriter
+from services.chunker.formats.canonical import CanonicalWriter, file_title
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
@@ -79,7 +78,7 @@ def parse_xlsx(content: bytes, name: str) -> ParsedDocument:
         ) from None
     finally:
         workbook.close()
-    parsed = writer.result(title=title or os.path.splitext(os.path.basename(name))[0])
+    parsed = writer.result(title=title or file_title(name))
     if not parsed.text.strip():
         raise InvalidArgument("document.content", f"{name} has no text in a visible sheet")
     return parsed

@@ -300,6 +300,8 @@ def test_csv_is_one_table_with_its_header_and_quoted_cells(chunker):
         "| Starter | $19, billed yearly | Community |\n| Team | $79 | Email, 1 business day |"
     )
     assert chunks[0].embed_text.startswith("plans\n")
+    # A spreadsheet without a title of its own is titled by its file name, word separators as spaces.
+    assert read_document(PLANS_CSV, "exports/office-contacts_2026.csv").title == "office contacts 2026"
 
 
 @pytest.mark.parametrize(
