@@ -9,6 +9,7 @@ Quoted cells may hold delimiters and line breaks (Python's csv module reads them
 
 import csv
 import io
+import re
 
 from services.chunker.formats.canonical import CanonicalWriter, file_title
 from services.chunker.formats.text import decode
@@ -19,9 +20,18 @@ CSV = "text/csv"
 TSV = "text/tab-separated-values"
 _SNIFF_BYTES = 64 * 1024
 _DELIMITERS = ",;\t|"
+_SEP_HINT = re.compile(r"\Asep=(.)\r?\n")
 # The csv module refuses a cell over 128 KiB by default; a knowledge-base export's article body can be longer, and
 # the chunker's own document size limit already bounds the whole file.
 csv.field_size_limit(2**31 - 1)
+
+
+def _hinted(delimiter: str) -> type[csv.Dialect]:
+    class Hinted(csv.excel):
+        pass
+
+    Hinted.delimiter = delimiter
+    return Hinted
 
 
 def _dialect(text: str, default: str) -> type[csv.Dialect] | csv.Dialect:
@@ -33,8 +43,13 @@ def _dialect(text: str, default: str) -> type[csv.Dialect] | csv.Dialect:
 
 def _parse(content: bytes, name: str, kind: str, default: str) -> ParsedDocument:
     text = decode(content, name, kind)
+    # Excel writes, and honours, a first line `sep=;` naming the delimiter: it is an instruction, not a row.
+    hint = _SEP_HINT.match(text)
+    if hint:
+        text = text[hint.end() :]
+    dialect = _dialect(text, default) if not hint else _hinted(hint.group(1))
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""), _dialect(text, default)) if any(row)]
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""), dialect) if any(row)]
     except csv.Error as exc:
         raise InvalidArgument("document.content", f"{name} is not readable as {kind} ({exc})") from None
     if not any(cell.strip() for row in rows for cell in row):

@@ -310,6 +310,7 @@ def test_csv_is_one_table_with_its_header_and_quoted_cells(chunker):
         (b"Code;Meaning\nE-4412;Token expired\nE-4421;Quota exceeded\n", "errors.csv"),  # a European export
         (b"Code\tMeaning\nE-4412\tToken expired\nE-4421\tQuota exceeded\n", "errors.tsv"),
         (b"\xef\xbb\xbfCode,Meaning\nE-4412,Token expired\nE-4421,Quota exceeded\n", "errors.csv"),  # BOM
+        (b"sep=;\r\nCode;Meaning\r\nE-4412;Token expired\r\nE-4421;Quota exceeded\r\n", "errors.csv"),  # Excel's hint
     ],
 )
 def test_csv_delimiters_are_sniffed(content, uri):
