@@ -30,6 +30,7 @@ class _Unit:
     block_index: int
     split: bool  # produced by splitting an oversized block (only those get overlap)
     header: tuple[int, int] | None = None  # table header to repeat when the piece lacks it
+    row_key: tuple[int, int] | None = None  # a long table row's first cell, repeated in its later windows
 
 
 def stable_id(*parts: str, prefix: str = "ch_") -> str:
@@ -50,6 +51,10 @@ def is_lead_in(text: str, block: Block) -> bool:
 
 # Below this many tokens left for rows, a split table's header is not repeated in its pieces.
 MIN_ROW_TOKENS = 16
+# A table row too long for one chunk (an article body in a spreadsheet cell) is cut into windows; its first cell,
+# which usually names the row ("Reset a password"), rides in the embed text of the later windows when it is this
+# short, so each window is still found as that row's.
+MAX_ROW_KEY_TOKENS = 32
 
 
 class SectionPacker:
@@ -60,6 +65,8 @@ class SectionPacker:
 
     def _embed_text(self, text: str, prefix: str, unit: _Unit, start: int, end: int) -> str:
         body = text[start:end]
+        if unit.row_key and start >= unit.row_key[1]:
+            body = text[unit.row_key[0] : unit.row_key[1]] + " … " + body
         if unit.header and start > unit.header[0]:
             body = text[unit.header[0] : unit.header[1]] + "\n" + body
         return f"{prefix}\n{body}" if prefix else body
@@ -108,11 +115,15 @@ class SectionPacker:
         """Last resort: token windows. Re-tokenizing a cut-out span can cost a token or two more than
         the cut promised, so any window that still does not fit is cut again with a smaller budget."""
         header_tokens = self.counter.count(text[piece.header[0] : piece.header[1]]) if piece.header else 0
-        budget = max(1, self.max_tokens - self.counter.count(prefix) - header_tokens - 4)
+        row_key = self._row_key(text, piece, piece.header) if piece.header else None
+        key_tokens = self.counter.count(text[row_key[0] : row_key[1]] + " … ") if row_key else 0
+        if self.counter.count(prefix) + header_tokens + key_tokens + MIN_ROW_TOKENS > self.max_tokens:
+            row_key, key_tokens = None, 0  # the row's text needs the room more than its name does
+        budget = max(1, self.max_tokens - self.counter.count(prefix) - header_tokens - key_tokens - 4)
         out, todo = [], [(piece.start, piece.end, budget)]
         while todo:
             start, end, budget = todo.pop(0)
-            unit = _Unit(start, end, piece.block_index, True, piece.header)
+            unit = _Unit(start, end, piece.block_index, True, piece.header, row_key)
             if self._fits(text, prefix, unit, start, end) or budget <= 1:
                 out.append(unit)
                 continue
@@ -123,6 +134,21 @@ class SectionPacker:
             else:
                 todo[:0] = [(s, e, budget) for s, e in spans]
         return out
+
+    def _row_key(self, text: str, piece: _Unit, header: tuple[int, int]) -> tuple[int, int] | None:
+        """The span of a table row's first cell, bars included ("| Reset a password |"), when it is short. The
+        first piece of a split table holds the header and the first row; every later piece is one row."""
+        row = text.rfind("\n", 0, piece.end - 1) + 1 if piece.start <= header[0] else piece.start
+        if not text.startswith("|", row):
+            return None
+        bar = row + 1
+        while (bar := text.find("|", bar, piece.end)) > 0 and text[bar - 1] == "\\":  # an escaped pipe is text
+            bar += 1
+        if bar < 0 or not text[row + 1 : bar].strip():
+            return None
+        if self.counter.count(text[row : bar + 1]) > MAX_ROW_KEY_TOKENS:
+            return None
+        return (row, bar + 1)
 
     def pack(self, text: str, prefix: str, section: Section, lead_start: int | None) -> list[tuple[int, int, str]]:
         """(start, end, embed_text) for each chunk of the section. `lead_start` pulls in headings of

@@ -325,6 +325,20 @@ def test_a_csv_cell_longer_than_the_csv_modules_default_limit_is_read():
     assert text.endswith(f"| Reset a password | {body.strip()} |")
 
 
+def test_every_window_of_a_row_too_long_for_a_chunk_names_the_row(small_chunker):
+    """A knowledge-base export: the article body in one cell is cut into token windows; each later window used to
+    carry only the header, so it could not be found as the article's."""
+    body = " ".join(f"Step {n} of the reset is to check item {n}." for n in range(60))
+    content = f'title,body\nReset a password,"{body}"\nRotate \\| keys,short text\n'.encode()
+    _, chunks = run(small_chunker, content, uri="kb.csv")
+    check_invariants(small_chunker, content, "kb.csv", chunks)
+    article = [c for c in chunks if "Step" in c.body]
+    assert len(article) > 3
+    assert all(c.embed_text.startswith("kb\n| title | body |\n") for c in article)
+    assert all("| Reset a password | … " in c.embed_text for c in article[1:])
+    assert "| Reset a password |" in article[0].body  # the first window has the row's start itself
+
+
 def test_a_long_csv_is_split_by_rows_with_the_header_in_every_piece(small_chunker):
     rows = [f"R-{n:03d},Rotate the key of region {n} every {n % 7 + 1} days,ops-{n % 3}" for n in range(60)]
     content = ("Runbook,Action,Owner\n" + "\n".join(rows) + "\n").encode()
