@@ -47,6 +47,15 @@ class RunReport:
         self.failed += 1
         self._line(f"FAILED {uri}: {code}: {reason}")
 
+    def fits(self, uri: str, size: int) -> bool:
+        """Whether a document of `size` bytes can be sent; one too large for any request fails alone here, so
+        it never stops the run's other documents."""
+        if size <= MAX_FILE_BYTES:
+            return True
+        reason = f"{size} bytes, over the {MAX_FILE_BYTES}-byte limit of one Ingest request"
+        self.fail(uri, "RESOURCE_EXHAUSTED", reason)
+        return False
+
     def record(self, result: gateway_pb2.IngestResult) -> None:
         if not result.ok:
             self.fail(result.source_uri, result.error_code, result.error)
@@ -90,13 +99,6 @@ def batches(documents: Iterable[common_pb2.SourceDocument], max_docs: int) -> It
         yield batch
 
 
-def too_large(size: int) -> str:
-    """Why a document of `size` bytes cannot be sent, or "" when it can."""
-    if size <= MAX_FILE_BYTES:
-        return ""
-    return f"{size} bytes, over the {MAX_FILE_BYTES}-byte limit of one Ingest request"
-
-
 def send_documents(
     ingest_batch: IngestBatch,
     documents: Iterable[common_pb2.SourceDocument],
@@ -121,15 +123,8 @@ def ingest(
     files = collect_files(paths)
     with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         report = RunReport(out, bar)
-        sendable = []
-        # Too large to send: fails alone here, so one such file never stops the folder's other files.
-        for path, uri in files:
-            reason = too_large(path.stat().st_size)
-            if reason:
-                report.fail(uri, "RESOURCE_EXHAUSTED", reason)
-            else:
-                sendable.append((path, uri))
-        # Read as sent, so a large folder is never all in memory.
+        # Sized before they are read, and read as sent, so a large folder is never all in memory.
+        sendable = [(path, uri) for path, uri in files if report.fits(uri, path.stat().st_size)]
         documents = (to_source_document(path, uri) for path, uri in sendable)
         send_documents(lambda docs: client.ingest(docs, tenant=tenant, timeout=timeout), documents, report, batch)
     return report.ok, report.failed

@@ -19,7 +19,7 @@ from services.chunker.frontmatter import split_front_matter
 from services.chunker.governance import text_value
 from services.cli.documents import collect_files
 from services.cli.erase import EXIT_SURVIVED, erase
-from services.cli.ingest import RunReport, send_documents, too_large
+from services.cli.ingest import RunReport, send_documents
 from shared.credentials import gateway_channel
 from shared.errors import InvalidArgument
 from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
@@ -55,12 +55,10 @@ class Plan:
     # Document ids the files to send state in their front matter (path otherwise): what a dry run predicts.
     sent_ids: set[str] = dataclasses.field(default_factory=set)
 
-    def unchanged_ids(self) -> set[str]:
-        return {doc for doc, _ in self.unchanged_versions}
-
-    def kept(self, document_id: str, written: set[str]) -> bool:
-        """A removed file's document that another file of the folder still gives (renamed with its doc_id)."""
-        return document_id in written or document_id in self.unchanged_ids()
+    def kept_ids(self, written: set[str]) -> set[str]:
+        """The documents another file of the folder still gives (`written` by this run, or unchanged): a removed
+        file's document among them was renamed with its doc_id, and is kept."""
+        return written | {doc for doc, _ in self.unchanged_versions}
 
 
 def read_source(root: str) -> list[SourceFile]:
@@ -133,9 +131,9 @@ def print_plan(plan: Plan, out) -> None:
             print(f"add    {file.uri}", file=out)
     for file in plan.change:
         print(f"change {file.uri}", file=out)
-    kept = 0
+    kept, kept_ids = 0, plan.kept_ids(plan.sent_ids)
     for doc, uri in plan.remove:
-        if plan.kept(doc, plan.sent_ids):
+        if doc in kept_ids:
             kept += 1
             print(f"keep   {uri} ({doc}): another file of the folder gives this document", file=out)
         elif uri not in renamed_old:
@@ -151,16 +149,11 @@ def _ingest(stub, tenant: str, plan: Plan, timeout: float, out) -> RunReport:
     report = RunReport(out)
     for (doc, version), uri in plan.unchanged_versions.items():
         report.already_given(doc, version, uri, "(unchanged in the folder)")
-    files = plan.add + plan.change
-    documents = []
-    for file in files:
-        reason = too_large(len(file.content))
-        if reason:
-            report.fail(file.uri, "RESOURCE_EXHAUSTED", reason)
-        else:
-            documents.append(
-                common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=file.uri), content=file.content)
-            )
+    documents = [
+        common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=file.uri), content=file.content)
+        for file in plan.add + plan.change
+        if report.fits(file.uri, len(file.content))
+    ]
 
     def send(batch, seconds):
         return stub.Ingest(gateway_pb2.IngestRequest(tenant_id=tenant, documents=batch), timeout=seconds)
@@ -188,14 +181,15 @@ def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout
     if dry_run:
         return 0
     report = _ingest(stub, tenant, plan, timeout, out)
-    failed, written = report.failed, report.written
+    failed = report.failed
     if failed and plan.remove:
         print(f"{failed} documents failed to ingest: no document was erased in this run", file=out)
         return EXIT_USAGE
+    kept_ids = plan.kept_ids(report.written)
     unverified = 0
     stamp = time.strftime("%Y%m%dT%H%M%S")
     for n, (doc, uri) in enumerate(plan.remove):
-        if plan.kept(doc, written):
+        if doc in kept_ids:
             # A file renamed with its front matter's doc_id: the document now comes from the new file, and
             # erasing it would take the new file's text too.
             print(f"kept   {uri} ({doc}): another file of the folder gives this document; not erased", file=out)
