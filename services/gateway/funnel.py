@@ -63,6 +63,7 @@ class Funnel:
         timeouts: dict[str, float] | None = None,
         request_limits: RequestLimits | None = None,
         time_references: bool = True,
+        scope_readers: ScopeReaders | None = None,
     ):
         # Each stage call is bounded by the caller's deadline and by its own cap: generation and
         # embedding a large document legitimately take longer than a search.
@@ -77,8 +78,8 @@ class Funnel:
         self.reranker = client("reranker", reranker_pb2_grpc.RerankerStub)
         self.generator = client("generator", generator_pb2_grpc.GeneratorStub)
         self.decision = decision  # when an answer is given: the calibrated threshold and its second level
-        # Warns at ingest of a scope no key of the tenant holds (set by the server from its key store).
-        self.scope_readers = ScopeReaders(None)
+        # Warns at ingest of a scope no key of the tenant holds (none to compare with, authentication off).
+        self.scope_readers = scope_readers or ScopeReaders(None)
         self.candidates = candidates
         self.rerank_top_n = rerank_top_n
         self.context_passages = context_passages

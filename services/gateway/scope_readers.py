@@ -27,9 +27,9 @@ class ScopeReaders:
             return []
         unread = [s for s in scopes if s != PUBLIC_SCOPE]
         held = self.held(tenant_id) if unread else set()
+        by_folded = {h.lower(): h for h in held}
         out = []
         for scope in (s for s in unread if s not in held):
-            by_folded = {h.lower(): h for h in held}
             near = difflib.get_close_matches(scope.lower(), list(by_folded), n=1, cutoff=0.75)
             advice = (
                 f"did you mean {by_folded[near[0]]!r}?"

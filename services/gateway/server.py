@@ -180,9 +180,8 @@ def main() -> None:
         time_references=cfg.time_references,
         timeouts=cfg.stage_timeouts(),
         request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
+        scope_readers=ScopeReaders(interceptors[0].auth.store if interceptors else None),
     )
-
-    funnel.scope_readers = ScopeReaders(interceptors[0].auth.store if interceptors else None)
 
     def register(server):
         log_auth_mode(cfg, interceptors)

@@ -15,6 +15,7 @@
 """
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sys
@@ -37,7 +38,7 @@ def record_contexts(stub, cases: list[EvalCase], timeout: float) -> list[dict]:
     rows = []
     for n, case in enumerate(cases, start=1):
         request = gateway_pb2.AskRequest(tenant_id=case.tenant, question=case.question)
-        response, _ = within_rate_limit(lambda: stub.Ask(request, timeout=timeout))  # noqa: B023 - called at once
+        response, _ = within_rate_limit(functools.partial(stub.Ask, request, timeout=timeout))
         rows.append({"id": case.case_id, "context": [MessageToDict(p) for p in response.context]})
         if n % 50 == 0 or n == len(cases):
             print(f"recorded {n}/{len(cases)} contexts", file=sys.stderr, flush=True)

@@ -43,6 +43,7 @@ def _opensearch_versions(index, tenant_id: str) -> list[StoredVersion]:
     from shared.index.opensearch import OPEN_END
 
     found: dict[tuple[str, str], StoredVersion] = {}
+    scopes: dict[tuple[str, str], set[str]] = {}
     after = None
     fields = ["chunk_id", "document_id", "version", "source_uri", "source_sha256", "effective_from"]
     fields += ["effective_to", "title", "access_scopes"]
@@ -69,7 +70,9 @@ def _opensearch_versions(index, tenant_id: str) -> list[StoredVersion]:
                     s["title"],
                 )
             found[key].chunks += 1
-            found[key].access_scopes = sorted({*found[key].access_scopes, *s["access_scopes"]})
+            scopes.setdefault(key, set()).update(s["access_scopes"])
         if len(hits) < 5000:
+            for key, version in found.items():
+                version.access_scopes = sorted(scopes[key])
             return [found[k] for k in sorted(found)]
         after = hits[-1]["sort"]

@@ -26,14 +26,6 @@ _SEP_HINT = re.compile(r"\Asep=(.)\r?\n")
 csv.field_size_limit(2**31 - 1)
 
 
-def _hinted(delimiter: str) -> type[csv.Dialect]:
-    class Hinted(csv.excel):
-        pass
-
-    Hinted.delimiter = delimiter
-    return Hinted
-
-
 def _dialect(text: str, default: str) -> type[csv.Dialect] | csv.Dialect:
     try:
         return csv.Sniffer().sniff(text[:_SNIFF_BYTES], delimiters=_DELIMITERS)
@@ -47,9 +39,10 @@ def _parse(content: bytes, name: str, kind: str, default: str) -> ParsedDocument
     hint = _SEP_HINT.match(text)
     if hint:
         text = text[hint.end() :]
-    dialect = _dialect(text, default) if not hint else _hinted(hint.group(1))
+    dialect = csv.excel if hint else _dialect(text, default)
+    delimiter = hint.group(1) if hint else dialect.delimiter
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""), dialect) if any(row)]
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""), dialect, delimiter=delimiter) if any(row)]
     except csv.Error as exc:
         raise InvalidArgument("document.content", f"{name} is not readable as {kind} ({exc})") from None
     if not any(cell.strip() for row in rows for cell in row):

@@ -7,12 +7,11 @@ const $ = (id) => document.getElementById(id);
 let current = null; // the last /v1/ask response
 let rating = "";
 
-$("api-key").value = localStorage.getItem("ragmesh-api-key") || "";
-$("tenant").value = localStorage.getItem("ragmesh-tenant") || "";
-$("api-key").addEventListener("change", () => localStorage.setItem("ragmesh-api-key", $("api-key").value.trim()));
-$("tenant").addEventListener("change", () => localStorage.setItem("ragmesh-tenant", $("tenant").value.trim()));
-$("scopes").value = localStorage.getItem("ragmesh-scopes") || "";
-$("scopes").addEventListener("change", () => localStorage.setItem("ragmesh-scopes", $("scopes").value.trim()));
+// The key, the tenant and the scopes are kept for the next visit (as ragmesh-<field id>).
+for (const id of ["api-key", "tenant", "scopes"]) {
+  $(id).value = localStorage.getItem(`ragmesh-${id}`) || "";
+  $(id).addEventListener("change", () => localStorage.setItem(`ragmesh-${id}`, $(id).value.trim()));
+}
 
 // The scopes to read with besides public (comma-separated; the key must hold each): an hr reviewer reads hr
 // documents, and opens their passages, only by naming hr.

@@ -12,6 +12,7 @@ Every list is ordered deterministically and sampled with a seeded RNG, so a run 
 """
 
 import dataclasses
+import functools
 import hashlib
 import json
 import random
@@ -218,7 +219,7 @@ def mine_headings(gateway, chunker, documents, tenant: str, depth: int, progress
             request = gateway_pb2.SearchRequest(
                 tenant_id=tenant, query=query, top_k=depth, mode=retriever_pb2.RETRIEVAL_MODE_HYBRID, rerank=False
             )
-            response, _ = within_rate_limit(lambda: gateway.Search(request, timeout=60))  # noqa: B023 - called at once
+            response, _ = within_rate_limit(functools.partial(gateway.Search, request, timeout=60))
             found = [
                 Candidate(r.chunk.chunk_id, _without_headings(r.chunk), rank)
                 for rank, r in enumerate(response.results, start=1)
