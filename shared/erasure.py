@@ -21,8 +21,11 @@ PROBES_PER_TEXT = 2
 MAX_PROBES = 64
 MAX_PROBES_PER_DOCUMENT = 16
 _WORD = re.compile(r"\w+", re.UNICODE)
-# Separators a probe may span: single spaces only, so the probe is byte-for-byte what a store holds.
-_PLAIN_GAP = " "
+# Separators a probe may span: a short run of spaces and ASCII punctuation (" ", ", ", " | ", " | +"), so a
+# table row, a key: value list or a phone number gives probes as well as prose does. The probe is the exact
+# substring, byte for byte what a store holds; the index's phrase queries read only its words. No line
+# breaks, tabs, quotes or backslashes: JSON (export files) writes those escaped.
+_GAP = re.compile(r"[ !#-/:-@\[\]^`{|}~]{1,4}")
 
 
 @dataclasses.dataclass
@@ -73,14 +76,14 @@ def _word_score(word: str) -> float:
 
 
 def distinctive_runs(text: str, words: int = PROBE_WORDS, limit: int = PROBES_PER_TEXT) -> list[str]:
-    """Up to `limit` non-overlapping runs of `words` words separated by single spaces, exactly as they
-    appear in `text`, the most distinctive-looking first."""
+    """Up to `limit` non-overlapping runs of `words` words on one line, separated by short gaps of spaces
+    and punctuation, exactly as they appear in `text`, the most distinctive-looking first."""
     tokens = list(_WORD.finditer(text))
     scored = []
     for i in range(len(tokens) - words + 1):
         window = tokens[i : i + words]
         gaps = [text[a.end() : b.start()] for a, b in zip(window, window[1:], strict=False)]
-        if any(gap != _PLAIN_GAP for gap in gaps):
+        if not all(_GAP.fullmatch(gap) for gap in gaps):
             continue
         score = sum(_word_score(t.group()) for t in window)
         scored.append((score, i))

@@ -227,6 +227,13 @@ def report_markdown(report: dict) -> str:
         f"(sha256 of the sorted list {report['lineage']['chunk_ids_sha256'][:16]}...)",
         f"- Probes: {report['probes']['text_runs']} text runs ({report['probes']['kind']}) and "
         f"{report['probes']['chunk_ids']} chunk ids",
+    ]
+    if report["probes"]["text_runs"] == 0 and report["probes"]["chunk_ids"]:
+        lines.append(
+            "- No text run could be taken (the erased text holds none that no other stored document holds): "
+            "the stores were checked for the chunk ids and row counts, not for the text"
+        )
+    lines += [
         "",
         "| store | location | removed | before | after | probes found | ids found | clean | method |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -120,3 +120,24 @@ def test_view_vectors_another_tenant_also_holds_stay_and_do_not_fail_the_check(i
     assert stored_views(index, "acme") == {} and stored_views(index, "globex") == {theirs.chunk_id: mine[0].views}
     if isinstance(index, EmbeddedIndex):
         assert "view vectors: 0 erased chunks' bytes (held by no other chunk) scanned" in result.checks[0].note
+
+
+# A spreadsheet's rows: no run of five words is separated by single spaces only.
+TABLE = (
+    "| Office | City | Reception phone | Manager |\n|---|---|---|---|\n"
+    "| Quay Tower | Dublin | +353 1 555 0142 | Padraig Oduya |\n"
+    "| Lisbon Harbour | Lisbon | +351 21 555 0199 | Ines Carvalho-Mendonca |"
+)
+
+
+def test_erasing_a_table_probes_its_rows_text(index):
+    """Without probes from its rows a table's erasure would be checked by chunk ids only, never by its text."""
+    write(index, make_meta(doc="offices"), [(TABLE, unit(1))])
+    write(index, make_meta(doc="other-doc"), [(SHARED, unit(0, 1))])
+
+    result = erase(index, "acme", "offices")
+
+    assert len(result.probes) >= 2 and all(p in TABLE for p in result.probes), result.probes
+    assert any("Padraig" in p or "0142" in p for p in result.probes), result.probes
+    assert result.checks and all(c.clean and c.probes_checked == len(result.probes) for c in result.checks)
+    assert index.bm25("acme", "Padraig Oduya", ANY, 10) == []
