@@ -8,7 +8,16 @@ import time
 from ragmesh.client import RagmeshClient
 from ragmesh.v1 import gateway_pb2
 
-PILES = ("never_retrieved", "ranked_low", "generation_failure", "answered_when_it_should_abstain", "unattributed")
+PILES = (
+    "never_retrieved",
+    "ranked_low",
+    "gate_abstained",
+    "generator_abstained",
+    "wrong_citation",
+    "poor_answer",
+    "answered_when_it_should_abstain",
+    "unattributed",
+)
 
 
 def cmd_feedback_send(args, client: RagmeshClient) -> int:
@@ -92,7 +101,9 @@ def add_parsers(sub, query_timeout_default: float) -> None:
     export.set_defaults(func="feedback_export")
 
     triage = sub.add_parser(
-        "triage", help="thumbs-down answers in three piles: never retrieved, ranked low, generation failure"
+        "triage",
+        help="thumbs-down answers in piles by the stage that failed: never retrieved, ranked low, "
+        "abstained at the gate or by the generator, cited something else, a poor answer from the right document",
     )
     triage.add_argument("--tenant", default="", help="default: the API key's tenant")
     triage.add_argument("--days", type=float, default=30.0, help="feedback of the last N days (default 30)")

@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 
+from services.gateway.policy import GATE_REASONS
 from shared.erasure import ScanResult, StoreCheck, scan_files, scan_text, sqlite_files
 from shared.model import PUBLIC_SCOPE
 from shared.privacy import redact, strict
@@ -510,7 +511,14 @@ def triage_pile(row) -> str:
     context = set(json.loads(row["context_ids"]))
     if not any(candidates[i]["chunk_id"] in context for i in positions):
         return "ranked_low"
-    return "generation_failure"
+    # The expected document reached the generator: which part of answering failed to use it (the
+    # evaluation's triage, so a reviewer's verdicts and the labelled set are read the same way).
+    if row["abstained"]:
+        return "gate_abstained" if row["reason"].split(":")[0] in GATE_REASONS else "generator_abstained"
+    expected_chunks = {candidates[i]["chunk_id"] for i in positions}
+    if not expected_chunks & set(json.loads(row["cited_ids"])):
+        return "wrong_citation"
+    return "poor_answer"
 
 
 def feedback_to_case(row) -> dict | None:

@@ -59,9 +59,9 @@ def test_feedback_triage_and_export(mesh, gateway, ingested, capsys, tmp_path, c
 
     assert ragmesh(["triage", *cli_env]) == 0
     out = capsys.readouterr().out
-    generation = out.split("== generation failure")[1].split("==")[0]
+    poor = out.split("== poor answer")[1].split("==")[0]
     never = out.split("== never retrieved")[1].split("==")[0]
-    assert answered.answer_id[:12] in generation and missed.answer_id[:12] in never
+    assert answered.answer_id[:12] in poor and missed.answer_id[:12] in never
 
     path = tmp_path / "cases.jsonl"
     assert ragmesh(["feedback", "export", "--out", str(path), *cli_env]) == 0
@@ -108,7 +108,7 @@ def test_list_feedback_carries_each_entrys_pile_and_case(gateway, ingested):
     (entry,) = [e for e in listed.entries if e.answer_id == answered.answer_id]
     assert (entry.trace_id, entry.question) == (answered.trace_id, "how much is the Team plan per month")
     assert entry.comment == "wanted the annual price" and entry.created_at >= since
-    assert entry.triage_pile == "generation_failure"
+    assert entry.triage_pile == "poor_answer"  # it cited the expected document
     case = json.loads(entry.eval_case_json)
     assert case["gold"][0]["doc_id"] == "pricing/price-list" and case["tenant"] == TENANT
     # A rating filter keeps that rating only; a later `since` keeps nothing older.
