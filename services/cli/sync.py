@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from ragmesh.client.ingest import ingest_per_document
+from services.chunker.formats.text import decode
 from services.chunker.frontmatter import split_front_matter
 from services.chunker.governance import text_value
 from services.cli.documents import collect_files
@@ -81,7 +82,7 @@ def stated_document_id(file: SourceFile) -> str:
     """The document id the chunker will give the file: its front matter's doc_id, else its path. A file
     whose front matter cannot be read is refused at ingest; its path stands in here."""
     try:
-        fields, _ = split_front_matter(file.content.decode("utf-8", errors="replace"), file.uri)
+        fields, _ = split_front_matter(decode(file.content, file.uri, "text"), file.uri)
         return text_value(fields["doc_id"], "front_matter.doc_id", file.uri)
     except (KeyError, InvalidArgument):
         return file.uri

@@ -1,19 +1,46 @@
 """Markdown and plain text: the decoded file is the canonical text; front matter states metadata."""
 
+import codecs
+
 from services.chunker.frontmatter import split_front_matter
 from services.chunker.structure import ParsedDocument, parse_markdown, parse_text
 from shared.errors import InvalidArgument
 
+# Byte order marks of the wide Unicode encodings, UTF-32's first: its little-endian mark starts with UTF-16's.
+# Windows writes them (Excel's "Unicode Text" export, PowerShell 5's Out-File): the mark names the encoding.
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
 
 def decode(content: bytes, name: str, kind: str, encoding: str = "utf-8") -> str:
-    """Bytes of a text format -> str, refusing binary data and undecodable bytes by name."""
-    if b"\x00" in content:
+    """Bytes of a text format -> str, refusing binary data and undecodable bytes by name. A UTF-16 or UTF-32
+    byte order mark decides the encoding (it outranks a declared one, as in HTML); nothing is guessed."""
+    encoding = next((wide for bom, wide in _WIDE_BOMS if content.startswith(bom)), encoding)
+    wide = encoding in ("utf-16", "utf-32")
+    if not wide and b"\x00" in content:
         raise InvalidArgument("document.content", f"{name} looks binary (NUL bytes), not {kind}")
     try:
         text = content.decode(encoding)
     except UnicodeDecodeError as exc:
+        if wide:
+            raise InvalidArgument(
+                "document.content",
+                f"{name} starts with a {encoding.upper()} byte order mark but is not valid {encoding.upper()} "
+                f"(byte {exc.start})",
+            ) from None
         label = "UTF-8" if encoding.replace("_", "-").lower() in ("utf-8", "utf8") else encoding
-        raise InvalidArgument("document.content", f"{name} is not valid {label} (byte {exc.start})") from None
+        byte = content[exc.start : exc.start + 1].hex().upper()
+        raise InvalidArgument(
+            "document.content",
+            f"{name} is not valid {label} (byte {exc.start}: 0x{byte}); save it as UTF-8, or as UTF-16 with a byte "
+            "order mark",
+        ) from None
+    if wide and "\x00" in text:
+        raise InvalidArgument("document.content", f"{name} looks binary (NUL characters), not {kind}")
     return text.removeprefix("\ufeff")
 
 

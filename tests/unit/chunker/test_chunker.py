@@ -151,13 +151,15 @@ def test_ticket_threads_get_one_section_per_message(chunker):
     [
         (b"", "empty.md", "empty"),
         (b"   \n\t\n", "blank.txt", "empty"),
-        (b"\xff\xfe\xfa not utf8", "bad.txt", "UTF-8"),
+        (b"\xfa\xfb not utf8", "bad.txt", "UTF-8"),  # (\xff\xfe first would be UTF-16's byte order mark)
         (b"\x00\x01\x02\x03binary", "garbage.txt", "binary"),
         (b"%PDF-1.7 ...", "scan.pdf", "not a readable PDF"),
         (b"PK\x03\x04 not a zip", "doc.xyz", "unsupported content type"),
         (b"---\ntitle: only\n---\n", "front.md", "no text"),
         (b"a,b\n\x00\x01,2\n", "export.csv", "binary"),
-        (b"name,city\nJos\xe9,Li\xe8ge\n", "export.csv", "not valid UTF-8"),
+        (b"name,city\nJos\xe9,Li\xe8ge\n", "export.csv", "not valid UTF-8 (byte 13: 0xE9); save it as UTF-8"),
+        (b"\xff\xfeP\x00l\x00\x00\xd8", "notes.txt", "UTF-16 byte order mark but is not valid UTF-16"),
+        ("\ufeffa\x00b".encode("utf-16-le"), "notes.txt", "binary"),
         (b",,\n , \n", "export.csv", "has no text"),
         (b"PK\x03\x04 not a zip", "book.xlsx", "not a readable XLSX"),
         (_docx_bytes(), "book.xlsx", "not a readable XLSX"),  # a zip, but a Word document
@@ -174,3 +176,15 @@ def test_size_limit(chunker):
     small = make_chunker(max_bytes=100)
     with pytest.raises(InvalidArgument, match="over the 100-byte limit"):
         run(small, "# Big\n\n" + "word " * 100, uri="big.md")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_wide_unicode_with_a_byte_order_mark_is_read_as_text(chunker, encoding):
+    """Excel's "Unicode Text" export and PowerShell 5's Out-File write UTF-16 with a byte order mark."""
+    doc = DOC if encoding != "utf-16-be" else "\ufeff" + DOC  # the big-endian codec writes no mark itself
+    meta, chunks = run(chunker, doc.encode(encoding))
+    assert meta.document_id == "handbook/refunds" and meta.access_scopes == ["public", "finance"]
+    assert "".join(c.body for c in chunks) and all("\x00" not in c.body for c in chunks)
+    sheet = "Office\tPhone\r\nQuay Tower\t+353 1 555 0142\r\n".encode("utf-16")
+    _, rows = run(chunker, sheet, uri="offices.tsv")
+    assert "| Quay Tower | +353 1 555 0142 |" in rows[0].body
