@@ -21,6 +21,7 @@ from pathlib import Path
 from shared.model import normalize_time, utc_now
 from shared.names import ALL_SCOPES, SCOPE_NAME, check_tenant_id
 from shared.ratelimit import TokenBuckets
+from shared.sqlite import unreadable_store
 
 ROLES = ("reader", "writer", "admin")
 KEYS_FILE = "keys.sqlite"
@@ -122,7 +123,11 @@ class KeyStore:
         conn = sqlite3.connect(self.path, timeout=10)
         conn.row_factory = sqlite3.Row
         if not self._schema_ready:  # once per process: every call reads the file, never a stale copy
-            conn.executescript(_SCHEMA)
+            try:
+                conn.executescript(_SCHEMA)
+            except sqlite3.DatabaseError as err:
+                conn.close()
+                raise unreadable_store(str(self.path), err) from err
             self._schema_ready = True
         return conn
 
