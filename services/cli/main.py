@@ -344,7 +344,8 @@ def _global_options(parser: argparse.ArgumentParser, defaults: bool) -> None:
             dict(
                 type=float,
                 default=120.0,
-                help="deadline per call, seconds (default 120); for ingest and sync, per document",
+                help="deadline per call, seconds (default 120); for ingest and sync, per document "
+                "(plus 0.3 s per KiB of it)",
             ),
         ),
     )

@@ -4,7 +4,7 @@
 import grpc
 import pytest
 
-from ragmesh.client.ingest import ingest_per_document
+from ragmesh.client.ingest import SECONDS_PER_KIB, ingest_per_document
 from ragmesh.v1 import common_pb2, gateway_pb2
 
 
@@ -45,7 +45,19 @@ def test_the_document_past_the_deadline_fails_alone_and_the_rest_go_again():
         ("d", True, ""),
     ]
     assert "10 s per document" in results[1].error
-    assert calls == [(["a", "b", "c", "d"], 40), (["c", "d"], 20)]  # each call: 10 s for each document it carries
+    # Each call: 10 s for each document it carries (and a little for its one byte).
+    assert [names for names, _ in calls] == [["a", "b", "c", "d"], ["c", "d"]]
+    assert [round(seconds, 2) for _, seconds in calls] == [40, 20]
+
+
+def test_a_large_document_gets_more_time_than_a_small_one():
+    """A 1.8 MB manual took 281 s to embed on two cores: a flat deadline per document failed it."""
+    send, calls = _gateway([2])
+    big = common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri="manual.md"), content=b"w " * 900_000)
+    assert [r.ok for r in ingest_per_document(send, [*_docs("a"), big], 120)] == [True, True]
+    ((_, seconds),) = calls
+    assert seconds == pytest.approx(120 + 120 + SECONDS_PER_KIB * 1_800_001 / 1024)
+    assert seconds - 240 > 281 * 1.5
 
 
 def test_a_deadline_after_every_answer_loses_nothing_and_sends_nothing_again():

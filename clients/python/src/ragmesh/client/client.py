@@ -13,7 +13,7 @@ from typing import Literal, cast
 import grpc
 
 from ragmesh.client.auth import DEFAULT_GATEWAY_ADDR, GATEWAY_ADDR_ENV, KeySource, bearer_metadata, key_from_env
-from ragmesh.client.ingest import ingest_per_document
+from ragmesh.client.ingest import SECONDS_PER_KIB, ingest_per_document
 from ragmesh.client.retry import RetryPolicy
 from ragmesh.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
@@ -210,17 +210,18 @@ class RagmeshClient:
         tenant: str | None = None,
         timeout: float | None = None,
         api_key: str | None = None,
+        seconds_per_kib: float = SECONDS_PER_KIB,
     ) -> Iterator[gateway_pb2.IngestResult]:
         """One result per document, as each is indexed; a bad document fails alone (ok=False, error).
-        `timeout` is per document: a document not indexed in time fails alone (DEADLINE_EXCEEDED) and the
-        ones after it are sent again (ragmesh.client.ingest)."""
+        `timeout` is per document, and `seconds_per_kib` more for each KiB of it: a document not indexed in
+        time fails alone (DEADLINE_EXCEEDED) and the ones after it are sent again (ragmesh.client.ingest)."""
         tenant, call = self._call(tenant, timeout, api_key)
 
         def send(docs, seconds):
             request = gateway_pb2.IngestRequest(tenant_id=tenant, documents=list(docs))
             return self.stub.Ingest(request, **{**call, "timeout": seconds})
 
-        yield from ingest_per_document(send, list(documents), call["timeout"])
+        yield from ingest_per_document(send, list(documents), call["timeout"], seconds_per_kib)
 
     def delete_document(
         self, document_id: str, *, tenant: str | None = None, timeout: float | None = None, api_key: str | None = None
