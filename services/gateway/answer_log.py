@@ -15,6 +15,7 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Callable
 
 from services.gateway.policy import GATE_REASONS
 from shared.erasure import ScanResult, StoreCheck, scan_files, scan_text, sqlite_files
@@ -83,6 +84,8 @@ CONTEXT, CITED, CANDIDATE = "context", "cited", "candidate"
 QUEUE_SIZE = 1024
 # Answers committed in one transaction at most.
 WRITE_BATCH = 64
+# Seconds between retention sweeps of a running log (at most; a window under a day sweeps more often).
+SWEEP_INTERVAL = 3600.0
 
 log = logging.getLogger("ragmesh.gateway.answer_log")
 _Entry = tuple[tuple, list[tuple], float]  # (answers row, lineage rows, time recorded)
@@ -141,6 +144,29 @@ class _BackgroundWriter:
                     log.exception("answer %s not logged", entry[0][0])
 
 
+class _Sweeper:
+    """A thread that applies the retention window every `interval` seconds, so an idle log keeps nothing past
+    it (a sweep on each write alone left a quiet mesh's old answers on disk, and listed, indefinitely)."""
+
+    def __init__(self, sweep: Callable[[], int], interval: float):
+        self._sweep = sweep
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="answer-log-sweeper", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                self._sweep()
+            except Exception:  # noqa: BLE001 - the next sweep tries again; the log says why this one failed
+                log.exception("answer log retention sweep failed")
+
+
 class AnswerLog:
     def __init__(self, path: str, retention_days: float = 30.0, background: bool = False):
         self.path = path
@@ -150,6 +176,8 @@ class AnswerLog:
         # secure_delete: retention and erasure overwrite deleted rows instead of leaving them in free pages.
         self._db = ThreadLocalSQLite(path, pragmas=("PRAGMA secure_delete=ON",))
         self._writer = _BackgroundWriter(self._write) if background else None
+        self._background = background
+        self._sweeper: _Sweeper | None = None
 
     def flush(self) -> None:
         """Waits until every answer recorded so far is committed (a no-op when answers are written in place)."""
@@ -157,7 +185,9 @@ class AnswerLog:
             self._writer.flush()
 
     def close(self) -> None:
-        """Writes what is queued and stops the background writer (the gateway calls it at shutdown)."""
+        """Writes what is queued and stops the background threads (the gateway calls it at shutdown)."""
+        if self._sweeper is not None:
+            self._sweeper.close()
         if self._writer is not None:
             self._writer.close()
 
@@ -169,6 +199,19 @@ class AnswerLog:
         if "access_scopes" not in columns:  # a log written before answers recorded their scopes
             conn.execute("ALTER TABLE answers ADD COLUMN access_scopes TEXT NOT NULL DEFAULT '[\"*\"]'")
         self._backfill_lineage()
+        # A log that was off (or idle) past the window starts without what expired meanwhile.
+        self.sweep()
+        if self._background and self._sweeper is None:
+            self._sweeper = _Sweeper(self.sweep, min(SWEEP_INTERVAL, self.retention_seconds / 24))
+
+    def _cutoff(self, now: float | None = None) -> float:
+        return (time.time() if now is None else now) - self.retention_seconds
+
+    def sweep(self, now: float | None = None) -> int:
+        """Deletes the answers older than the retention window, with their lineage and feedback (rows
+        overwritten: secure_delete). Returns how many answers went."""
+        with write_transaction(self._conn()) as conn:
+            return conn.execute("DELETE FROM answers WHERE created_at < ?", (self._cutoff(now),)).rowcount
 
     def _conn(self) -> sqlite3.Connection:
         return self._db.connection()
@@ -224,15 +267,17 @@ class AnswerLog:
             for row, lineage, _ in entries:
                 conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
                 conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
-            # Retention is enforced on write, so an idle log does not need a sweeper.
-            newest = max(now for _, _, now in entries)
-            conn.execute("DELETE FROM answers WHERE created_at < ?", (newest - self.retention_seconds,))
+            # Retention is applied on write too, so a busy log never waits for the sweeper to shrink.
+            conn.execute("DELETE FROM answers WHERE created_at < ?", (self._cutoff(max(t for _, _, t in entries)),))
 
     def answer(self, tenant_id: str, answer_id: str) -> sqlite3.Row | None:
         self.flush()
         return (
             self._conn()
-            .execute("SELECT * FROM answers WHERE answer_id=? AND tenant_id=?", (answer_id, tenant_id))
+            .execute(
+                "SELECT * FROM answers WHERE answer_id=? AND tenant_id=? AND created_at >= ?",
+                (answer_id, tenant_id, self._cutoff()),
+            )
             .fetchone()
         )
 
@@ -271,8 +316,8 @@ class AnswerLog:
             .execute(
                 "SELECT f.*, a.trace_id, a.tenant_id, a.query, a.candidates, a.context_ids, a.answer, a.cited_ids, "
                 "a.abstained, a.reason, a.access_scopes FROM feedback f JOIN answers a ON a.answer_id = f.answer_id "
-                "WHERE f.created_at >= ? ORDER BY f.created_at",
-                (since,),
+                "WHERE f.created_at >= ? AND a.created_at >= ? ORDER BY f.created_at",
+                (since, self._cutoff()),
             )
             .fetchall()
         )

@@ -154,3 +154,47 @@ def test_in_the_background_a_bad_answer_costs_only_itself(tmp_path, caplog):
     assert log.answer("acme", good) is not None and log.answer("acme", bad) is None
     assert f"answer {bad} not logged" in caplog.text
     log.close()
+
+
+def _age(path: Path, answer_id: str, days: float) -> None:
+    """Makes an answer `days` old, as another process (a clock) would see it."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE answers SET created_at = ? WHERE answer_id = ?", (time.time() - days * 86400, answer_id))
+
+
+def _feedback_count(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT COUNT(*) FROM feedback").fetchone()[0]
+
+
+def test_answers_past_retention_are_not_read_and_a_start_deletes_them(tmp_path):
+    """A log left idle (or a mesh left off) past the window: nothing expired is shown, and the next start
+    deletes it with its lineage and feedback, before any new answer is written."""
+    path = tmp_path / "answers.sqlite"
+    log = AnswerLog(str(path), retention_days=30)
+    log.warm_up()
+    old, recent = _record(log, _candidates(3), ["chunk-0"]), _record(log, _candidates(3), ["chunk-0"])
+    for answer_id in (old, recent):
+        log.add_feedback(answer_id, "thumbs_down", "", "doc-1", "v1", "evidence", False)
+    _age(path, old, 31)
+
+    assert log.answer("acme", old) is None and log.answer("acme", recent) is not None
+    assert [r["answer_id"] for r in log.feedback_rows()] == [recent]
+
+    restarted = AnswerLog(str(path), retention_days=30)
+    restarted.warm_up()
+    assert _counts(path) == (1, 5) and _feedback_count(path) == 1
+
+
+def test_a_running_log_deletes_expired_answers_without_a_write(tmp_path):
+    path = tmp_path / "answers.sqlite"
+    log = AnswerLog(str(path), retention_days=3 / 86400, background=True)  # 3 s: swept every 1/8 s
+    log.warm_up()
+    _record(log, _candidates(2), [])
+    log.flush()
+    assert _counts(path) == (1, 2)
+    deadline = time.monotonic() + 30
+    while _counts(path) != (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _counts(path) == (0, 0), "no sweep deleted the expired answer"
+    log.close()
