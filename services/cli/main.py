@@ -117,7 +117,13 @@ def cmd_up(args) -> int:
         "   # Ctrl-C stops the mesh",
         flush=True,
     )
-    supervisor = Supervisor(mesh, max_restarts=args.max_restarts, window=args.restart_window)
+    supervisor = Supervisor(
+        mesh,
+        max_restarts=args.max_restarts,
+        window=args.restart_window,
+        log_max_bytes=int(args.log_max_mb * 1024 * 1024),
+        log_backups=args.log_backups,
+    )
     code = supervisor.run(stop)
     if code:
         print(
@@ -245,6 +251,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--restart-window stop the mesh and exit 1 (default 5)",
     )
     up.add_argument("--restart-window", type=float, default=60.0, help="seconds (default 60)")
+    up.add_argument(
+        "--log-max-mb",
+        type=float,
+        default=50.0,
+        help="a stage log (DATA_DIR/logs/<stage>.log) over this size is copied to <stage>.log.1 and emptied "
+        "(default 50)",
+    )
+    up.add_argument("--log-backups", type=int, default=3, help="rotated copies kept per stage (default 3)")
     up.add_argument(
         "--metrics-port",
         type=int,

@@ -17,6 +17,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.cli import stage_logs
 from shared.config import DEFAULT_HTTP_PORT, DEFAULT_METRICS_PORTS, DEFAULT_PORTS, STAGES
 from shared.credentials import DEFAULT_TENANT, gateway_channel
 from shared.keys import local_key
@@ -194,7 +195,7 @@ class Mesh:
 
     def start_stage(self, stage: str) -> None:
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_dir / f"{stage}.log", "ab")
+        log = open(self.log_path(stage), "ab")  # O_APPEND: the supervisor may truncate it (stage_logs)
         self.processes[stage] = subprocess.Popen(
             [sys.executable, "-m", f"services.{stage}.server"],
             env=self.env(),
@@ -234,11 +235,11 @@ class Mesh:
             self.stop()
             raise
 
+    def log_path(self, stage: str) -> Path:
+        return self.log_dir / f"{stage}.log"
+
     def log_tail(self, stage: str, lines: int = 20) -> str:
-        path = self.log_dir / f"{stage}.log"
-        if not path.exists():
-            return ""
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        return stage_logs.tail(self.log_path(stage), lines)
 
     def http_url(self) -> str:
         return f"http://{self.host}:{self.ports[HTTP]}"

@@ -8,8 +8,12 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from services.cli import stage_logs
 from services.cli.mesh import Mesh, MeshError
 from shared.observability import metrics
+
+# Stage logs are checked for size this often (seconds), not on every poll.
+LOG_CHECK_INTERVAL = 10.0
 
 log = logging.getLogger("ragmesh.supervisor")
 
@@ -31,6 +35,8 @@ class Supervisor:
         max_backoff: float = 30.0,
         poll: float = 0.5,
         clock=time.monotonic,
+        log_max_bytes: int = 50 * 1024 * 1024,
+        log_backups: int = 3,
     ):
         self.mesh = mesh
         self.max_restarts = max_restarts
@@ -43,14 +49,26 @@ class Supervisor:
         for stage in self.states:  # exported from 0, so Prometheus sees the first restart as an increase
             metrics.STAGE_RESTARTS.labels(stage)
         self.failed_stage: str | None = None
+        self.log_max_bytes = log_max_bytes
+        self.log_backups = log_backups
+        self._logs_checked_at: float | None = None
 
     def delay(self, failures: int) -> float:
         """Backoff before the restart that follows the n-th failure within the window."""
         return min(self.max_backoff, self.backoff * 2 ** max(0, failures - 1))
 
+    def rotate_logs(self) -> None:
+        """Each stage log over `log_max_bytes` is copied aside (`log_backups` copies kept) and emptied."""
+        for stage in self.states:
+            if stage_logs.rotate_if_large(self.mesh.log_path(stage), self.log_max_bytes, self.log_backups):
+                log.info("%s: log over %d bytes rotated to %s.1", stage, self.log_max_bytes, stage)
+
     def step(self) -> bool:
         """One supervision pass; False once a stage cannot be restarted."""
         now = self.clock()
+        if self._logs_checked_at is None or now - self._logs_checked_at >= LOG_CHECK_INTERVAL:
+            self._logs_checked_at = now
+            self.rotate_logs()
         for stage, state in self.states.items():
             proc = self.mesh.processes[stage]
             code = proc.poll()

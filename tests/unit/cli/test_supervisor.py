@@ -2,6 +2,7 @@
 tests/integration/test_supervisor.py)."""
 
 import threading
+from pathlib import Path
 
 from services.cli.supervisor import Supervisor
 from shared.observability import metrics
@@ -32,6 +33,9 @@ class FakeMesh:
 
     def log_tail(self, stage, lines=20):
         return "(log)"
+
+    def log_path(self, stage):
+        return Path("/nonexistent-ragmesh-logs") / f"{stage}.log"  # none to rotate
 
 
 class Clock:
