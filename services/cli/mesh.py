@@ -27,6 +27,10 @@ from shared.tls import TLS_ENV, stage_channel
 MAX_IN_FLIGHT_ENV = "RAGMESH_GATEWAY_MAX_IN_FLIGHT"
 
 ROOT_DIR = str(Path(__file__).resolve().parents[2])
+# The data dir holds every tenant's documents (index), questions and answers (answer log) and logs: readable
+# by the mesh's own user only. Stages create their files under this umask (0600 files, 0700 folders).
+PRIVATE_DIR_MODE = 0o700
+STAGE_UMASK = 0o077
 # Start order matters only for readiness messages; every stage retries nothing at start-up.
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
 # The HTTP front door (services/http): a client of the gateway, started after it when a mesh asks for it.
@@ -117,7 +121,7 @@ class DataDirLock:
 
     def acquire(self) -> None:
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as err:
             raise MeshError(f"the data dir cannot be written ({self.path}: {err.strerror})") from None
         try:
@@ -194,8 +198,9 @@ class Mesh:
         return env
 
     def start_stage(self, stage: str) -> None:
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path(stage), "ab")  # O_APPEND: the supervisor may truncate it (stage_logs)
+        self.log_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+        # O_APPEND: the supervisor may truncate it (stage_logs). Logs hold questions unless privacy is strict.
+        log = os.fdopen(os.open(self.log_path(stage), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
         self.processes[stage] = subprocess.Popen(
             [sys.executable, "-m", f"services.{stage}.server"],
             env=self.env(),
@@ -203,6 +208,7 @@ class Mesh:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             cwd=ROOT_DIR,
+            umask=STAGE_UMASK,
         )
         log.close()
 
@@ -221,8 +227,16 @@ class Mesh:
         return gateway_channel(self.address("gateway"), self.key_for)
 
     def start(self, timeout: float = 180.0) -> None:
-        os.makedirs(self.data_dir, exist_ok=True)
+        os.makedirs(self.data_dir, mode=PRIVATE_DIR_MODE, exist_ok=True)
         self._lock.acquire()
+        shared_mode = os.stat(self.data_dir).st_mode & 0o077
+        if shared_mode:  # made before, by hand: left as it is, but said
+            print(
+                f"warning: the data dir {self.data_dir} is open to other users (mode "
+                f"{oct(os.stat(self.data_dir).st_mode & 0o777)}) and holds every tenant's documents and "
+                f"questions: chmod 700 {self.data_dir}",
+                file=sys.stderr,
+            )
         try:
             self.key_for(DEFAULT_TENANT)  # `ragmesh up` and `make demo` work with no key step
             for stage in START_ORDER:

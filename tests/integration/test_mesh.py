@@ -1,5 +1,6 @@
 """ingest -> ask through the six real processes over gRPC on loopback."""
 
+import os
 import threading
 import time
 
@@ -406,3 +407,17 @@ def test_without_the_reranker_answers_are_degraded_not_failed(mesh, gateway, ing
         assert_citations_verifiable(response)
     finally:
         restart(mesh, gateway, "reranker")
+
+
+def test_the_data_dir_is_readable_by_the_mesh_user_only(mesh, gateway, ingested):
+    """Every tenant's documents (the index), every question and answer (the answer log) and the logs live in
+    the data dir: no other local user may read them (they were created 0644 in a 0755 folder)."""
+    assert not ask(gateway, "whats E-4412").answer.abstained  # the answer log holds a question now
+    found = []
+    for folder, dirs, files in os.walk(mesh.data_dir):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            found.append(name)
+            mode = os.stat(path).st_mode & 0o777
+            assert mode & 0o077 == 0, f"{path} is {oct(mode)}"
+    assert {"answers.sqlite", "gateway.log"} <= set(found) and any(n.startswith("index-") for n in found)
