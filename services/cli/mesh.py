@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -109,6 +110,12 @@ def stop_on_sigterm() -> None:
 LOCK_FILE = "mesh.lock"
 
 
+def open_stage_log(path: Path) -> BinaryIO:
+    """A stage's log for its stdout: appended to (O_APPEND, so the supervisor may truncate it: stage_logs) and
+    readable by the mesh's user only (logs hold questions unless privacy is strict)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+
+
 class DataDirLock:
     """One mesh per data dir: two would share one index, answer log and key store behind each other's backs
     (each indexer's and retriever's in-memory state would go stale), and a second `ragmesh up` run by mistake
@@ -199,8 +206,7 @@ class Mesh:
 
     def start_stage(self, stage: str) -> None:
         self.log_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
-        # O_APPEND: the supervisor may truncate it (stage_logs). Logs hold questions unless privacy is strict.
-        log = os.fdopen(os.open(self.log_path(stage), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+        log = open_stage_log(self.log_path(stage))
         self.processes[stage] = subprocess.Popen(
             [sys.executable, "-m", f"services.{stage}.server"],
             env=self.env(),

@@ -6,7 +6,7 @@ from typing import Any
 import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.exceptions import HTTPException
@@ -24,6 +24,14 @@ from services.http.errors import (
 from services.http.limits import BodyLimit
 
 STATIC_DIR = Path(__file__).parent / "static"
+# The reviewer page handles API keys: it runs only its own script and style, talks only to this server, and no
+# other site may frame it (clickjacking its feedback buttons). Text from the API is set as textContent anyway.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 # HTTP statuses the framework answers itself, under the gRPC code names the gateway's errors use.
 _CODE_FOR_STATUS = {404: "NOT_FOUND", 405: "UNIMPLEMENTED", 413: "RESOURCE_EXHAUSTED"}
 
@@ -51,6 +59,13 @@ def create_app(cfg: HttpConfig, client: RagmeshClient) -> FastAPI:
         BodyLimit, max_json=cfg.max_json_bytes, max_upload=cfg.max_upload_bytes, upload_paths=("/v1/ingest",)
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.middleware("http")
+    async def page_headers(request: Request, call_next) -> Response:
+        response = await call_next(request)
+        if request.url.path == "/review" or request.url.path.startswith("/static/"):
+            response.headers.update(PAGE_HEADERS)
+        return response
 
     @app.get("/healthz", tags=["health"], summary="The process is up")
     def healthz() -> dict[str, str]:

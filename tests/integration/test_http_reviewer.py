@@ -115,3 +115,23 @@ def test_a_reviewer_names_scopes_to_read_and_open_confidential_passages(page, fr
     expect(page.locator("#passage-document")).to_have_text("handbook/salary-bands")
     page.fill("#scopes", "")  # the page keeps it for the next visit; the other tests read public only
     page.locator("#scopes").dispatch_event("change")
+
+
+def test_the_page_keeps_the_key_for_its_tab_only_and_runs_under_its_policy(page, front_door, ingested, mesh):
+    """A key kept in localStorage was there for whoever opened the page next on that machine; the page runs
+    under a policy that lets it load nothing but its own files and refuses to be framed."""
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    page.evaluate("localStorage.setItem('ragmesh-api-key', 'rmk_left_by_an_older_page')")
+    response = page.goto(f"{front_door}/review")
+    assert response is not None
+    headers = response.headers
+    assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
+    assert page.evaluate("localStorage.getItem('ragmesh-api-key')") is None
+    key = mesh.key_for(TENANT)
+    page.fill("#api-key", key)
+    page.locator("#api-key").dispatch_event("change")
+    assert not ask(page, "whats E-4412")["answer"]["abstained"]  # the policy lets the page do its work
+    assert page.evaluate("sessionStorage.getItem('ragmesh-api-key')") == key
+    assert key not in page.evaluate("JSON.stringify(localStorage)")
+    assert violations == []

@@ -7,10 +7,12 @@ const $ = (id) => document.getElementById(id);
 let current = null; // the last /v1/ask response
 let rating = "";
 
-// The key, the tenant and the scopes are kept for the next visit (as ragmesh-<field id>).
-for (const id of ["api-key", "tenant", "scopes"]) {
-  $(id).value = localStorage.getItem(`ragmesh-${id}`) || "";
-  $(id).addEventListener("change", () => localStorage.setItem(`ragmesh-${id}`, $(id).value.trim()));
+// The tenant and the scopes are kept for the next visit (as ragmesh-<field id>); the API key only while this
+// tab is open (sessionStorage): on a shared machine the next person to open the page must not find it.
+localStorage.removeItem("ragmesh-api-key"); // kept for good by earlier versions of this page
+for (const [id, store] of [["api-key", sessionStorage], ["tenant", localStorage], ["scopes", localStorage]]) {
+  $(id).value = store.getItem(`ragmesh-${id}`) || "";
+  $(id).addEventListener("change", () => store.setItem(`ragmesh-${id}`, $(id).value.trim()));
 }
 
 // The scopes to read with besides public (comma-separated; the key must hold each): an hr reviewer reads hr
