@@ -2,12 +2,17 @@
 payload into logs, file names or the answer log, and a misread list (`[hr`) is refused, not filed."""
 
 import re
+import unicodedata
 
 from shared.errors import InvalidArgument
 
 MAX_TENANT_ID = 64
 TENANT_ID = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_TENANT_ID - 1}}}")
 SCOPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}")
+# A document id is a path-like name (`handbook/refunds`, a file's path) and a version a short label; neither may
+# hold a control character or a line break, which would forge lines in logs and break `id@version` output.
+MAX_DOCUMENT_ID = 512
+MAX_VERSION = 128
 # A key holding this scope reads every scope of its tenant (local development keys).
 ALL_SCOPES = "*"
 
@@ -23,3 +28,16 @@ def check_tenant_id(tenant_id: str, field: str = "tenant_id") -> str:
             "and . _ -, starting with a letter or digit)",
         )
     return tenant_id
+
+
+def check_document_name(value: str, field: str, name: str, limit: int) -> str:
+    """A document id or version as stated: at most `limit` characters, no control characters or line breaks.
+    `name` names the document in the error."""
+    if len(value) > limit:
+        raise InvalidArgument(field, f"{name}: {len(value)} characters, over the limit of {limit}")
+    bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+    if bad is not None:
+        raise InvalidArgument(
+            field, f"{name}: {value[:80]!r} holds the control character U+{ord(bad):04X} (line breaks included)"
+        )
+    return value

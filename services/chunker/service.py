@@ -25,6 +25,7 @@ from services.chunker.supersession import SOURCE_FRONT_MATTER, Statement, infer
 from shared.embedding.tokens import TokenCounter
 from shared.errors import InvalidArgument, ResourceExhausted
 from shared.model import Chunk, DocumentMeta
+from shared.names import MAX_DOCUMENT_ID, MAX_VERSION, check_document_name
 
 STRATEGIES = ("structure", "fixed")
 DEFAULT_EFFECTIVE_FROM = "1970-01-01"
@@ -137,10 +138,19 @@ class DocumentChunker:
             else stated.get("effective_to", "")
         )
         check_interval(effective_from, effective_to, name)
+        id_field = (
+            "document.meta.document_id"
+            if meta.document_id
+            else ("front_matter.doc_id" if stated.get("doc_id") else "document.meta.source_uri")
+        )
+        check_document_name(document_id, id_field, name, MAX_DOCUMENT_ID)
+        version = meta.version or stated.get("version") or "1"
+        version_field = "document.meta.version" if meta.version else "front_matter.version"
+        check_document_name(version, version_field, name, MAX_VERSION)
         resolved = dataclasses.replace(
             meta,
             document_id=document_id,
-            version=meta.version or stated.get("version") or "1",
+            version=version,
             access_scopes=scopes or default_scopes(self.missing_scopes, document_id),
             effective_from=effective_from,
             effective_to=effective_to,

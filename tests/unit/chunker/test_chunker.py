@@ -161,6 +161,9 @@ def test_ticket_threads_get_one_section_per_message(chunker):
         (b"\xff\xfeP\x00l\x00\x00\xd8", "notes.txt", "UTF-16 byte order mark but is not valid UTF-16"),
         ("\ufeffa\x00b".encode("utf-16-le"), "notes.txt", "binary"),
         (b",,\n , \n", "export.csv", "has no text"),
+        (b'---\nversion: "v1\\nv2"\n---\n# A\n\nText.\n', "v.md", "control character U+000A"),
+        (b'---\ndoc_id: "a\\u0007b"\n---\n# A\n\nText.\n', "bell.md", "control character U+0007"),
+        (b"---\ndoc_id: " + b"x" * 513 + b"\n---\n# A\n\nText.\n", "long.md", "513 characters, over the limit"),
         (b"PK\x03\x04 not a zip", "book.xlsx", "not a readable XLSX"),
         (_docx_bytes(), "book.xlsx", "not a readable XLSX"),  # a zip, but a Word document
         (_empty_workbook(), "book.xlsx", "no text in a visible sheet"),
