@@ -123,6 +123,8 @@ def cmd_up(args) -> int:
         window=args.restart_window,
         log_max_bytes=int(args.log_max_mb * 1024 * 1024),
         log_backups=args.log_backups,
+        unresponsive_after=args.unresponsive_after,
+        start_timeout=args.start_timeout,
     )
     code = supervisor.run(stop)
     if code:
@@ -251,6 +253,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--restart-window stop the mesh and exit 1 (default 5)",
     )
     up.add_argument("--restart-window", type=float, default=60.0, help="seconds (default 60)")
+    up.add_argument(
+        "--unresponsive-after",
+        type=float,
+        default=30.0,
+        help="a stage that answers no health check for this many seconds (hung, stopped) is killed and "
+        "restarted like a crash; 0 = never (default 30)",
+    )
     up.add_argument(
         "--log-max-mb",
         type=float,

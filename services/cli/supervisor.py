@@ -1,6 +1,8 @@
 """`ragmesh up`'s supervisor: a stage process that exits is restarted on its own ports with exponential
 backoff while the other stages keep serving; a stage that fails more than `max_restarts` times within
-`window` seconds is given up on, and the supervisor stops the mesh and reports failure."""
+`window` seconds is given up on, and the supervisor stops the mesh and reports failure. A stage that stops
+answering its health check for `unresponsive_after` seconds (hung, deadlocked, stopped), or is still not
+SERVING `start_timeout` seconds after a restart, is killed and so restarted like a crash."""
 
 import logging
 import threading
@@ -18,11 +20,17 @@ LOG_CHECK_INTERVAL = 10.0
 log = logging.getLogger("ragmesh.supervisor")
 
 
+# Liveness: how long one health check may take. Any answer counts as alive (NOT_SERVING included: the HTTP door
+# says so while the gateway is down, and is not to be killed for it); no answer in time does not.
+HEALTH_CHECK_TIMEOUT = 2.0
+
+
 @dataclass
 class _StageState:
     failures: deque = field(default_factory=deque)  # monotonic times of recent exits
     restart_at: float | None = None  # a restart is due then
     starting_since: float | None = None  # restarted, not yet SERVING
+    silent_since: float | None = None  # its health checks have gone unanswered since then
 
 
 class Supervisor:
@@ -37,6 +45,8 @@ class Supervisor:
         clock=time.monotonic,
         log_max_bytes: int = 50 * 1024 * 1024,
         log_backups: int = 3,
+        unresponsive_after: float = 30.0,
+        start_timeout: float = 180.0,
     ):
         self.mesh = mesh
         self.max_restarts = max_restarts
@@ -52,6 +62,9 @@ class Supervisor:
         self.log_max_bytes = log_max_bytes
         self.log_backups = log_backups
         self._logs_checked_at: float | None = None
+        self.unresponsive_after = unresponsive_after  # 0: never judged hung
+        self.start_timeout = start_timeout
+        self._health_checked_at: float | None = None
 
     def delay(self, failures: int) -> float:
         """Backoff before the restart that follows the n-th failure within the window."""
@@ -118,7 +131,48 @@ class Supervisor:
                     now - state.starting_since,
                 )
                 state.starting_since = None
+            elif state.starting_since is not None and code is None and now - state.starting_since > self.start_timeout:
+                log.error(
+                    "%s (pid %d) is not SERVING %.0fs after its restart; killing it, to be restarted\n%s",
+                    stage,
+                    proc.pid,
+                    now - state.starting_since,
+                    self.mesh.log_tail(stage, 5),
+                )
+                state.starting_since = None
+                proc.kill()
+        if self.unresponsive_after > 0:
+            self._check_liveness(now)
         return True
+
+    def _check_liveness(self, now: float) -> None:
+        """Every few seconds, each stage that has been SERVING is asked for its health; one that has answered
+        nothing for `unresponsive_after` seconds is killed (the next pass restarts it, counted as a failure)."""
+        interval = min(5.0, self.unresponsive_after / 3)
+        if self._health_checked_at is not None and now - self._health_checked_at < interval:
+            return
+        self._health_checked_at = now
+        for stage, state in self.states.items():
+            proc = self.mesh.processes[stage]
+            if proc.poll() is not None or state.restart_at is not None or state.starting_since is not None:
+                state.silent_since = None
+                continue
+            status = self.mesh.health(stage, min(HEALTH_CHECK_TIMEOUT, interval))
+            if not status.startswith("UNREACHABLE"):
+                state.silent_since = None
+                continue
+            if state.silent_since is None:
+                state.silent_since = now
+            elif now - state.silent_since >= self.unresponsive_after:
+                log.error(
+                    "%s (pid %d) has answered no health check for %.0fs (%s); killing it, to be restarted",
+                    stage,
+                    proc.pid,
+                    now - state.silent_since,
+                    status,
+                )
+                state.silent_since = None
+                proc.kill()
 
     def run(self, stop: threading.Event) -> int:
         """Supervises until `stop` is set (exit 0) or a stage cannot be restarted (exit 1)."""

@@ -62,40 +62,37 @@ def restarts(metrics_address: str) -> dict[str, float]:
     }
 
 
-def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_path):
-    data_dir = tmp_path / "data"
+def launch_up(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, Path]:
+    """`ragmesh up --free-ports` on a data dir under tmp_path, its output in tmp_path/up.log."""
     out = tmp_path / "up.log"
-    (tmp_path / "doc.md").write_text("# Plans\n\nThe Team plan costs 49 euros per month per seat.\n")
+    command = [sys.executable, "-m", "services.cli.main", "up", "--free-ports", "--data-dir", str(tmp_path / "data")]
     with open(out, "wb") as log:
         up = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "services.cli.main",
-                "up",
-                "--free-ports",
-                "--data-dir",
-                str(data_dir),
-                "--max-restarts",
-                "2",
-                "--restart-window",
-                "600",
-            ],
-            cwd=ROOT_DIR,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
+            [*command, *args], cwd=ROOT_DIR, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
+    return up, out
+
+
+def stage_table(up: subprocess.Popen, out: Path) -> dict[str, re.Match]:
+    """The lines `up` prints once every stage serves: stage -> (address, pid, metrics address)."""
+
+    def listed():
+        assert up.poll() is None, out.read_text()
+        text = out.read_text()
+        return "export RAGMESH_GATEWAY_ADDR=" in text and text
+
+    table = {m[1]: m for m in (LINE.match(line) for line in wait_for(listed, 300, "up").splitlines()) if m}
+    assert set(STAGES) | {"launcher"} <= set(table), table
+    return table
+
+
+def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_path):
+    data_dir = tmp_path / "data"
+    (tmp_path / "doc.md").write_text("# Plans\n\nThe Team plan costs 49 euros per month per seat.\n")
+    up, out = launch_up(tmp_path, "--max-restarts", "2", "--restart-window", "600")
     pids: dict[str, int] = {}
     try:
-
-        def listed():
-            assert up.poll() is None, out.read_text()
-            text = out.read_text()
-            return "export RAGMESH_GATEWAY_ADDR=" in text and text
-
-        table = {m[1]: m for m in (LINE.match(line) for line in wait_for(listed, 300, "up").splitlines()) if m}
-        assert set(STAGES) | {"launcher"} <= set(table), table
+        table = stage_table(up, out)
         pids = {stage: int(table[stage][3]) for stage in STAGES}
         launcher_metrics = table["launcher"][4]
         channel = gateway_channel(table["gateway"][2], (data_dir / "api-keys" / TENANT).read_text().strip())
@@ -163,4 +160,32 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
             up.wait(60)
         for pid in pids.values():  # only if `up` could not stop them itself
             if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_stage_that_stops_answering_is_killed_and_restarted(tmp_path):
+    """A stopped (SIGSTOP) or deadlocked stage never exits, so nothing restarted it: the mesh stayed broken."""
+    up, out = launch_up(tmp_path, "--unresponsive-after", "6", "--no-http")
+    pids: dict[str, int] = {}
+    try:
+        table = stage_table(up, out)
+        pids = {stage: int(table[stage][3]) for stage in STAGES}
+        os.kill(pids["generator"], signal.SIGSTOP)
+        text = wait_for(
+            lambda: re.search(r"generator restarted \(pid (\d+)\)", out.read_text()), 60, "the hung stage's restart"
+        )
+        assert re.search(rf"generator \(pid {pids['generator']}\) has answered no health check for \d+s", text.string)
+        new_pid = int(text[1])
+        wait_for(lambda: f"generator (pid {new_pid}) SERVING again" in out.read_text(), 120, "it to serve")
+        assert not alive(pids["generator"])
+        for stage in set(STAGES) - {"generator"}:
+            assert alive(pids[stage]), f"{stage} lost its process"
+        pids["generator"] = new_pid
+    finally:
+        if up.poll() is None:
+            up.terminate()
+            up.wait(60)
+        for pid in pids.values():  # only if `up` could not stop them itself
+            if alive(pid):
+                os.kill(pid, signal.SIGCONT)
                 os.kill(pid, signal.SIGKILL)

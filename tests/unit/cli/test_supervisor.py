@@ -18,18 +18,22 @@ class FakeProc:
     def poll(self):
         return self.code
 
+    def kill(self):
+        self.code = -9
+
 
 class FakeMesh:
     def __init__(self, stages=("gateway", "retriever")):
         self.processes = {s: FakeProc() for s in stages}
         self.started = []
+        self.status = {}  # a stage's health answer; SERVING when not set
 
     def start_stage(self, stage):
         self.processes[stage] = FakeProc()
         self.started.append(stage)
 
     def health(self, stage, timeout=1.0):
-        return "SERVING"
+        return self.status.get(stage, "SERVING")
 
     def log_tail(self, stage, lines=20):
         return "(log)"
@@ -101,3 +105,47 @@ def test_run_returns_0_when_stopped_and_1_when_a_stage_cannot_be_kept_running():
     mesh.processes["gateway"].code = 1
     sup = Supervisor(mesh, max_restarts=0, poll=0.01)
     assert sup.run(threading.Event()) == 1 and sup.failed_stage == "gateway"
+
+
+def test_a_stage_that_answers_no_health_check_is_killed_and_restarted():
+    """A hung or stopped stage never exits: without a liveness check it stayed down until someone noticed."""
+    mesh, clock = FakeMesh(), Clock()
+    sup = Supervisor(mesh, backoff=0.5, clock=clock, unresponsive_after=30)
+    hung = mesh.processes["retriever"]
+    mesh.status["retriever"] = "UNREACHABLE (DEADLINE_EXCEEDED)"
+    mesh.status["gateway"] = "NOT_SERVING"  # an answer: alive, whatever it says
+    for _ in range(6):  # silent from the first check on, 25 s at the sixth: not yet
+        assert sup.step() and hung.poll() is None
+        clock.now += 5
+    assert sup.step() and hung.poll() == -9  # 30 s
+    mesh.status.pop("retriever")
+    assert sup.step()  # seen dead: a failure, restarted after the backoff
+    clock.now += 0.5
+    assert sup.step() and mesh.started == ["retriever"]
+    assert mesh.processes["gateway"].poll() is None
+
+
+def test_a_stage_silent_for_a_while_then_answering_is_left_alone():
+    mesh, clock = FakeMesh(), Clock()
+    sup = Supervisor(mesh, clock=clock, unresponsive_after=30)
+    for silent in (True, False) * 4:  # 20 s silent, an answer, 20 s silent, ...
+        mesh.status["retriever"] = "UNREACHABLE (UNAVAILABLE)" if silent else "SERVING"
+        for _ in range(4 if silent else 1):
+            assert sup.step()
+            clock.now += 5
+    assert mesh.processes["retriever"].poll() is None and mesh.started == []
+
+
+def test_a_restarted_stage_that_never_serves_is_killed_after_the_start_timeout():
+    mesh, clock = FakeMesh(), Clock()
+    sup = Supervisor(mesh, backoff=0.5, clock=clock, start_timeout=60)
+    mesh.processes["retriever"].code = 1
+    assert sup.step()
+    clock.now += 0.5
+    mesh.status["retriever"] = "NOT_SERVING"
+    assert sup.step() and mesh.started == ["retriever"]
+    stuck = mesh.processes["retriever"]
+    clock.now += 59
+    assert sup.step() and stuck.poll() is None
+    clock.now += 2
+    assert sup.step() and stuck.poll() == -9
