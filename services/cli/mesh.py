@@ -13,7 +13,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -110,12 +109,6 @@ def stop_on_sigterm() -> None:
 LOCK_FILE = "mesh.lock"
 
 
-def open_stage_log(path: Path) -> BinaryIO:
-    """A stage's log for its stdout: appended to (O_APPEND, so the supervisor may truncate it: stage_logs) and
-    readable by the mesh's user only (logs hold questions unless privacy is strict)."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
-
-
 class DataDirLock:
     """One mesh per data dir: two would share one index, answer log and key store behind each other's backs
     (each indexer's and retriever's in-memory state would go stale), and a second `ragmesh up` run by mistake
@@ -206,7 +199,7 @@ class Mesh:
 
     def start_stage(self, stage: str) -> None:
         self.log_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
-        log = open_stage_log(self.log_path(stage))
+        log = stage_logs.open_for_stage(self.log_path(stage))
         self.processes[stage] = subprocess.Popen(
             [sys.executable, "-m", f"services.{stage}.server"],
             env=self.env(),
@@ -235,12 +228,11 @@ class Mesh:
     def start(self, timeout: float = 180.0) -> None:
         os.makedirs(self.data_dir, mode=PRIVATE_DIR_MODE, exist_ok=True)
         self._lock.acquire()
-        shared_mode = os.stat(self.data_dir).st_mode & 0o077
-        if shared_mode:  # made before, by hand: left as it is, but said
+        mode = os.stat(self.data_dir).st_mode & 0o777
+        if mode & 0o077:  # made before, by hand: left as it is, but said
             print(
-                f"warning: the data dir {self.data_dir} is open to other users (mode "
-                f"{oct(os.stat(self.data_dir).st_mode & 0o777)}) and holds every tenant's documents and "
-                f"questions: chmod 700 {self.data_dir}",
+                f"warning: the data dir {self.data_dir} is open to other users (mode {oct(mode)}) and holds every "
+                f"tenant's documents and questions: chmod 700 {self.data_dir}",
                 file=sys.stderr,
             )
         try:
@@ -268,6 +260,17 @@ class Mesh:
         if stage == HTTP:
             return self._http_health(timeout)
         return stage_health(self.address(stage), stage, self.env().get(TLS_ENV, ""), timeout)
+
+    def alive(self, stage: str, timeout: float) -> bool:
+        """The stage's process answers at all (liveness, not readiness): a gRPC stage its health check with any
+        status, the front door /healthz (its /readyz waits on the gateway, which may be the one hung)."""
+        if stage != HTTP:
+            return not self.health(stage, timeout).startswith("UNREACHABLE")
+        try:
+            with urllib.request.urlopen(f"{self.http_url()}/healthz", timeout=timeout):
+                return True
+        except OSError:  # urllib's HTTPError too: an error page is not the answer /healthz gives alive
+            return False
 
     def _http_health(self, timeout: float) -> str:
         """SERVING when the front door answers /readyz with 200 (it reaches the gateway)."""

@@ -3,16 +3,23 @@
 Each stage writes its stdout and stderr to `logs/<stage>.log`, opened for appending (O_APPEND), so the launcher
 can rotate a file the stage keeps writing the way logrotate's copytruncate does: copy it to `<stage>.log.1`
 (older copies shift to .2, .3, ...), then truncate it in place; the stage's next write lands at the new end.
-Lines written between the copy and the truncation are lost, a window of microseconds against a log that
-otherwise grows without bound (the HTTP door logs every request).
+Lines written between the copy and the truncation are lost (the copy's time: tens of milliseconds at 50 MB),
+the price of a log that otherwise grows without bound (the HTTP door logs every request).
 """
 
 import os
 import shutil
 from pathlib import Path
+from typing import BinaryIO
 
 # Bytes read from a log's end for its last lines (a crash report shows a few): never the whole file.
 TAIL_BYTES = 64 * 1024
+
+
+def open_for_stage(path: Path) -> BinaryIO:
+    """A stage's log for its stdout: appended to (O_APPEND, so it can be rotated under the stage) and readable
+    by the mesh's user only (logs hold questions unless privacy is strict)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
 
 
 def tail(path: Path, lines: int) -> str:

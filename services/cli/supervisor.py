@@ -20,8 +20,8 @@ LOG_CHECK_INTERVAL = 10.0
 log = logging.getLogger("ragmesh.supervisor")
 
 
-# Liveness: how long one health check may take. Any answer counts as alive (NOT_SERVING included: the HTTP door
-# says so while the gateway is down, and is not to be killed for it); no answer in time does not.
+# Liveness: how long one health check may take. Any answer counts as alive (Mesh.alive: NOT_SERVING included);
+# no answer in time does not.
 HEALTH_CHECK_TIMEOUT = 2.0
 
 
@@ -157,19 +157,17 @@ class Supervisor:
             if proc.poll() is not None or state.restart_at is not None or state.starting_since is not None:
                 state.silent_since = None
                 continue
-            status = self.mesh.health(stage, min(HEALTH_CHECK_TIMEOUT, interval))
-            if not status.startswith("UNREACHABLE"):
+            if self.mesh.alive(stage, min(HEALTH_CHECK_TIMEOUT, interval)):
                 state.silent_since = None
                 continue
             if state.silent_since is None:
                 state.silent_since = now
             elif now - state.silent_since >= self.unresponsive_after:
                 log.error(
-                    "%s (pid %d) has answered no health check for %.0fs (%s); killing it, to be restarted",
+                    "%s (pid %d) has answered no health check for %.0fs; killing it, to be restarted",
                     stage,
                     proc.pid,
                     now - state.silent_since,
-                    status,
                 )
                 state.silent_since = None
                 proc.kill()

@@ -164,23 +164,28 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
 
 
 def test_a_stage_that_stops_answering_is_killed_and_restarted(tmp_path):
-    """A stopped (SIGSTOP) or deadlocked stage never exits, so nothing restarted it: the mesh stayed broken."""
-    up, out = launch_up(tmp_path, "--unresponsive-after", "6", "--no-http")
+    """A stopped (SIGSTOP) or deadlocked stage never exits, so nothing restarted it: the mesh stayed broken. The
+    HTTP door, whose readiness waits on that gateway, answers its liveness check and is left alone."""
+    up, out = launch_up(tmp_path, "--unresponsive-after", "6")
     pids: dict[str, int] = {}
     try:
         table = stage_table(up, out)
         pids = {stage: int(table[stage][3]) for stage in STAGES}
-        os.kill(pids["generator"], signal.SIGSTOP)
+        http = re.search(r"^http\s+\S+\s+pid (\d+)", out.read_text(), re.MULTILINE)
+        assert http, out.read_text()
+        pids["http"] = int(http[1])
+        os.kill(pids["gateway"], signal.SIGSTOP)
         text = wait_for(
-            lambda: re.search(r"generator restarted \(pid (\d+)\)", out.read_text()), 60, "the hung stage's restart"
+            lambda: re.search(r"gateway restarted \(pid (\d+)\)", out.read_text()), 60, "the hung stage's restart"
         )
-        assert re.search(rf"generator \(pid {pids['generator']}\) has answered no health check for \d+s", text.string)
+        assert re.search(rf"gateway \(pid {pids['gateway']}\) has answered no health check for \d+s", text.string)
         new_pid = int(text[1])
-        wait_for(lambda: f"generator (pid {new_pid}) SERVING again" in out.read_text(), 120, "it to serve")
-        assert not alive(pids["generator"])
-        for stage in set(STAGES) - {"generator"}:
+        wait_for(lambda: f"gateway (pid {new_pid}) SERVING again" in out.read_text(), 120, "it to serve")
+        assert not alive(pids["gateway"])
+        for stage in set(pids) - {"gateway"}:
             assert alive(pids[stage]), f"{stage} lost its process"
-        pids["generator"] = new_pid
+        assert "http (pid" not in out.read_text()  # never judged hung, never restarted
+        pids["gateway"] = new_pid
     finally:
         if up.poll() is None:
             up.terminate()

@@ -11,8 +11,9 @@ import urllib.request
 
 import grpc
 
+from services.cli import stage_logs
 from services.cli.documents import collect_files, to_source_document
-from services.cli.mesh import ROOT_DIR, STAGE_UMASK, open_stage_log, stage_health
+from services.cli.mesh import ROOT_DIR, STAGE_UMASK, stage_health
 from services.gateway.answer_log import AnswerLog
 from shared.credentials import gateway_channel
 from shared.keys import local_key
@@ -94,7 +95,7 @@ def extra_stages(stages: list[str], env: dict, port: int, stub=gateway_pb2_grpc.
 def start_front_door(env: dict, port: int, log_path) -> subprocess.Popen:
     """`python -m services.http.server` on 127.0.0.1:port with `env` (which says where the gateway is)."""
     env = {**env, "RAGMESH_HTTP_HOST": "127.0.0.1", "RAGMESH_HTTP_PORT": str(port)}
-    with open_stage_log(log_path) as log:  # as the launcher starts it: its files private to the mesh's user
+    with stage_logs.open_for_stage(log_path) as log:  # as the launcher starts it: its files private to the mesh's user
         return subprocess.Popen(
             [sys.executable, "-m", "services.http.server"],
             env=env,

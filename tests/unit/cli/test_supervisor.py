@@ -35,6 +35,9 @@ class FakeMesh:
     def health(self, stage, timeout=1.0):
         return self.status.get(stage, "SERVING")
 
+    def alive(self, stage, timeout):
+        return not self.health(stage, timeout).startswith("UNREACHABLE")
+
     def log_tail(self, stage, lines=20):
         return "(log)"
 
