@@ -35,7 +35,8 @@ def check_document_name(value: str, field: str, name: str, limit: int) -> str:
     `name` names the document in the error."""
     if len(value) > limit:
         raise InvalidArgument(field, f"{name}: {len(value)} characters, over the limit of {limit}")
-    bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+    # Control characters and line/paragraph separators; format characters stay (Persian names hold a ZWNJ).
+    bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
     if bad is not None:
         raise InvalidArgument(
             field, f"{name}: {value[:80]!r} holds the control character U+{ord(bad):04X} (line breaks included)"

@@ -164,6 +164,7 @@ def test_ticket_threads_get_one_section_per_message(chunker):
         (b'---\nversion: "v1\\nv2"\n---\n# A\n\nText.\n', "v.md", "control character U+000A"),
         (b'---\ndoc_id: "a\\u0007b"\n---\n# A\n\nText.\n', "bell.md", "control character U+0007"),
         (b"---\ndoc_id: " + b"x" * 513 + b"\n---\n# A\n\nText.\n", "long.md", "513 characters, over the limit"),
+        (b'---\ndoc_id: "a\\u2028b"\n---\n# A\n\nText.\n', "sep.md", "control character U+2028"),
         (b"PK\x03\x04 not a zip", "book.xlsx", "not a readable XLSX"),
         (_docx_bytes(), "book.xlsx", "not a readable XLSX"),  # a zip, but a Word document
         (_empty_workbook(), "book.xlsx", "no text in a visible sheet"),
@@ -191,3 +192,9 @@ def test_wide_unicode_with_a_byte_order_mark_is_read_as_text(chunker, encoding):
     sheet = "Office\tPhone\r\nQuay Tower\t+353 1 555 0142\r\n".encode("utf-16")
     _, rows = run(chunker, sheet, uri="offices.tsv")
     assert "| Quay Tower | +353 1 555 0142 |" in rows[0].body
+
+
+def test_a_document_id_may_hold_a_format_character(chunker):
+    """A zero-width non-joiner is part of Persian words, so of file names: not a control character."""
+    meta, _ = run(chunker, "# A\n\nText.\n", uri="\u0645\u06cc\u200c\u0631\u0648\u062f.md")
+    assert "\u200c" in meta.document_id
