@@ -30,6 +30,9 @@ NOT_REACHED = (
     "trace backends (OTLP): spans are exported as they end and cannot be recalled; they carry chunk ids and, "
     "unless RAGMESH_REDACT_QUERIES is on, the question and the answer text",
     "copies outside the data folder: backups, exports written to stdout, files copied elsewhere",
+    "stage logs (`logs/<stage>.log` and rotated copies under `ragmesh up`, or the platform's log collector): "
+    "operational lines, kept until rotated away; the HTTP door's access lines name chunk and document ids in "
+    "their URLs, and at DEBUG level (without strict privacy) stages may log questions",
     "free blocks of the file system and storage device beneath the files (a rewrite does not shred them)",
 )
 
