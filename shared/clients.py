@@ -57,10 +57,18 @@ _PASS_THROUGH = {
 class StageCallError(RagmeshError):
     """A downstream stage failed; the status says what the caller can do, the message says where."""
 
-    def __init__(self, stage: str, address: str, err: grpc.RpcError):
+    def __init__(self, stage: str, address: str, err: grpc.RpcError, cap: float | None = None):
+        """`cap`: the gateway's own limit on this stage's calls, when that (not the caller's deadline) ended it."""
         code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
         detail = err.details() if hasattr(err, "details") else str(err)
-        if code in _PASS_THROUGH:
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED and cap is not None:
+            # A longer client deadline would not help: say which setting bounds it.
+            self.code = code
+            message = (
+                f"{stage} stage: no answer within the gateway's {cap:g} s limit on its calls "
+                f"(RAGMESH_GATEWAY_{stage.upper()}_TIMEOUT_SECONDS)"
+            )
+        elif code in _PASS_THROUGH:
             self.code = code
             message = f"{stage} stage: {detail}"
         else:
@@ -92,10 +100,12 @@ class StageClient:
 
     def call(self, method: str, request, context: grpc.ServicerContext | None = None, share: float = 1.0):
         """`share` < 1 leaves the rest of the caller's remaining time for what comes after this call."""
+        timeout = self._timeout(context, share)
         try:
-            return getattr(self._stub, method)(request, timeout=self._timeout(context, share))
+            return getattr(self._stub, method)(request, timeout=timeout)
         except grpc.RpcError as err:
-            error = StageCallError(self.stage, self.address, err)
+            capped = timeout >= self.default_timeout  # the gateway's limit, not the caller's deadline, ended it
+            error = StageCallError(self.stage, self.address, err, self.default_timeout if capped else None)
             # The instrumentation's client span ended with the status; the caller's span records which stage.
             trace.get_current_span().add_event(
                 "stage call failed", {"ragmesh.stage": self.stage, "message": error.message}
