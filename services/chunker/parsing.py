@@ -6,53 +6,43 @@ HTML, PDF, DOCX, JSON ticket threads, CSV/TSV tables and XLSX workbooks get a re
 (formats/canonical.py).
 """
 
-import os
-
-from services.chunker.formats.delimited import CSV, TSV, parse_csv, parse_tsv
+from services.chunker.content_types import (
+    CSV,
+    DOCX,
+    HTML,
+    JSON,
+    MARKDOWN,
+    PDF,
+    TEXT,
+    TSV,
+    XHTML,
+    XLSX,
+    content_type_for,
+)
+from services.chunker.formats.delimited import parse_csv, parse_tsv
 from services.chunker.formats.docx import parse_docx
 from services.chunker.formats.html import parse_html
 from services.chunker.formats.pdf import parse_pdf
 from services.chunker.formats.text import parse_markdown_file, parse_text_file
 from services.chunker.formats.tickets import parse_ticket_json
-from services.chunker.formats.xlsx import XLSX, parse_xlsx
+from services.chunker.formats.xlsx import parse_xlsx
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
-DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+__all__ = ["PARSERS", "canonical_text", "content_type_for", "parse_document", "read_document"]
+
 PARSERS = {
-    "text/markdown": parse_markdown_file,
-    "text/plain": parse_text_file,
-    "text/html": parse_html,
-    "application/xhtml+xml": parse_html,
-    "application/pdf": parse_pdf,
+    MARKDOWN: parse_markdown_file,
+    TEXT: parse_text_file,
+    HTML: parse_html,
+    XHTML: parse_html,
+    PDF: parse_pdf,
     DOCX: parse_docx,
-    "application/json": parse_ticket_json,
+    JSON: parse_ticket_json,
     CSV: parse_csv,
     TSV: parse_tsv,
     XLSX: parse_xlsx,
 }
-EXTENSIONS = {
-    ".md": "text/markdown",
-    ".markdown": "text/markdown",
-    ".txt": "text/plain",
-    ".text": "text/plain",
-    ".html": "text/html",
-    ".htm": "text/html",
-    ".xhtml": "application/xhtml+xml",
-    ".pdf": "application/pdf",
-    ".docx": DOCX,
-    ".json": "application/json",
-    ".csv": CSV,
-    ".tsv": TSV,
-    ".xlsx": XLSX,
-}
-
-
-def content_type_for(content_type: str, source_uri: str) -> str:
-    """The declared content type (parameters dropped), else the one the file extension implies."""
-    if content_type:
-        return content_type.split(";")[0].strip().lower()
-    return EXTENSIONS.get(os.path.splitext(source_uri)[1].lower(), "")
 
 
 def parse_document(content: bytes, content_type: str, name: str) -> ParsedDocument:

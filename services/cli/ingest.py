@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 from ragmesh.client import RagmeshClient
-from services.cli.documents import collect_files, to_source_document
+from services.cli.documents import collect_files, skipped_line, to_source_document
 from shared.stubs import common_pb2, gateway_pb2
 
 MAX_BATCH_BYTES = 32 * 1024 * 1024
@@ -120,7 +120,10 @@ def ingest(
 ) -> tuple[int, int]:
     from tqdm import tqdm
 
-    files = collect_files(paths)
+    skipped: list[str] = []
+    files = collect_files(paths, skipped)
+    if skipped:
+        print(skipped_line(skipped), file=out)
     with tqdm(total=len(files), unit="doc", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         report = RunReport(out, bar)
         # Sized before they are read, and read as sent, so a large folder is never all in memory.

@@ -18,7 +18,7 @@ from ragmesh.client.ingest import ingest_per_document
 from services.chunker.formats.text import decode
 from services.chunker.frontmatter import split_front_matter
 from services.chunker.governance import text_value
-from services.cli.documents import collect_files
+from services.cli.documents import collect_files, skipped_line
 from services.cli.erase import EXIT_SURVIVED, erase
 from services.cli.ingest import RunReport, send_documents
 from shared.credentials import gateway_channel
@@ -62,13 +62,14 @@ class Plan:
         return written | {doc for doc, _ in self.unchanged_versions}
 
 
-def read_source(root: str) -> list[SourceFile]:
-    """Every file under the folder with its bytes; any failure to read makes the whole source unreadable."""
+def read_source(root: str, skipped: list[str] | None = None) -> list[SourceFile]:
+    """Every file under the folder with its bytes (files of a type no parser reads go to `skipped`); any
+    failure to read makes the whole source unreadable."""
     path = Path(root)
     if not path.is_dir():
         raise SourceUnreadable(f"{root}: not a readable folder")
     try:
-        files = collect_files([root])
+        files = collect_files([root], skipped)
         read = []
         for file, uri in files:
             content = file.read_bytes()
@@ -164,11 +165,14 @@ def _ingest(stub, tenant: str, plan: Plan, timeout: float, out) -> RunReport:
 
 
 def sync(stub, root: str, tenant: str, dry_run: bool, allow_empty: bool, timeout: float, out=sys.stdout) -> int:
+    skipped: list[str] = []
     try:
-        source = read_source(root)
+        source = read_source(root, skipped)
     except SourceUnreadable as err:
         print(f"ragmesh sync: the source cannot be read ({err}); nothing was changed or erased", file=sys.stderr)
         return 1
+    if skipped:
+        print(skipped_line(skipped), file=out)
     stored = list(stub.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=timeout).documents)
     if not source and stored and not allow_empty:
         print(

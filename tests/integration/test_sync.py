@@ -149,3 +149,18 @@ def test_a_file_giving_an_unchanged_files_document_is_reported(mesh, gateway, tm
     assert run.returncode == 2, run.stdout + run.stderr
     assert "FAILED rota-copy.md: rota@1 was also given by rota.md (unchanged in the folder)" in run.stdout
     assert "no document was erased in this run" in run.stdout and "gone.md" in _stored(gateway)
+
+
+def test_files_no_parser_reads_are_skipped_and_do_not_stop_the_erasure(mesh, gateway, tmp_path):
+    """A Markdown folder's diagram failed every run ("unsupported content type"), so sync never erased a
+    removed file and always exited 2."""
+    src = _synced_folder(mesh, tmp_path, "guide.md", "# Guide\n\nThe Tarnwick-4 guide. ![diagram](diagram.png)\n")
+    (src / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (src / "old.md").write_text("# Old\n\nThe Quillon-7 form is retired.\n")
+    assert _sync(mesh, str(src)).returncode == 0
+    (src / "old.md").unlink()
+    run = _sync(mesh, str(src))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "skipped 1 files of a type no parser reads (.png): diagram.png" in run.stdout
+    assert "erased old.md (old.md): verified" in run.stdout
+    assert set(_stored(gateway)) == {"guide.md"}

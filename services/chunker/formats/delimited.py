@@ -11,13 +11,12 @@ import csv
 import io
 import re
 
+from services.chunker.content_types import CSV, TSV
 from services.chunker.formats.canonical import CanonicalWriter, file_title
 from services.chunker.formats.text import decode
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
-CSV = "text/csv"
-TSV = "text/tab-separated-values"
 _SNIFF_BYTES = 64 * 1024
 _DELIMITERS = ",;\t|"
 _SEP_HINT = re.compile(r"\Asep=(.)\r?\n")

@@ -18,8 +18,6 @@ from services.chunker.formats.canonical import CanonicalWriter, file_title
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-
 
 def _text(value: object) -> str:
     if value is None:
