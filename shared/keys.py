@@ -136,13 +136,17 @@ class KeyStore:
         check_tenant_id(tenant_id)
         if role not in ROLES:
             raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}")
+        created_at = utc_now()
+        expires = normalize_time(expires_at, "expires_at")
+        if expires and expires <= created_at:  # a key that could never be used: a typo, not an intent
+            raise ValueError(f"expires_at {expires_at!r} is not in the future ({expires} <= {created_at})")
         key = ApiKey(
             key_id=secrets.token_hex(8),
             tenant_id=tenant_id,
             scopes=_check_scopes(scopes),
             role=role,
-            created_at=utc_now(),
-            expires_at=normalize_time(expires_at, "expires_at"),
+            created_at=created_at,
+            expires_at=expires,
             label=label,
         )
         secret = secrets.token_urlsafe(32)

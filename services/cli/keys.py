@@ -1,5 +1,6 @@
 """`ragmesh keys create|list|revoke`: API keys in the gateway's data dir (an admin's local task)."""
 
+import argparse
 import os
 import sys
 from datetime import UTC, datetime, timedelta
@@ -14,10 +15,28 @@ def _store(args) -> KeyStore:
     return KeyStore(args.keys_file or os.path.join(args.data_dir, KEYS_FILE))
 
 
+# A century: beyond it (or `inf`) the date cannot be written; no expiry at all is the option left out.
+MAX_EXPIRY_DAYS = 36500
+
+
+def _positive_days(text: str) -> float:
+    """--expires-in-days: a number of days above 0 (0 used to make a key that never expires)."""
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not 0 < days <= MAX_EXPIRY_DAYS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a key must expire after more than 0 and at most "
+            f"{MAX_EXPIRY_DAYS} days (leave the option out for a key that never does)"
+        )
+    return days
+
+
 def cmd_create(args) -> int:
     scopes = [s for s in (args.scopes or "").split(",") if s.strip()]
     expires = ""
-    if args.expires_in_days:
+    if args.expires_in_days is not None:
         expires = (datetime.now(UTC) + timedelta(days=args.expires_in_days)).strftime("%Y-%m-%dT%H:%M:%SZ")
     try:
         key, secret = _store(args).create(
@@ -84,8 +103,9 @@ def add_parser(sub) -> None:
         default="reader",
         help="reader: search, ask, feedback; writer: also ingest, delete; admin: all (default reader)",
     )
-    create.add_argument("--expires-in-days", type=float, help="default: never expires")
-    create.add_argument("--expires-at", help="ISO-8601 date or timestamp")
+    expiry = create.add_mutually_exclusive_group()
+    expiry.add_argument("--expires-in-days", type=_positive_days, help="default: never expires")
+    expiry.add_argument("--expires-at", help="ISO-8601 date or timestamp, in the future")
     create.add_argument("--label", help="a note shown by `keys list`")
     common(create)
     create.set_defaults(func=cmd_create)

@@ -1,6 +1,7 @@
 """API keys at a real gateway over gRPC on loopback: each refusal has its exact status code."""
 
 import os
+import sqlite3
 import urllib.request
 
 import grpc
@@ -57,7 +58,10 @@ def test_revoked_key_is_unauthenticated(mesh, raw, keys, ingested):
 
 
 def test_expired_key_is_unauthenticated(raw, keys):
-    _, token = keys.create(TENANT, [], "reader", expires_at="2020-01-01")
+    key, token = keys.create(TENANT, [], "reader", expires_at="2099-01-01")
+    assert search(raw, token).results  # works before
+    with sqlite3.connect(keys.path) as conn:  # time passes: its expiry is behind us now
+        conn.execute("UPDATE api_keys SET expires_at = '2020-01-01T00:00:00Z' WHERE key_id = ?", (key.key_id,))
     err = refused(lambda: search(raw, token))
     assert err.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in err.details()
 

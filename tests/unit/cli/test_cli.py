@@ -130,3 +130,10 @@ def test_up_fails_before_starting_any_stage_when_its_metrics_port_is_taken(tmp_p
     assert done.returncode == 1
     assert f"metrics port 127.0.0.1:{port}" in done.stderr.decode()
     assert not (tmp_path / "logs").exists()  # no stage was started
+
+
+@pytest.mark.parametrize("days", ["0", "-5", "inf", "nan", "soon"])
+def test_a_key_expiry_in_days_must_be_a_positive_number(tmp_path, days):
+    """0 used to make a key that never expires, -5 one already expired, inf a traceback."""
+    done = ragmesh("keys", "create", "--tenant", "acme", "--expires-in-days", days, "--data-dir", str(tmp_path))
+    assert done.returncode == 2 and b"--expires-in-days" in done.stderr and b"Traceback" not in done.stderr

@@ -1,6 +1,7 @@
 """API keys at rest and the gateway's start-up rules for authentication."""
 
 import os
+import sqlite3
 import stat
 import time
 from datetime import UTC, datetime, timedelta
@@ -49,9 +50,17 @@ def test_revoked_and_expired_keys_are_rejected(tmp_path):
     assert store.revoke(key.key_id) and not store.revoke(key.key_id)
     with pytest.raises(KeyRejected, match="revoked"):
         store.authenticate(token)
-    _, old = store.create("acme", [], "writer", expires_at="2001-02-03")
+    soon, old = store.create("acme", [], "writer", expires_at="2099-02-03")
+    with sqlite3.connect(tmp_path / KEYS_FILE) as conn:  # time passes: its expiry is behind us now
+        conn.execute("UPDATE api_keys SET expires_at = '2001-02-03T00:00:00Z' WHERE key_id = ?", (soon.key_id,))
     with pytest.raises(KeyRejected, match="expired"):
         store.authenticate(old)
+
+
+def test_a_key_cannot_be_made_already_expired(tmp_path):
+    """`--expires-at 2020-01-01` (or `--expires-in-days -5`) made a key that no call could ever use."""
+    with pytest.raises(ValueError, match="is not in the future"):
+        KeyStore(tmp_path / KEYS_FILE).create("acme", [], "reader", expires_at="2001-02-03")
 
 
 def test_keys_name_a_valid_tenant_role_and_scopes(tmp_path):
