@@ -1,11 +1,12 @@
 """`ragmesh erase`: a document (every version) or a whole tenant out of every store, with a report that
 proves it (the gateway's Erase RPC; see services/gateway/erasure.py)."""
 
+import difflib
 import json
 import os
 import sys
 
-from services.gateway.erasure import report_markdown
+from services.gateway.erasure import found_nothing, report_markdown
 from shared.credentials import gateway_channel
 from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
@@ -48,7 +49,20 @@ def cmd_erase(args) -> int:
     else:
         print(report_markdown(report))
         print(f"(report stored by the gateway at {response.report_path})")
+    if found_nothing(report):
+        _warn_nothing_found(stub, args.tenant or "", args.doc, args.timeout)
     return 0 if response.verified else EXIT_SURVIVED
+
+
+def _warn_nothing_found(stub, tenant: str, document_id: str, timeout: float) -> None:
+    """A mistyped id erases nothing and still verifies: say so on stderr, with the stored ids it resembles."""
+    listed = stub.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=timeout)
+    close = difflib.get_close_matches(document_id, sorted({d.document_id for d in listed.documents}), n=3)
+    hint = f"; stored ids like it: {', '.join(close)}" if close else ""
+    print(
+        f"ragmesh erase: warning: nothing was stored under {document_id!r} (already erased, or a mistyped id){hint}",
+        file=sys.stderr,
+    )
 
 
 def add_parser(sub) -> None:

@@ -213,6 +213,16 @@ def report_dict(
     }
 
 
+def found_nothing(report: dict) -> bool:
+    """A document erasure that found no chunk and removed nothing of it anywhere (the retriever drops its
+    whole in-memory view of the tenant either way, so its count says nothing of the document)."""
+    return (
+        report["subject"]["scope"] == "document"
+        and report["lineage"]["chunk_ids"] == 0
+        and not any(store["removed"] for store in report["stores"] if not store["store"].startswith("retriever:"))
+    )
+
+
 def report_markdown(report: dict) -> str:
     subject = report["subject"]
     what = (
@@ -231,6 +241,11 @@ def report_markdown(report: dict) -> str:
         f"- Probes: {report['probes']['text_runs']} text runs ({report['probes']['kind']}) and "
         f"{report['probes']['chunk_ids']} chunk ids",
     ]
+    if found_nothing(report):
+        lines.append(
+            "- Nothing was stored under this document id for this tenant: already erased, or a mistyped id (the "
+            "document meant is then still stored; `ragmesh documents` lists the ids)"
+        )
     if report["probes"]["text_runs"] == 0 and report["probes"]["chunk_ids"]:
         lines.append(
             "- No text run could be taken (the erased text holds none that no other stored document holds): "

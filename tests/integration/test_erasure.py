@@ -227,6 +227,11 @@ def test_erasing_a_document_leaves_nothing_of_it_anywhere(backend_mesh, backend_
     repeat = _cli(mesh, "erase", "--doc", "kestrelwood.md", "--tenant", tenant, "--json")
     assert repeat.returncode == 0, repeat.stderr
     assert all(s["removed"] == 0 for s in json.loads(repeat.stdout)["stores"] if s["store"] != "retriever:memory")
+    assert "nothing was stored under 'kestrelwood.md' (already erased, or a mistyped id)" in repeat.stderr
+    # A mistyped id erases nothing, verified: the warning names the stored id it resembles.
+    typo = _cli(mesh, "erase", "--doc", "travle.md", "--tenant", tenant)
+    assert typo.returncode == 0 and "Nothing was stored under this document id" in typo.stdout
+    assert "stored ids like it: travel.md" in typo.stderr, typo.stderr
 
 
 def test_erasing_a_tenant_leaves_other_tenants(backend_mesh, backend_gateway, tmp_path):
