@@ -3,6 +3,7 @@
 processes, the mesh answers again through the gateway with the local key `up` wrote, and a stage that keeps
 dying makes `up` stop the mesh and exit 1."""
 
+import contextlib
 import os
 import re
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -73,6 +75,23 @@ def launch_up(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, Path]:
     return up, out
 
 
+@contextlib.contextmanager
+def supervised_mesh(tmp_path: Path, *args: str) -> Iterator[tuple[subprocess.Popen, Path, dict[str, int]]]:
+    """`ragmesh up` (launch_up), its output file, and the stage pids the test learns (it fills the dict); at the
+    end, `up` is stopped and any of those stages it could not stop is killed by pid."""
+    up, out = launch_up(tmp_path, *args)
+    pids: dict[str, int] = {}
+    try:
+        yield up, out, pids
+    finally:
+        if up.poll() is None:
+            up.terminate()
+            up.wait(60)
+        for pid in pids.values():  # only if `up` could not stop them itself
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def stage_table(up: subprocess.Popen, out: Path) -> dict[str, re.Match]:
     """The lines `up` prints once every stage serves: stage -> (address, pid, metrics address)."""
 
@@ -89,11 +108,9 @@ def stage_table(up: subprocess.Popen, out: Path) -> dict[str, re.Match]:
 def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_path):
     data_dir = tmp_path / "data"
     (tmp_path / "doc.md").write_text("# Plans\n\nThe Team plan costs 49 euros per month per seat.\n")
-    up, out = launch_up(tmp_path, "--max-restarts", "2", "--restart-window", "600")
-    pids: dict[str, int] = {}
-    try:
+    with supervised_mesh(tmp_path, "--max-restarts", "2", "--restart-window", "600") as (up, out, pids):
         table = stage_table(up, out)
-        pids = {stage: int(table[stage][3]) for stage in STAGES}
+        pids.update({stage: int(table[stage][3]) for stage in STAGES})
         launcher_metrics = table["launcher"][4]
         channel = gateway_channel(table["gateway"][2], (data_dir / "api-keys" / TENANT).read_text().strip())
         gateway = gateway_pb2_grpc.GatewayStub(channel)
@@ -154,23 +171,14 @@ def test_a_killed_stage_is_restarted_and_a_stage_that_keeps_dying_stops_up(tmp_p
         for stage, pid in pids.items():
             wait_for(lambda pid=pid: not alive(pid), 30, f"{stage} to be stopped")
         channel.close()
-    finally:
-        if up.poll() is None:
-            up.terminate()
-            up.wait(60)
-        for pid in pids.values():  # only if `up` could not stop them itself
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
 
 
 def test_a_stage_that_stops_answering_is_killed_and_restarted(tmp_path):
     """A stopped (SIGSTOP) or deadlocked stage never exits, so nothing restarted it: the mesh stayed broken. The
     HTTP door, whose readiness waits on that gateway, answers its liveness check and is left alone."""
-    up, out = launch_up(tmp_path, "--unresponsive-after", "6")
-    pids: dict[str, int] = {}
-    try:
+    with supervised_mesh(tmp_path, "--unresponsive-after", "6") as (up, out, pids):
         table = stage_table(up, out)
-        pids = {stage: int(table[stage][3]) for stage in STAGES}
+        pids.update({stage: int(table[stage][3]) for stage in STAGES})
         http = re.search(r"^http\s+\S+\s+pid (\d+)", out.read_text(), re.MULTILINE)
         assert http, out.read_text()
         pids["http"] = int(http[1])
@@ -186,11 +194,3 @@ def test_a_stage_that_stops_answering_is_killed_and_restarted(tmp_path):
             assert alive(pids[stage]), f"{stage} lost its process"
         assert "http (pid" not in out.read_text()  # never judged hung, never restarted
         pids["gateway"] = new_pid
-    finally:
-        if up.poll() is None:
-            up.terminate()
-            up.wait(60)
-        for pid in pids.values():  # only if `up` could not stop them itself
-            if alive(pid):
-                os.kill(pid, signal.SIGCONT)
-                os.kill(pid, signal.SIGKILL)
