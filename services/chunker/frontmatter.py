@@ -12,7 +12,10 @@ import yaml
 
 from shared.errors import InvalidArgument
 
-_FENCE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# Blank lines may come first; YAML's own end marker `...` closes it as `---` does (Pandoc writes either).
+_OPENING = r"\A(?:[ \t]*\r?\n)*---[ \t]*\r?\n"
+_FENCE = re.compile(_OPENING + r"(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_OPENED = re.compile(_OPENING)
 KNOWN_KEYS = (
     "doc_id",
     "title",
@@ -62,9 +65,16 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
     (0 without front matter). Unknown keys are ignored unless they misspell a known one."""
     match = _FENCE.match(text)
     if not match:
+        if _OPENED.match(text):
+            # Read as text, its keys would be ignored and the document filed under `public`.
+            raise InvalidArgument(
+                "front_matter",
+                f"{name}: opens front matter with a '---' line that no '---' (or '...') line closes; close it, or "
+                "start the document with something else",
+            )
         return {}, 0
     try:
-        loaded = yaml.load(match.group(1), Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        loaded = yaml.load(match.group(1) or "", Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as dup:
         raise InvalidArgument(f"front_matter.{dup}", f"{name} states {str(dup)!r} twice") from None
     except yaml.YAMLError as err:

@@ -125,6 +125,34 @@ def test_no_document_is_public_by_accident(chunker):
         assert all("public" not in c.meta.access_scopes for c in chunks), front
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "---\n{front}\n---\n",
+        "\n\n---\n{front}\n---\n",  # blank lines first: it was read as text, and the document filed public
+        "---\n{front}\n...\n",  # YAML's end marker (Pandoc): the same
+        "---\r\n{front}\r\n---\r\n",
+        "\ufeff---\n{front}\n---\n",
+        "--- \n{front}\n---\t\n",
+        "---\n{front}\n",  # never closed: the same, with the key shown as text
+    ],
+)
+def test_however_front_matter_is_fenced_a_scoped_document_is_never_public(chunker, frame):
+    content = (frame.format(front="access_scopes: [hr]") + BODY).encode()
+    try:
+        meta, chunks = run(chunker, content)
+    except InvalidArgument as err:
+        assert "closes" in err.message  # refused, saying why
+        return
+    assert meta.access_scopes == ["hr"] and all(c.meta.access_scopes == ["hr"] for c in chunks)
+    assert not any("access_scopes" in c.body for c in chunks)
+
+
+def test_a_document_may_start_with_empty_front_matter(chunker):
+    meta, chunks = run(chunker, ("---\n---\n" + BODY).encode())
+    assert meta.access_scopes == ["public"] and chunks[0].body.startswith("# Salaries")
+
+
 def test_caller_supplied_metadata_is_checked_too(chunker):
     with pytest.raises(InvalidArgument, match="document.meta.access_scopes"):
         run(chunker, doc("doc_id: x"), access_scopes=[" "])
