@@ -26,6 +26,33 @@ KNOWN_KEYS = (
     "content_type",
     "supersedes",  # document ids this one replaces, or `none` (services/chunker/supersession.py)
 )
+# Keys other tools use for who may read a document. Read as other metadata they would leave a document that
+# states no access_scopes public: `scopes: [hr]` was filed public. Stated without access_scopes, they refuse it.
+ACCESS_LIKE_KEYS = frozenset(
+    {
+        "scope",
+        "scopes",
+        "access",
+        "acl",
+        "acls",
+        "access_level",
+        "access_control",
+        "allowed_scopes",
+        "allowed_groups",
+        "allowed_roles",
+        "permission",
+        "permissions",
+        "visibility",
+        "audience",
+        "readers",
+        "roles",
+        "confidentiality",
+        "classification",
+        "sensitivity",
+        "restricted",
+        "private",
+    }
+)
 # How close an unknown key must be to a known one to count as its misspelling (`acess_scopes`: 0.96).
 _MISSPELLING_CUTOFF = 0.8
 _NULL_TAG = "tag:yaml.org,2002:null"
@@ -86,6 +113,7 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             "front_matter", f"{name}: front matter must be `key: value` lines, not a YAML {type(loaded).__name__}"
         )
     fields: dict[str, object] = {}
+    access_like = []
     for raw_key, value in loaded.items():
         key = str(raw_key).strip().lower()
         if key in KNOWN_KEYS:
@@ -96,6 +124,15 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             raise InvalidArgument(
                 f"front_matter.{raw_key}", f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?"
             )
+        if key.replace("-", "_") in ACCESS_LIKE_KEYS:
+            access_like.append(raw_key)
+    if access_like and "access_scopes" not in fields:
+        raise InvalidArgument(
+            f"front_matter.{access_like[0]}",
+            f"{name}: {access_like[0]!r} reads like access control, which ragmesh takes from 'access_scopes' "
+            "only; without it the document would be public. State 'access_scopes' (`public` too, to keep "
+            f"{access_like[0]!r} as other metadata)",
+        )
     return fields, match.end()
 
 

@@ -148,6 +148,21 @@ def test_however_front_matter_is_fenced_a_scoped_document_is_never_public(chunke
     assert not any("access_scopes" in c.body for c in chunks)
 
 
+@pytest.mark.parametrize("key", ["scopes", "scope", "Access", "acl", "visibility", "audience", "allowed-groups"])
+def test_a_key_other_tools_use_for_access_refuses_a_document_without_access_scopes(chunker, key):
+    """`scopes: [hr]` was ignored as unknown, and the document filed public."""
+    with pytest.raises(InvalidArgument, match="reads like access control") as err:
+        run(chunker, doc(f"{key}: [hr]"))
+    assert err.value.field == f"front_matter.{key}"
+    meta, _ = run(chunker, doc(f"{key}: developers\naccess_scopes: public"))  # stated: the other key is metadata
+    assert meta.access_scopes == ["public"]
+
+
+def test_ordinary_metadata_keys_are_still_ignored(chunker):
+    meta, _ = run(chunker, doc("tags: [billing]\ncategory: policies\nauthor: Ines"))
+    assert meta.access_scopes == ["public"]
+
+
 def test_a_document_may_start_with_empty_front_matter(chunker):
     meta, chunks = run(chunker, ("---\n---\n" + BODY).encode())
     assert meta.access_scopes == ["public"] and chunks[0].body.startswith("# Salaries")
