@@ -27,7 +27,8 @@ KNOWN_KEYS = (
     "supersedes",  # document ids this one replaces, or `none` (services/chunker/supersession.py)
 )
 # Keys other tools use for who may read a document. Read as other metadata they would leave a document that
-# states no access_scopes public: `scopes: [hr]` was filed public. Stated without access_scopes, they refuse it.
+# states no access_scopes public: `scopes: [hr]` was filed public. Where no scopes are given (in the request or
+# as access_scopes), they refuse it (refuse_access_like_keys).
 ACCESS_LIKE_KEYS = frozenset(
     {
         "scope",
@@ -53,6 +54,8 @@ ACCESS_LIKE_KEYS = frozenset(
         "private",
     }
 )
+# The fields entry listing such keys (raw, as written): not a key of its own, so no front matter can state it.
+ACCESS_LIKE = "(access-like keys)"
 # How close an unknown key must be to a known one to count as its misspelling (`acess_scopes`: 0.96).
 _MISSPELLING_CUTOFF = 0.8
 _NULL_TAG = "tag:yaml.org,2002:null"
@@ -125,15 +128,22 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
                 f"front_matter.{raw_key}", f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?"
             )
         if key.replace("-", "_") in ACCESS_LIKE_KEYS:
-            access_like.append(raw_key)
-    if access_like and "access_scopes" not in fields:
-        raise InvalidArgument(
-            f"front_matter.{access_like[0]}",
-            f"{name}: {access_like[0]!r} reads like access control, which ragmesh takes from 'access_scopes' "
-            "only; without it the document would be public. State 'access_scopes' (`public` too, to keep "
-            f"{access_like[0]!r} as other metadata)",
-        )
+            access_like.append(str(raw_key))
+    if access_like:
+        fields[ACCESS_LIKE] = access_like
     return fields, match.end()
+
+
+def refuse_access_like_keys(fields: dict[str, object], name: str) -> None:
+    """For a document whose scopes nobody stated: a key that reads like access control means it was meant."""
+    keys = fields.get(ACCESS_LIKE)
+    if isinstance(keys, list) and keys:
+        raise InvalidArgument(
+            f"front_matter.{keys[0]}",
+            f"{name}: {keys[0]!r} reads like access control, which ragmesh takes from 'access_scopes' only; "
+            f"without it the document would be public. State 'access_scopes' (`public` too, to keep {keys[0]!r} "
+            "as other metadata)",
+        )
 
 
 def _one_line(err: yaml.YAMLError) -> str:

@@ -156,6 +156,8 @@ def test_a_key_other_tools_use_for_access_refuses_a_document_without_access_scop
     assert err.value.field == f"front_matter.{key}"
     meta, _ = run(chunker, doc(f"{key}: developers\naccess_scopes: public"))  # stated: the other key is metadata
     assert meta.access_scopes == ["public"]
+    meta, _ = run(chunker, doc(f"{key}: developers"), access_scopes=["support"])  # given by the caller: the same
+    assert meta.access_scopes == ["support"]
 
 
 def test_ordinary_metadata_keys_are_still_ignored(chunker):
