@@ -129,9 +129,24 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             )
         if key.replace("-", "_") in ACCESS_LIKE_KEYS:
             access_like.append(str(raw_key))
+        access_like += _nested_access_keys(value, str(raw_key))
     if access_like:
         fields[ACCESS_LIKE] = access_like
     return fields, match.end()
+
+
+def _nested_access_keys(value: object, path: str) -> list[str]:
+    """Dotted paths of keys below the top level that state access (`params.access_scopes`, as Hugo nests its
+    own keys): ragmesh reads none of them, so the document would be public."""
+    found = []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for raw_key, inner in items:
+        key = str(raw_key).strip().lower().replace("-", "_")
+        here = f"{path}.{raw_key}"
+        if isinstance(raw_key, str) and (key == "access_scopes" or key in ACCESS_LIKE_KEYS):
+            found.append(here)
+        found += _nested_access_keys(inner, here)
+    return found
 
 
 def refuse_access_like_keys(fields: dict[str, object], name: str) -> None:
@@ -140,9 +155,9 @@ def refuse_access_like_keys(fields: dict[str, object], name: str) -> None:
     if isinstance(keys, list) and keys:
         raise InvalidArgument(
             f"front_matter.{keys[0]}",
-            f"{name}: {keys[0]!r} reads like access control, which ragmesh takes from 'access_scopes' only; "
-            f"without it the document would be public. State 'access_scopes' (`public` too, to keep {keys[0]!r} "
-            "as other metadata)",
+            f"{name}: {keys[0]!r} reads like access control, which ragmesh takes from a top-level "
+            "'access_scopes' only; without it the document would be public. State 'access_scopes' (`public` too, "
+            f"to keep {keys[0]!r} as other metadata)",
         )
 
 

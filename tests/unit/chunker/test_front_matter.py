@@ -160,6 +160,21 @@ def test_a_key_other_tools_use_for_access_refuses_a_document_without_access_scop
     assert meta.access_scopes == ["support"]
 
 
+@pytest.mark.parametrize(
+    "front, path",
+    [
+        ("governance:\n  access_scopes: [hr]", "governance.access_scopes"),
+        ("params:\n  scopes: hr\ntitle: Salaries", "params.scopes"),
+        ("meta:\n  - visibility: internal", "meta.0.visibility"),
+    ],
+)
+def test_access_stated_below_the_top_level_refuses_the_document(chunker, front, path):
+    """`params: {access_scopes: [hr]}` (Hugo nests its own keys so) was read as an unknown key: public."""
+    with pytest.raises(InvalidArgument, match="top-level 'access_scopes'") as err:
+        run(chunker, doc(front))
+    assert err.value.field == f"front_matter.{path}"
+
+
 def test_ordinary_metadata_keys_are_still_ignored(chunker):
     meta, _ = run(chunker, doc("tags: [billing]\ncategory: policies\nauthor: Ines"))
     assert meta.access_scopes == ["public"]
