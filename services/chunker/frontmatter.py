@@ -16,6 +16,9 @@ from shared.errors import InvalidArgument
 _OPENING = r"\A(?:[ \t]*\r?\n)*---[ \t]*\r?\n"
 _FENCE = re.compile(_OPENING + r"(?:(.*?)\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _OPENED = re.compile(_OPENING)
+# Hugo's TOML front matter, between `+++` lines: not read, so refused rather than taken for text (its keys would
+# be ignored and the document filed under `public`).
+_TOML_OPENED = re.compile(r"\A(?:[ \t]*\r?\n)*\+\+\+[ \t]*\r?\n")
 KNOWN_KEYS = (
     "doc_id",
     "title",
@@ -95,6 +98,11 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
     (0 without front matter). Unknown keys are ignored unless they misspell a known one."""
     match = _FENCE.match(text)
     if not match:
+        if _TOML_OPENED.match(text):
+            raise InvalidArgument(
+                "front_matter",
+                f"{name}: TOML front matter (between '+++' lines) is not read; write it as YAML between '---' lines",
+            )
         if _OPENED.match(text):
             # Read as text, its keys would be ignored and the document filed under `public`.
             raise InvalidArgument(
