@@ -95,7 +95,8 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping
 
 def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, object], int]:
     """The known keys (lower-cased) with their YAML values, and the offset where the content starts
-    (0 without front matter). Unknown keys are ignored unless they misspell a known one."""
+    (0 without front matter). Unknown keys are ignored unless they misspell a known one; those that read like
+    access control, at any depth, are listed under ACCESS_LIKE for the chunker (refuse_access_like_keys)."""
     match = _FENCE.match(text)
     if not match:
         if _TOML_OPENED.match(text):
