@@ -55,6 +55,8 @@ ACCESS_LIKE_KEYS = frozenset(
         "sensitivity",
         "restricted",
         "private",
+        "public",  # a help desk's `public: false` marks an internal note
+        "internal",
     }
 )
 # The fields entry listing such keys (raw, as written): not a key of its own, so no front matter can state it.
@@ -125,7 +127,6 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             "front_matter", f"{name}: front matter must be `key: value` lines, not a YAML {type(loaded).__name__}"
         )
     fields: dict[str, object] = {}
-    access_like = []
     for raw_key, value in loaded.items():
         key = str(raw_key).strip().lower()
         if key in KNOWN_KEYS:
@@ -136,25 +137,28 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             raise InvalidArgument(
                 f"front_matter.{raw_key}", f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?"
             )
-        if key.replace("-", "_") in ACCESS_LIKE_KEYS:
-            access_like.append(str(raw_key))
-        access_like += _nested_access_keys(value, str(raw_key))
+    access_like = access_like_paths(loaded)
     if access_like:
         fields[ACCESS_LIKE] = access_like
     return fields, match.end()
 
 
-def _nested_access_keys(value: object, path: str) -> list[str]:
-    """Dotted paths of keys below the top level that state access (`params.access_scopes`, as Hugo nests its
-    own keys): ragmesh reads none of them, so the document would be public."""
+def access_like_paths(value: object, path: str = "") -> list[str]:
+    """Dotted paths of the keys in stated metadata (front matter, a JSON thread) that state access but are not
+    ragmesh's top-level `access_scopes`: `scopes`, `visibility`, a message's `public: false`, an access_scopes
+    nested under another key (`params.access_scopes`, as Hugo nests keys). ragmesh reads none of them, so a
+    document stating only those would be public."""
     found = []
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for raw_key, inner in items:
-        key = str(raw_key).strip().lower().replace("-", "_")
-        here = f"{path}.{raw_key}"
-        if isinstance(raw_key, str) and (key == "access_scopes" or key in ACCESS_LIKE_KEYS):
-            found.append(here)
-        found += _nested_access_keys(inner, here)
+        here = f"{path}.{raw_key}" if path else str(raw_key)
+        if isinstance(raw_key, str):
+            key = raw_key.strip().lower().replace("-", "_")
+            if not path and key in KNOWN_KEYS:
+                continue
+            if key == "access_scopes" or key in ACCESS_LIKE_KEYS:
+                found.append(here)
+        found += access_like_paths(inner, here)
     return found
 
 

@@ -56,7 +56,8 @@ class ParsedDocument:
     sections: list[Section]
     # Where the content starts (after front matter); only Markdown and plain text have front matter.
     body_start: int = 0
-    # Front matter's known keys with their YAML values, unchecked (governance.py checks them).
+    # Stated governance, unchecked (governance.py checks it): front matter's known keys with their YAML values, or
+    # a JSON thread object's; under frontmatter.ACCESS_LIKE, keys about access that ragmesh does not read.
     fields: dict[str, object] = dataclasses.field(default_factory=dict)
     # The title the document gives itself (first H1, <title>, PDF/DOCX properties), if any.
     title: str = ""

@@ -10,6 +10,7 @@ import json
 
 from services.chunker.formats.canonical import CanonicalWriter
 from services.chunker.formats.text import decode
+from services.chunker.frontmatter import ACCESS_LIKE, KNOWN_KEYS, access_like_paths
 from services.chunker.structure import ParsedDocument, message_heading
 from shared.errors import InvalidArgument
 
@@ -40,6 +41,16 @@ def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
             "document.content", f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
     title, messages = _messages(data, name)
+    # A thread object may state governance as front matter does; keys about access anywhere in it (a message's
+    # `public: false`) refuse a thread nobody gave scopes, as in front matter (services/chunker/frontmatter.py).
+    fields: dict[str, object] = {}
+    if isinstance(data, dict):
+        fields = {
+            k.strip().lower(): v for k, v in data.items() if isinstance(k, str) and k.strip().lower() in KNOWN_KEYS
+        }
+    access_like = access_like_paths(data)
+    if access_like:
+        fields[ACCESS_LIKE] = access_like
     writer = CanonicalWriter()
     if title:
         writer.heading(1, title)
@@ -56,4 +67,6 @@ def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
         for paragraph in message["body"].replace("\r\n", "\n").split("\n\n"):
             writer.paragraph(paragraph)
     subject = next((m["subject"] for m in messages if isinstance(m.get("subject"), str) and m["subject"].strip()), "")
-    return writer.result(title=title or subject.strip())
+    parsed = writer.result(title=title or subject.strip())
+    parsed.fields = fields
+    return parsed

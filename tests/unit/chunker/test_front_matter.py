@@ -1,5 +1,6 @@
 """Front matter is YAML, read fail-closed: nothing a writer states is silently dropped or misread."""
 
+import json
 import re
 from pathlib import Path
 
@@ -293,3 +294,27 @@ def test_generated_attempts_to_scope_a_document_never_make_it_public(chunker, ke
     except InvalidArgument:
         return
     assert meta.access_scopes and "public" not in meta.access_scopes
+
+
+THREAD = [
+    {"from": "Ana <ana@x.example>", "date": "2025-03-01", "body": "The export fails with E-2410."},
+    {"from": "Support <s@y.example>", "date": "2025-03-02", "body": "Internal: the customer owes two invoices."},
+]
+
+
+def test_a_json_thread_states_governance_as_front_matter_does(chunker):
+    thread = {"doc_id": "tickets/20001", "version": "2", "access_scopes": ["support"], "messages": THREAD}
+    meta, _ = run(chunker, json.dumps(thread).encode(), uri="t.json")
+    assert (meta.document_id, meta.version, meta.access_scopes) == ("tickets/20001", "2", ["support"])
+
+
+def test_an_internal_note_refuses_a_thread_nobody_gave_scopes(chunker):
+    """A help desk marks internal notes `public: false`: the thread was filed public, notes and all."""
+    internal = [THREAD[0], {**THREAD[1], "public": False}]
+    with pytest.raises(InvalidArgument, match="reads like access control") as err:
+        run(chunker, json.dumps(internal).encode(), uri="t.json")
+    assert err.value.field == "front_matter.1.public"
+    meta, _ = run(chunker, json.dumps(internal).encode(), uri="t.json", access_scopes=["support"])
+    assert meta.access_scopes == ["support"]
+    meta, _ = run(chunker, json.dumps(THREAD).encode(), uri="t.json")  # nothing said about access: as before
+    assert meta.access_scopes == ["public"]
