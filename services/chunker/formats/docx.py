@@ -5,7 +5,8 @@ top level when present, "Heading N" below it); a short, all-bold paragraph that 
 number ("7.", "7.2") is treated as a heading too, since contracts often format clause titles by
 hand. List paragraphs (list styles or Word numbering) become list items: bullets as "- ", numbered
 lists as "1. ", "2. " counted per list, nested levels indented. Tables take their first row as the
-header; a merged cell is written once and a nested table is flattened into its cell. Page
+header; a merged cell is written once and a nested table is flattened into its cell. Tracked changes are
+read as accepted: pending insertions are text (a redlined contract's new clauses), deletions are not. Page
 headers, footers, comments and text boxes are not read.
 """
 
@@ -89,6 +90,25 @@ def _list_info(paragraph: Paragraph) -> tuple[str, str] | None:
     return None
 
 
+# A reader of the document sees the runs directly in a paragraph, in hyperlinks, fields and content controls, and
+# in tracked insertions and moves; not those in tracked deletions or moved-away text, nor a text box's own
+# paragraphs drawn inside a run. (python-docx's Paragraph.text reads direct runs and hyperlinks only, so a
+# pending insertion was lost.)
+_UNSEEN = frozenset({qn("w:del"), qn("w:moveFrom"), qn("w:txbxContent"), qn("w:p")})
+
+
+def _paragraph_text(paragraph: Paragraph) -> str:
+    p = paragraph._p
+    parts = []
+    for run in p.iter(qn("w:r")):
+        node = run.getparent()
+        while node is not None and node is not p and node.tag not in _UNSEEN:
+            node = node.getparent()
+        if node is p:
+            parts.append(run.text)  # w:t, w:tab, w:br, ... as python-docx reads a run
+    return "".join(parts)
+
+
 def _heading_level(paragraph: Paragraph, text: str, offset: int) -> int:
     style = paragraph.style.name if paragraph.style is not None else ""
     if style.lower() == "title":
@@ -128,7 +148,7 @@ def _cell_text(cell) -> str:
         if isinstance(item, Table):
             parts += [" ".join(row) for row in _rows(item)]
         else:
-            parts.append(item.text)
+            parts.append(_paragraph_text(item))
     return " ".join(parts)
 
 
@@ -148,7 +168,7 @@ def parse_docx(content: bytes, name: str) -> ParsedDocument:
         if isinstance(block, Table):
             writer.table(_rows(block))
             continue
-        text = block.text.replace("\t", " ").strip()
+        text = _paragraph_text(block).replace("\t", " ").strip()
         if not text:
             continue
         level = _heading_level(block, text, offset)

@@ -189,6 +189,31 @@ def test_docx_headings_lists_and_tables(chunker):
     assert "## 2. Non-Solicitation" in clause.body
 
 
+def _tracked_changes(document):
+    """A redline: a pending insertion, a deletion and a move, in a paragraph and in a table cell."""
+    from docx.oxml.ns import qn
+    from lxml import etree
+
+    def change(paragraph, tag: str, text: str, text_tag: str = "w:t") -> None:
+        wrapper = etree.SubElement(paragraph._p, qn(tag), {qn("w:id"): "1", qn("w:author"): "Counsel"})
+        etree.SubElement(etree.SubElement(wrapper, qn("w:r")), qn(text_tag)).text = text
+
+    first = document.add_paragraph("Payment is due within 30 days")
+    change(first, "w:ins", ", or 45 days for public bodies")
+    change(first, "w:del", " without exception", "w:delText")
+    change(first, "w:moveFrom", " Moved-away clause.")
+    table = document.add_table(rows=1, cols=1)
+    change(table.rows[0].cells[0].paragraphs[0], "w:ins", "Late fee 1.5% a month")
+
+
+def test_docx_tracked_changes_read_as_accepted():
+    """A pending insertion is text the reader sees (python-docx's Paragraph.text dropped it); a deletion is not."""
+    text = canonical_text(docx_bytes(_tracked_changes), "redline.docx")
+    assert "Payment is due within 30 days, or 45 days for public bodies" in text
+    assert "Late fee 1.5% a month" in text  # the cell's inserted text (a one-cell table reads as a paragraph)
+    assert "without exception" not in text and "Moved-away" not in text
+
+
 def test_docx_bad_inputs(chunker):
     not_docx = io.BytesIO()
     with zipfile.ZipFile(not_docx, "w") as z:
