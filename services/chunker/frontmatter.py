@@ -7,6 +7,7 @@ under `public`. Checking the values is governance.py's job; this module only rea
 
 import difflib
 import re
+from typing import NamedTuple
 
 import yaml
 
@@ -59,8 +60,6 @@ ACCESS_LIKE_KEYS = frozenset(
         "internal",
     }
 )
-# The fields entry listing such keys (raw, as written): not a key of its own, so no front matter can state it.
-ACCESS_LIKE = "(access-like keys)"
 # How close an unknown key must be to a known one to count as its misspelling (`acess_scopes`: 0.96).
 _MISSPELLING_CUTOFF = 0.8
 _NULL_TAG = "tag:yaml.org,2002:null"
@@ -95,10 +94,19 @@ def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode):
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 
 
-def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, object], int]:
-    """The known keys (lower-cased) with their YAML values, and the offset where the content starts
-    (0 without front matter). Unknown keys are ignored unless they misspell a known one; those that read like
-    access control, at any depth, are listed under ACCESS_LIKE for the chunker (refuse_access_like_keys)."""
+class FrontMatter(NamedTuple):
+    # The known keys (lower-cased) with their YAML values.
+    fields: dict[str, object]
+    # Where the content starts (0 without front matter).
+    body_start: int
+    # Dotted paths of the keys that read like access control but are not a top-level access_scopes
+    # (access_like_paths), for the chunker to refuse a document nobody gave scopes (refuse_access_like_keys).
+    access_like: list[str]
+
+
+def split_front_matter(text: str, name: str = "document") -> FrontMatter:
+    """The document's front matter. Unknown keys are ignored unless they misspell a known one, or read like
+    access control (listed in `access_like`)."""
     match = _FENCE.match(text)
     if not match:
         if _TOML_OPENED.match(text):
@@ -113,7 +121,7 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
                 f"{name}: opens front matter with a '---' line that no '---' (or '...') line closes; close it, or "
                 "start the document with something else",
             )
-        return {}, 0
+        return FrontMatter({}, 0, [])
     try:
         loaded = yaml.load(match.group(1) or "", Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as dup:
@@ -121,7 +129,7 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
     except yaml.YAMLError as err:
         raise InvalidArgument("front_matter", f"{name}: front matter is not valid YAML: {_one_line(err)}") from None
     if loaded is None:
-        return {}, match.end()
+        return FrontMatter({}, match.end(), [])
     if not isinstance(loaded, dict):
         raise InvalidArgument(
             "front_matter", f"{name}: front matter must be `key: value` lines, not a YAML {type(loaded).__name__}"
@@ -137,10 +145,7 @@ def split_front_matter(text: str, name: str = "document") -> tuple[dict[str, obj
             raise InvalidArgument(
                 f"front_matter.{raw_key}", f"{name}: unknown key {raw_key!r}; did you mean {close[0]!r}?"
             )
-    access_like = access_like_paths(loaded)
-    if access_like:
-        fields[ACCESS_LIKE] = access_like
-    return fields, match.end()
+    return FrontMatter(fields, match.end(), access_like_paths(loaded))
 
 
 def access_like_paths(value: object, path: str = "") -> list[str]:
@@ -162,10 +167,9 @@ def access_like_paths(value: object, path: str = "") -> list[str]:
     return found
 
 
-def refuse_access_like_keys(fields: dict[str, object], name: str) -> None:
+def refuse_access_like_keys(keys: list[str], name: str) -> None:
     """For a document whose scopes nobody stated: a key that reads like access control means it was meant."""
-    keys = fields.get(ACCESS_LIKE)
-    if isinstance(keys, list) and keys:
+    if keys:
         raise InvalidArgument(
             f"front_matter.{keys[0]}",
             f"{name}: {keys[0]!r} reads like access control, which ragmesh takes from a top-level "

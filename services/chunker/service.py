@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from services.chunker.archive import check_archive
 from services.chunker.chunking import SectionPacker, build_chunks
 from services.chunker.fixed import COMMON_DEFAULT_TOKENS, FixedWindows
-from services.chunker.frontmatter import ACCESS_LIKE, refuse_access_like_keys
+from services.chunker.frontmatter import refuse_access_like_keys
 from services.chunker.governance import (
     MISSING_SCOPES,
     check_interval,
@@ -110,7 +110,7 @@ class DocumentChunker:
         what the document says of itself in its text (an effective date; what it replaces); then defaults.
         Every stated governance value is checked. Returns the statements the ingest result reports."""
         name = meta.document_id or meta.source_uri or "document"
-        stated = {key: _front_matter_value(parsed.fields, key, name) for key in parsed.fields if key != ACCESS_LIKE}
+        stated = {key: _front_matter_value(parsed.fields, key, name) for key in parsed.fields}
         statements = [
             Statement("supersedes", d, "front matter", SOURCE_FRONT_MATTER) for d in stated.get("supersedes", [])
         ]
@@ -128,7 +128,7 @@ class DocumentChunker:
             else stated.get("access_scopes")
         )
         if not scopes:
-            refuse_access_like_keys(parsed.fields, name)
+            refuse_access_like_keys(parsed.access_like, name)
         document_id = meta.document_id or stated.get("doc_id") or str(PurePosixPath(meta.source_uri or "document"))
         effective_from = (
             date_value(meta.effective_from, "document.meta.effective_from", name)

@@ -57,8 +57,10 @@ class ParsedDocument:
     # Where the content starts (after front matter); only Markdown and plain text have front matter.
     body_start: int = 0
     # Stated governance, unchecked (governance.py checks it): front matter's known keys with their YAML values, or
-    # a JSON thread object's; under frontmatter.ACCESS_LIKE, keys about access that ragmesh does not read.
+    # a JSON thread object's.
     fields: dict[str, object] = dataclasses.field(default_factory=dict)
+    # Keys about access that ragmesh does not read, as dotted paths (frontmatter.access_like_paths).
+    access_like: list[str] = dataclasses.field(default_factory=list)
     # The title the document gives itself (first H1, <title>, PDF/DOCX properties), if any.
     title: str = ""
 

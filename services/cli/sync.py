@@ -83,7 +83,7 @@ def stated_document_id(file: SourceFile) -> str:
     """The document id the chunker will give the file: its front matter's doc_id, else its path. A file
     whose front matter cannot be read is refused at ingest; its path stands in here."""
     try:
-        fields, _ = split_front_matter(decode(file.content, file.uri, "text"), file.uri)
+        fields = split_front_matter(decode(file.content, file.uri, "text"), file.uri).fields
         return text_value(fields["doc_id"], "front_matter.doc_id", file.uri)
     except (KeyError, InvalidArgument):
         return file.uri

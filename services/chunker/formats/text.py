@@ -46,14 +46,16 @@ def decode(content: bytes, name: str, kind: str, encoding: str = "utf-8") -> str
 
 def _parse(content: bytes, name: str, kind: str, parser) -> ParsedDocument:
     text = decode(content, name, kind)
-    fields, body_start = split_front_matter(text, name)
+    front = split_front_matter(text, name)
+    body_start = front.body_start
     if not text[body_start:].strip():
         raise InvalidArgument("document.content", f"{name} has no text after its front matter")
     return ParsedDocument(
         text=text,
         sections=parser(text, body_start),
         body_start=body_start,
-        fields=fields,
+        fields=front.fields,
+        access_like=front.access_like,
         title=_first_heading(text[body_start:]),
     )
 

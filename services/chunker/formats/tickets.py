@@ -10,7 +10,7 @@ import json
 
 from services.chunker.formats.canonical import CanonicalWriter
 from services.chunker.formats.text import decode
-from services.chunker.frontmatter import ACCESS_LIKE, KNOWN_KEYS, access_like_paths
+from services.chunker.frontmatter import KNOWN_KEYS, access_like_paths
 from services.chunker.structure import ParsedDocument, message_heading
 from shared.errors import InvalidArgument
 
@@ -48,9 +48,6 @@ def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
         fields = {
             k.strip().lower(): v for k, v in data.items() if isinstance(k, str) and k.strip().lower() in KNOWN_KEYS
         }
-    access_like = access_like_paths(data)
-    if access_like:
-        fields[ACCESS_LIKE] = access_like
     writer = CanonicalWriter()
     if title:
         writer.heading(1, title)
@@ -69,4 +66,5 @@ def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
     subject = next((m["subject"] for m in messages if isinstance(m.get("subject"), str) and m["subject"].strip()), "")
     parsed = writer.result(title=title or subject.strip())
     parsed.fields = fields
+    parsed.access_like = access_like_paths(data)
     return parsed

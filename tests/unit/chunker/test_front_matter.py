@@ -231,7 +231,7 @@ def test_examples_front_matter_reads_as_it_always_did(chunker):
             continue
         text = path.read_text()
         legacy = _legacy_fields(text)
-        fields, _ = split_front_matter(text, path.name)
+        fields = split_front_matter(text, path.name).fields
         assert {k: str(v) for k, v in fields.items()} == legacy, path
         meta, _ = run(chunker, path.read_bytes(), uri=path.relative_to(EXAMPLES).as_posix())
         legacy_scopes = [s.strip() for s in legacy.get("access_scopes", "").split(",") if s.strip()] or ["public"]
