@@ -3,6 +3,7 @@
 import os
 from pathlib import Path
 
+from ragmesh.client import document
 from services.chunker.content_types import EXTENSIONS
 from shared.stubs import common_pb2
 
@@ -44,4 +45,4 @@ def skipped_line(skipped: list[str], shown: int = 5) -> str:
 
 
 def to_source_document(path: Path, uri: str) -> common_pb2.SourceDocument:
-    return common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=uri), content=path.read_bytes())
+    return document(path.read_bytes(), uri)

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from ragmesh.client import document
 from ragmesh.client.ingest import ingest_per_document
 from services.chunker.formats.text import decode
 from services.chunker.frontmatter import split_front_matter
@@ -23,7 +24,7 @@ from services.cli.erase import EXIT_SURVIVED, erase
 from services.cli.ingest import RunReport, send_documents
 from shared.credentials import gateway_channel
 from shared.errors import InvalidArgument
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
+from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
 EXIT_USAGE = 2
 
@@ -152,9 +153,7 @@ def _ingest(stub, tenant: str, plan: Plan, timeout: float, out) -> RunReport:
     for (doc, version), uri in plan.unchanged_versions.items():
         report.already_given(doc, version, uri, "(unchanged in the folder)")
     documents = [
-        common_pb2.SourceDocument(meta=common_pb2.DocumentMeta(source_uri=file.uri), content=file.content)
-        for file in plan.add + plan.change
-        if report.fits(file.uri, len(file.content))
+        document(file.content, file.uri) for file in plan.add + plan.change if report.fits(file.uri, len(file.content))
     ]
 
     def send(batch, seconds):

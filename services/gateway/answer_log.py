@@ -211,7 +211,11 @@ class AnswerLog:
         """Deletes the answers older than the retention window, with their lineage and feedback (rows
         overwritten: secure_delete). Returns how many answers went."""
         with write_transaction(self._conn()) as conn:
-            return conn.execute("DELETE FROM answers WHERE created_at < ?", (self._cutoff(now),)).rowcount
+            return self._delete_expired(conn, now)
+
+    def _delete_expired(self, conn: sqlite3.Connection, now: float | None) -> int:
+        # Lineage and feedback go with their answer (ON DELETE CASCADE).
+        return conn.execute("DELETE FROM answers WHERE created_at < ?", (self._cutoff(now),)).rowcount
 
     def _conn(self) -> sqlite3.Connection:
         return self._db.connection()
@@ -268,7 +272,7 @@ class AnswerLog:
                 conn.execute("INSERT INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
                 conn.executemany("INSERT INTO answer_chunks VALUES (?,?,?,?,?)", lineage)
             # Retention is applied on write too, so a busy log never waits for the sweeper to shrink.
-            conn.execute("DELETE FROM answers WHERE created_at < ?", (self._cutoff(max(t for _, _, t in entries)),))
+            self._delete_expired(conn, max(t for _, _, t in entries))
 
     def answer(self, tenant_id: str, answer_id: str) -> sqlite3.Row | None:
         self.flush()
