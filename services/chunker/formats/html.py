@@ -1,7 +1,10 @@
 """HTML -> canonical text, with the stdlib parser (no dependency; it tolerates real-world markup).
 
 Kept: h1-h6, p, li (ul/ol, nested), table/thead/tr/th/td, pre, and loose text in containers.
-Dropped: script, style, nav and other non-content elements. Omitted end tags (</p>, </li>, </td>,
+Dropped: script, style, nav and other non-content elements, and elements a browser does not render
+(the `hidden` attribute, an inline `display: none` or `visibility: hidden`): text no reader sees must
+not become an answer or its citation (hidden text is also the usual carrier of injected instructions).
+Omitted end tags (</p>, </li>, </td>,
 </tr>) are implied the way browsers do it: the next sibling closes the open one.
 """
 
@@ -41,6 +44,21 @@ _BREAKING = {
     "body",
 }
 _CELL_BREAKS = {"br", "p", "div", "li", "tr", "td", "th"}
+# Ends that browsers imply for a hidden element whose end tag was left out: a start tag among these
+# closes it when nothing inside it is still open.
+_IMPLIED_END = {
+    "p": _BREAKING | set(_HEADINGS) | {"ul", "ol", "table", "pre"},
+    "li": {"li"},
+    "dt": {"dt", "dd"},
+    "dd": {"dt", "dd"},
+    "tr": {"tr"},
+    "td": {"td", "th", "tr"},
+    "th": {"td", "th", "tr"},
+    "option": {"option"},
+}
+_INVISIBLE_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I
+)
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_-]+)""", re.IGNORECASE)
 
 
@@ -72,11 +90,49 @@ class _Table:
         return [cells for cells, _ in self.rows]
 
 
+def _renders_hidden(attrs) -> bool:
+    """`hidden` (but not `hidden="until-found"`, whose text find-in-page reveals) or an inline style
+    that hides the element. Class-based hiding is left alone: the stylesheet is not read."""
+    values = {name.lower(): (value or "") for name, value in attrs}
+    if "hidden" in values and values["hidden"].strip().lower() != "until-found":
+        return True
+    return bool(_INVISIBLE_STYLE.search(values.get("style", "")))
+
+
+class _Hidden:
+    """The element being left out, and the elements open inside it (to find its end)."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.inner: list[str] = []
+
+    def starts(self, tag: str) -> bool:
+        """Takes a start tag inside; False when that tag implies the hidden element's end."""
+        while self.inner and tag in _IMPLIED_END.get(self.inner[-1], ()):
+            self.inner.pop()  # <tr hidden><td>..<tr>: the next row closes the cell, then the row
+        if not self.inner and tag in _IMPLIED_END.get(self.tag, ()):
+            return False
+        if tag not in _VOID:
+            self.inner.append(tag)
+        return True
+
+    def ends(self, tag: str) -> bool | None:
+        """Takes an end tag: True when it closes the hidden element, None when it closes something
+        around it (the hidden element's end tag was left out), False when it is inside."""
+        if tag in self.inner:
+            del self.inner[len(self.inner) - 1 - self.inner[::-1].index(tag) :]
+            return False
+        if tag == self.tag:
+            return True
+        return None if self.tag in _IMPLIED_END else False
+
+
 class _Extractor(HTMLParser):
     def __init__(self, writer: CanonicalWriter) -> None:
         super().__init__(convert_charrefs=True)
         self.out = writer
         self.skip_depth = 0
+        self.hidden: _Hidden | None = None
         self.buf: list[str] = []
         self.block: tuple[str, int] | None = None  # ("heading", level) | ("li", depth) | ("pre", 0) | ("p", 0)
         self.lists: list[dict] = []  # {"tag", "next" number, "open" item}
@@ -120,6 +176,13 @@ class _Extractor(HTMLParser):
             self.skip_depth = 0  # an unclosed <head> ends where the body starts
         if self.skip_depth or tag in _SKIP:
             self.skip_depth += tag in _SKIP
+            return
+        if self.hidden is not None:
+            if self.hidden.starts(tag):
+                return
+            self.hidden = None
+        if tag not in _VOID and _renders_hidden(attrs):
+            self.hidden = _Hidden(tag)
             return
         table = self.tables[-1] if self.tables else None
         if table is not None and table.cell is not None:
@@ -183,6 +246,12 @@ class _Extractor(HTMLParser):
         if self.skip_depth:
             self.skip_depth -= tag in _SKIP
             return
+        if self.hidden is not None:
+            closes = self.hidden.ends(tag)
+            if closes is not None:
+                self.hidden = None if closes else self.hidden
+                return
+            self.hidden = None  # its end tag was left out: this one closes what holds it
         table = self.tables[-1] if self.tables else None
         if self.nested_tables:
             if tag == "table":
@@ -230,7 +299,7 @@ class _Extractor(HTMLParser):
     def handle_data(self, data):
         if self.in_title:
             self.html_title.append(data)
-        if self.skip_depth:
+        if self.skip_depth or self.hidden is not None:
             return
         table = self.tables[-1] if self.tables else None
         if table is not None:
