@@ -68,12 +68,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     def ListDocuments(self, request, context):
         check_tenant_id(request.tenant_id)
-        stored = self.funnel.indexer.call(
-            "ListDocuments", indexer_pb2.IndexerListDocumentsRequest(tenant_id=request.tenant_id), context
+        page = indexer_pb2.IndexerListDocumentsRequest(
+            tenant_id=request.tenant_id, page_size=request.page_size, page_token=request.page_token
         )
-        # A title and a path are content too: a key lists only the versions it could read.
+        stored = self.funnel.indexer.call("ListDocuments", page, context)
+        # A title and a path are content too: a key lists only the versions it could read (so a page may
+        # come back short, or empty, and still have a next one).
         return gateway_pb2.ListDocumentsResponse(
-            documents=[d for d in stored.documents if caller_reads_any(d.access_scopes)]
+            documents=[d for d in stored.documents if caller_reads_any(d.access_scopes)],
+            next_page_token=stored.next_page_token,
         )
 
     def ListFeedback(self, request, context):

@@ -122,8 +122,15 @@ def ingest(
     response_model=ListDocumentsResponse,
     summary="The tenant's stored document versions, those in a scope the key holds",
 )
-def list_documents(client: Client, key: Key, tenant_id: str = "") -> dict[str, Any]:
-    return to_json(gateway_pb2.ListDocumentsResponse(documents=client.list_documents(tenant=tenant_id, api_key=key)))
+def list_documents(
+    client: Client,
+    key: Key,
+    tenant_id: str = "",
+    page_size: Annotated[int, Query(ge=0, description="versions per page; 0 = 1000, at most 10000")] = 0,
+    page_token: Annotated[str, Query(description="next_page_token of the previous page")] = "",
+) -> dict[str, Any]:
+    page = client.list_documents_page(page_size=page_size, page_token=page_token, tenant=tenant_id, api_key=key)
+    return to_json(page)
 
 
 @router.delete(

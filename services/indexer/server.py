@@ -8,7 +8,7 @@ from shared.config import IndexerConfig
 from shared.embedding import build_embedder
 from shared.errors import InvalidArgument, require
 from shared.index.factory import open_index
-from shared.index.listing import list_documents
+from shared.index.listing import list_page
 from shared.observability.metrics import INDEX_CHUNKS, SOURCE_CHANGED
 from shared.server import serve
 from shared.stubs import indexer_pb2, indexer_pb2_grpc
@@ -56,11 +56,10 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServicer):
 
     def ListDocuments(self, request, context):
         require(request.tenant_id, "tenant_id")
+        versions, next_token = list_page(self.indexer.index, request.tenant_id, request.page_token, request.page_size)
         return indexer_pb2.IndexerListDocumentsResponse(
-            documents=[
-                indexer_pb2.StoredDocument(**dataclasses.asdict(v))
-                for v in list_documents(self.indexer.index, request.tenant_id)
-            ]
+            documents=[indexer_pb2.StoredDocument(**dataclasses.asdict(v)) for v in versions],
+            next_page_token=next_token,
         )
 
     def Supersede(self, request, context):

@@ -1,9 +1,19 @@
-"""What a tenant has stored, one row per document version (source sync compares it with its source)."""
+"""What a tenant has stored, one row per document version (source sync compares it with its source), a page at a
+time in (document_id, version) order. A page is found by its key (the last version of the previous page), not
+by an offset, so each page costs the same however deep it is, and versions written meanwhile are neither
+skipped nor listed twice."""
 
+import base64
+import binascii
 import dataclasses
 import json
 
+from shared.errors import InvalidArgument
 from shared.index.embedded import EmbeddedIndex
+
+DEFAULT_PAGE_SIZE = 1000
+MAX_PAGE_SIZE = 10000
+_CHUNKS_PER_SEARCH = 5000  # OpenSearch: chunk hits per search while a page is gathered
 
 
 @dataclasses.dataclass
@@ -19,60 +29,120 @@ class StoredVersion:
     access_scopes: list[str] = dataclasses.field(default_factory=list)
 
 
-def list_documents(index, tenant_id: str) -> list[StoredVersion]:
+def page_size(requested: int) -> int:
+    """AIP-158: 0 means the default; more than the maximum is read as the maximum."""
+    if requested < 0:
+        raise InvalidArgument("page_size", f"page_size must be 0 (the default, {DEFAULT_PAGE_SIZE}) or more")
+    return min(requested or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+
+
+def page_token(last: StoredVersion) -> str:
+    """Opaque to callers: the key of the page's last version."""
+    return base64.urlsafe_b64encode(json.dumps([last.document_id, last.version]).encode()).decode()
+
+
+def after_key(token: str) -> tuple[str, str] | None:
+    if not token:
+        return None
+    try:
+        key = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except (binascii.Error, ValueError) as err:  # bad base64, bad UTF-8 or bad JSON
+        raise InvalidArgument("page_token", "page_token is not one a ListDocuments page returned") from err
+    if not (isinstance(key, list) and len(key) == 2 and all(isinstance(k, str) for k in key)):
+        raise InvalidArgument("page_token", "page_token is not one a ListDocuments page returned")
+    return key[0], key[1]
+
+
+def list_page(index, tenant_id: str, token: str = "", size: int = 0) -> tuple[list[StoredVersion], str]:
+    """One page of the tenant's versions after `token`, and the token of the next page ("" after the last)."""
+    limit = page_size(size)
+    after = after_key(token)
     if isinstance(index, EmbeddedIndex):
-        rows = index._conn().execute(
-            "SELECT document_id, version, MAX(source_uri), MAX(source_sha256), COUNT(*), MAX(effective_from), "
-            "MAX(effective_to), MAX(title), json_group_array(DISTINCT access_scopes) FROM chunks "
-            "WHERE tenant_id=? GROUP BY document_id, version ORDER BY document_id, version",
-            (tenant_id,),
-        )
-        listed = []
-        for *fields, scope_lists in rows:
-            version = StoredVersion(*fields)
-            # Each distinct access_scopes column value (a JSON list), gathered into one JSON array.
-            version.access_scopes = sorted({s for scopes in json.loads(scope_lists) for s in json.loads(scopes)})
-            listed.append(version)
-        return listed
-    if index.name == "opensearch":
-        return _opensearch_versions(index, tenant_id)
-    raise NotImplementedError(f"listing for index backend {index.name!r}")
+        versions = _embedded_versions(index, tenant_id, after, limit + 1)
+    elif index.name == "opensearch":
+        versions = _opensearch_versions(index, tenant_id, after, limit + 1)
+    else:
+        raise NotImplementedError(f"listing for index backend {index.name!r}")
+    if len(versions) > limit:
+        return versions[:limit], page_token(versions[limit - 1])
+    return versions, ""
 
 
-def _opensearch_versions(index, tenant_id: str) -> list[StoredVersion]:
+def _embedded_versions(index, tenant_id: str, after: tuple[str, str] | None, limit: int) -> list[StoredVersion]:
+    # The (tenant_id, document_id, version) index serves both the range and the grouping order.
+    where, params = "tenant_id=?", [tenant_id]
+    if after:
+        where += " AND (document_id, version) > (?, ?)"  # a row value: SQLite seeks the index to it
+        params += [after[0], after[1]]
+    rows = index._conn().execute(
+        "SELECT document_id, version, MAX(source_uri), MAX(source_sha256), COUNT(*), MAX(effective_from), "
+        "MAX(effective_to), MAX(title), json_group_array(DISTINCT access_scopes) FROM chunks "
+        f"WHERE {where} GROUP BY document_id, version ORDER BY document_id, version LIMIT ?",
+        (*params, limit),
+    )
+    listed = []
+    for *fields, scope_lists in rows:
+        version = StoredVersion(*fields)
+        # Each distinct access_scopes column value (a JSON list), gathered into one JSON array.
+        version.access_scopes = sorted({s for scopes in json.loads(scope_lists) for s in json.loads(scopes)})
+        listed.append(version)
+    return listed
+
+
+def _opensearch_versions(index, tenant_id: str, after: tuple[str, str] | None, limit: int) -> list[StoredVersion]:
+    """Chunks in (document_id, version, chunk_id) order, gathered into versions until `limit` are whole."""
     from shared.index.opensearch import OPEN_END
 
-    found: dict[tuple[str, str], StoredVersion] = {}
-    scopes: dict[tuple[str, str], set[str]] = {}
-    after = None
-    fields = ["chunk_id", "document_id", "version", "source_uri", "source_sha256", "effective_from"]
-    fields += ["effective_to", "title", "access_scopes"]
+    filters: list[dict] = [{"term": {"tenant_id": tenant_id}}]
+    if after:
+        later_version = {
+            "bool": {"filter": [{"term": {"document_id": after[0]}}, {"range": {"version": {"gt": after[1]}}}]}
+        }
+        filters.append(
+            {
+                "bool": {
+                    "should": [{"range": {"document_id": {"gt": after[0]}}}, later_version],
+                    "minimum_should_match": 1,
+                }
+            }
+        )
+    fields = ["document_id", "version", "source_uri", "source_sha256", "effective_from", "effective_to", "title"]
+    body: dict = {
+        "size": _CHUNKS_PER_SEARCH,
+        "query": {"bool": {"filter": filters}},
+        "sort": [{"document_id": "asc"}, {"version": "asc"}, {"chunk_id": "asc"}],
+        "_source": [*fields, "access_scopes"],
+    }
     index.client.indices.refresh(index=index.index)
+    listed: list[StoredVersion] = []
+    scopes: set[str] = set()
     while True:
-        body = {"size": 5000, "query": {"term": {"tenant_id": tenant_id}}, "sort": [{"chunk_id": "asc"}]}
-        body["_source"] = fields
-        if after:
-            body["search_after"] = after
         hits = index.client.search(index=index.index, body=body)["hits"]["hits"]
         for hit in hits:
             s = hit["_source"]
-            key = (s["document_id"], s["version"])
-            if key not in found:
+            if not listed or (listed[-1].document_id, listed[-1].version) != (s["document_id"], s["version"]):
+                if listed:
+                    listed[-1].access_scopes = sorted(scopes)
+                if len(listed) == limit:
+                    return listed  # the next version starts: the last one listed is whole
                 end = "" if s["effective_to"] == OPEN_END else s["effective_to"]
-                found[key] = StoredVersion(
-                    s["document_id"],
-                    s["version"],
-                    s["source_uri"],
-                    s["source_sha256"],
-                    0,
-                    s["effective_from"],
-                    end,
-                    s["title"],
+                listed.append(
+                    StoredVersion(
+                        s["document_id"],
+                        s["version"],
+                        s["source_uri"],
+                        s["source_sha256"],
+                        0,
+                        s["effective_from"],
+                        end,
+                        s["title"],
+                    )
                 )
-            found[key].chunks += 1
-            scopes.setdefault(key, set()).update(s["access_scopes"])
-        if len(hits) < 5000:
-            for key, version in found.items():
-                version.access_scopes = sorted(scopes[key])
-            return [found[k] for k in sorted(found)]
-        after = hits[-1]["sort"]
+                scopes = set()
+            listed[-1].chunks += 1
+            scopes.update(s["access_scopes"])
+        if len(hits) < _CHUNKS_PER_SEARCH:
+            if listed:
+                listed[-1].access_scopes = sorted(scopes)
+            return listed
+        body["search_after"] = hits[-1]["sort"]

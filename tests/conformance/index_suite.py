@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from shared.embedding.views import pack, unpack
-from shared.errors import Aborted, FailedPrecondition
+from shared.errors import Aborted, FailedPrecondition, InvalidArgument
+from shared.index import listing
+from shared.index.listing import list_page
 from shared.model import Chunk, DocumentMeta, SearchFilters, ViewVectors
 
 MODEL_ID = "test/model"
@@ -106,15 +108,45 @@ class IndexConformance:
         assert index.document_scopes("other", "d") == set() and index.document_scopes("acme", "nope") == set()
 
     def test_listing_gives_each_version_with_its_chunks_and_scopes(self, index):
-        from shared.index.listing import list_documents
-
         write(index, meta(doc="d", version="1", scopes=("hr",)), [("one", unit(1)), ("uno", unit(1, 1))])
         write(index, meta(doc="d", version="2", scopes=("public", "finance")), [("two", unit(0, 1))])
         write(index, meta(tenant="other", doc="x"), [("elsewhere", unit(1))])
-        listed = [
-            (v.document_id, v.version, v.chunks, v.access_scopes, v.source_uri) for v in list_documents(index, "acme")
-        ]
+        versions, next_token = list_page(index, "acme")
+        listed = [(v.document_id, v.version, v.chunks, v.access_scopes, v.source_uri) for v in versions]
         assert listed == [("d", "1", 2, ["hr"], "d.md"), ("d", "2", 1, ["finance", "public"], "d.md")]
+        assert next_token == ""
+
+    def test_listing_pages_hold_every_version_once_and_whole(self, index, monkeypatch):
+        """Pages follow (document_id, version) order from a key, and a version's chunks are never split across
+        pages, even where the chunks of one page take several searches (a small search size forces that)."""
+        monkeypatch.setattr(listing, "_CHUNKS_PER_SEARCH", 3)
+        for n in range(7):
+            for version in ("1", "2")[: 1 + n % 2]:
+                chunks = [(f"doc {n} v{version} part {i}", unit(1, i)) for i in range(1 + n % 3)]
+                write(index, meta(doc=f"doc-{n}", version=version), chunks)
+        whole, token = list_page(index, "acme")
+        assert token == "" and len(whole) == 10
+        paged, token, pages = [], "", 0
+        while True:
+            versions, token = list_page(index, "acme", token, 3)
+            assert len(versions) == 3 or not token
+            paged += versions
+            pages += 1
+            if not token:
+                break
+        assert pages == 4 and paged == whole
+        assert [(v.document_id, v.version, v.chunks) for v in paged[:3]] == [
+            ("doc-0", "1", 1),
+            ("doc-1", "1", 2),
+            ("doc-1", "2", 2),
+        ]
+
+    @pytest.mark.parametrize("token", ["not-a-token!", "bm90IGpzb24", "WyJqdXN0IG9uZSJd"])
+    def test_a_page_token_no_page_gave_is_refused(self, index, token):
+        with pytest.raises(InvalidArgument, match="page_token"):
+            list_page(index, "acme", token)
+        with pytest.raises(InvalidArgument, match="page_size"):
+            list_page(index, "acme", "", -1)
 
     def test_a_write_whose_stored_chunks_were_removed_meanwhile_is_aborted_whole(self, index):
         """Another indexer process replaced the version between this write's look-up and its write."""

@@ -142,7 +142,22 @@ def test_ingest_upload_search_and_delete(front_door, mesh):
     assert deleted.status_code == 200, deleted.text
     assert deleted.json()["chunks_removed"] == by_uri["kettle.md"]["chunks_written"]
     assert post(front_door, "/v1/search", key, {"query": "Zephyr kettle litre", "top_k": 1}).json()["results"] == []
-    assert get(front_door, "/v1/documents", key).json() == {"documents": []}
+    assert get(front_door, "/v1/documents", key).json() == {"documents": [], "next_page_token": ""}
+
+
+def test_documents_are_listed_a_page_at_a_time(front_door, ingested, key, client):
+    whole = [(d.document_id, d.version) for d in client.list_documents()]
+    paged, params = [], {"page_size": 5}
+    while True:
+        page = get(front_door, "/v1/documents", key, **params).json()
+        assert len(page["documents"]) <= 5
+        paged += [(d["document_id"], d["version"]) for d in page["documents"]]
+        if not page.get("next_page_token"):
+            break
+        params["page_token"] = page["next_page_token"]
+    assert paged == whole and len(whole) > 5
+    assert "page_size" in error_of(get(front_door, "/v1/documents", key, page_size=-1), 400, "INVALID_ARGUMENT")
+    assert "page_token" in error_of(get(front_door, "/v1/documents", key, page_token="x"), 400, "INVALID_ARGUMENT")
 
 
 def test_feedback_reaches_the_answer_log(front_door, ingested, key, mesh):

@@ -233,12 +233,41 @@ class RagmeshClient:
         )
 
     def list_documents(
-        self, *, tenant: str | None = None, timeout: float | None = None, api_key: str | None = None
+        self,
+        *,
+        tenant: str | None = None,
+        timeout: float | None = None,
+        api_key: str | None = None,
+        page_size: int = 0,
     ) -> list[indexer_pb2.StoredDocument]:
         """The tenant's stored document versions (id, version, source, hash, chunks, validity, title, scopes),
-        those in a scope the key holds."""
+        those in a scope the key holds: every page, fetched `page_size` at a time (0: the server's default), each
+        page within `timeout`."""
+        documents: list[indexer_pb2.StoredDocument] = []
+        token = ""
+        while True:
+            page = self.list_documents_page(
+                page_size=page_size, page_token=token, tenant=tenant, timeout=timeout, api_key=api_key
+            )
+            documents += page.documents
+            token = page.next_page_token
+            if not token:
+                return documents
+
+    def list_documents_page(
+        self,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        tenant: str | None = None,
+        timeout: float | None = None,
+        api_key: str | None = None,
+    ) -> gateway_pb2.ListDocumentsResponse:
+        """One page of list_documents, in (document_id, version) order, and the token of the next page (empty
+        after the last)."""
         tenant, call = self._call(tenant, timeout, api_key)
-        return list(self.stub.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), **call).documents)
+        request = gateway_pb2.ListDocumentsRequest(tenant_id=tenant, page_size=page_size, page_token=page_token)
+        return self.stub.ListDocuments(request, **call)
 
     def get_chunk(
         self,
