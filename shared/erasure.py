@@ -134,14 +134,18 @@ def sqlite_files(path: str) -> list[str]:
     return [p for p in (path, path + "-wal", path + "-shm", path + "-journal") if os.path.exists(p)]
 
 
-def _found(haystack, needles: list[bytes]) -> set[int]:
-    """Which needles occur in the haystack (bytes, or a mmap), in one pass whatever their number: an erased
-    tenant's 10^6 chunk ids are looked for at once, not one scan of the file each. Overlapping matches count,
-    so one needle never hides another that shares its bytes."""
-    if not needles or not len(haystack):
+def _matcher(needles: list[bytes]) -> BytesAhoCorasick | None:
+    """One automaton for every needle, so a haystack is read once whatever their number: an erased tenant's
+    10^6 chunk ids are looked for at once, not one scan of the file each."""
+    return BytesAhoCorasick(needles, matchkind=MATCHKIND_STANDARD) if needles else None
+
+
+def _found(matcher: BytesAhoCorasick | None, haystack) -> set[int]:
+    """Which needles occur in the haystack (bytes, or a mmap). Overlapping matches count, so one needle never
+    hides another that shares its bytes."""
+    if matcher is None or not len(haystack):
         return set()
-    automaton = BytesAhoCorasick(needles, matchkind=MATCHKIND_STANDARD)
-    return {index for index, _, _ in automaton.find_matches_as_indexes(haystack, overlapping=True)}
+    return {index for index, _, _ in matcher.find_matches_as_indexes(haystack, overlapping=True)}
 
 
 def _count(found: set[int], probes: list[str], ids: list[str]) -> ScanResult:
@@ -155,17 +159,17 @@ def _count(found: set[int], probes: list[str], ids: list[str]) -> ScanResult:
 
 def scan_files(paths: list[str], probes: list[str], ids: list[str]) -> ScanResult:
     """Counts the probes and ids (UTF-8) found anywhere in the raw bytes of the files."""
-    needles = [p.encode() for p in probes] + [i.encode() for i in ids]
+    matcher = _matcher([p.encode() for p in probes] + [i.encode() for i in ids])
     found: set[int] = set()
     for path in paths:
         if not os.path.exists(path) or os.path.getsize(path) == 0:
             continue
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            found |= _found(data, needles)
+            found |= _found(matcher, data)
     return _count(found, probes, ids)
 
 
 def scan_text(texts: list[str], probes: list[str], ids: list[str]) -> ScanResult:
     """The same count over text a store returned through its own query path."""
-    needles = [p.encode() for p in probes] + [i.encode() for i in ids]
-    return _count(_found("\n".join(texts).encode(), needles), probes, ids)
+    matcher = _matcher([p.encode() for p in probes] + [i.encode() for i in ids])
+    return _count(_found(matcher, "\n".join(texts).encode()), probes, ids)

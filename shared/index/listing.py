@@ -1,7 +1,8 @@
 """What a tenant has stored, one row per document version (source sync compares it with its source), a page at a
 time in (document_id, version) order. A page is found by its key (the last version of the previous page), not
-by an offset, so each page costs the same however deep it is, and versions written meanwhile are neither
-skipped nor listed twice."""
+by an offset, so each page costs the same however deep it is, and no version is listed twice or skipped
+because others were written or deleted meanwhile (one written behind the page being read shows up in the
+next listing)."""
 
 import base64
 import binascii
