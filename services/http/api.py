@@ -7,11 +7,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragmesh.client import Filters, RagmeshClient, document
 from ragmesh.v1 import gateway_pb2, indexer_pb2
-from services.http.deps import api_key, gateway
+from services.http.deps import api_key, gateway, known_query_parameters
 from services.http.errors import ERROR_RESPONSES
 from services.http.proto_json import model_for, to_json
 
-router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, dependencies=[Depends(known_query_parameters)])
 Client = Annotated[RagmeshClient, Depends(gateway)]
 Key = Annotated[str, Depends(api_key)]
 

@@ -24,3 +24,23 @@ def api_key(request: Request, credentials: Annotated[HTTPAuthorizationCredential
     if request.headers.get("authorization"):
         raise HttpError(grpc.StatusCode.UNAUTHENTICATED, "the Authorization header must read `Bearer <API key>`")
     return ""
+
+
+def known_query_parameters(request: Request) -> None:
+    """A query parameter the route does not take is refused, naming it, as an unknown JSON body field is: a
+    misspelt `?page_sise=5` or `?tenant=acme` would otherwise be dropped and the call run without it."""
+    route = request.scope.get("route")
+    if route is None:
+        return
+    taken: set[str] = set()
+    dependants = [route.dependant]  # the endpoint's own parameters and those of its dependencies
+    while dependants:
+        dependant = dependants.pop()
+        taken |= {param.alias for param in dependant.query_params}
+        dependants += dependant.dependencies
+    unknown = sorted(set(request.query_params) - taken)
+    if unknown:
+        takes = ", ".join(sorted(taken)) or "none"
+        raise HttpError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"query.{unknown[0]}: not a parameter of this route (it takes: {takes})"
+        )

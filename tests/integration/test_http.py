@@ -160,6 +160,14 @@ def test_documents_are_listed_a_page_at_a_time(front_door, ingested, key, client
     assert "page_token" in error_of(get(front_door, "/v1/documents", key, page_token="x"), 400, "INVALID_ARGUMENT")
 
 
+@pytest.mark.parametrize("params", [{"limit": 2}, {"tenant": "other"}, {"page_size": 5, "pagesize": 5}])
+def test_a_query_parameter_a_route_does_not_take_is_refused_by_name(front_door, key, params):
+    """Like an unknown JSON field: a misspelt parameter was dropped and the call run without it."""
+    message = error_of(get(front_door, "/v1/documents", key, **params), 400, "INVALID_ARGUMENT")
+    unknown = next(name for name in params if name != "page_size")
+    assert f"query.{unknown}" in message and "page_token" in message
+
+
 def test_feedback_reaches_the_answer_log(front_door, ingested, key, mesh):
     answer_id = post(front_door, "/v1/ask", key, {"question": ANSWERED}).json()["answer_id"]
     body = {
