@@ -2,7 +2,8 @@
 the embedded index, and how large the indexer's reply to the gateway is (it carries every erased chunk id).
 
 Writes a tenant of N synthetic documents (two chunks each, 384-dimension vectors, distinct words so that
-probes exist) into a fresh SQLite index, erases one document, then the whole tenant, and prints the figures.
+probes exist) into a fresh SQLite index, erases one document, then the whole tenant, and prints the figures
+(also merged into loadtest/out/bench.json).
 
     python -m loadtest.bench_erasure [--documents 100000]
 """
@@ -13,6 +14,7 @@ import time
 
 import numpy as np
 
+from loadtest.figures import figure, record
 from ragmesh.v1 import indexer_pb2
 from shared.index.embedded import EmbeddedIndex
 from shared.index.erasure import erase
@@ -98,6 +100,13 @@ def main() -> None:
     print(
         f"| indexer reply to the gateway | {reply / 1e6:.1f} MB ({100 * reply / GRPC_LIMIT:.0f}% of the 64 MiB limit) |"
     )
+    config = {"documents": args.documents, "chunks": 2 * args.documents, "backend": "embedded"}
+    figures = [
+        figure("erasure_document_s", one_s, "s", **config),
+        figure("erasure_tenant_s", tenant_s, "s", **config),
+        figure("erasure_tenant_reply_bytes", reply, "bytes", **config),
+    ]
+    print(f"figures: {record(figures)}")
 
 
 if __name__ == "__main__":
