@@ -134,9 +134,11 @@ def sqlite_files(path: str) -> list[str]:
     return [p for p in (path, path + "-wal", path + "-shm", path + "-journal") if os.path.exists(p)]
 
 
-def _matcher(needles: list[bytes]) -> BytesAhoCorasick | None:
-    """One automaton for every needle, so a haystack is read once whatever their number: an erased tenant's
-    10^6 chunk ids are looked for at once, not one scan of the file each."""
+def _matcher(probes: list[str], ids: list[str]) -> BytesAhoCorasick | None:
+    """One automaton for every probe and id (UTF-8; probes first, as _count reads the indexes), so a
+    haystack is read once whatever their number: an erased tenant's 10^6 chunk ids are looked for at once,
+    not one scan of the file each."""
+    needles = [p.encode() for p in probes] + [i.encode() for i in ids]
     return BytesAhoCorasick(needles, matchkind=MATCHKIND_STANDARD) if needles else None
 
 
@@ -159,7 +161,7 @@ def _count(found: set[int], probes: list[str], ids: list[str]) -> ScanResult:
 
 def scan_files(paths: list[str], probes: list[str], ids: list[str]) -> ScanResult:
     """Counts the probes and ids (UTF-8) found anywhere in the raw bytes of the files."""
-    matcher = _matcher([p.encode() for p in probes] + [i.encode() for i in ids])
+    matcher = _matcher(probes, ids)
     found: set[int] = set()
     for path in paths:
         if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -171,5 +173,5 @@ def scan_files(paths: list[str], probes: list[str], ids: list[str]) -> ScanResul
 
 def scan_text(texts: list[str], probes: list[str], ids: list[str]) -> ScanResult:
     """The same count over text a store returned through its own query path."""
-    matcher = _matcher([p.encode() for p in probes] + [i.encode() for i in ids])
+    matcher = _matcher(probes, ids)
     return _count(_found(matcher, "\n".join(texts).encode()), probes, ids)

@@ -7,6 +7,7 @@ next listing)."""
 import base64
 import binascii
 import dataclasses
+import itertools
 import json
 
 from shared.errors import InvalidArgument
@@ -14,7 +15,6 @@ from shared.index.embedded import EmbeddedIndex
 
 DEFAULT_PAGE_SIZE = 1000
 MAX_PAGE_SIZE = 10000
-_CHUNKS_PER_SEARCH = 5000  # OpenSearch: chunk hits per search while a page is gathered
 
 
 @dataclasses.dataclass
@@ -47,8 +47,8 @@ def after_key(token: str) -> tuple[str, str] | None:
         return None
     try:
         key = json.loads(base64.urlsafe_b64decode(token.encode()))
-    except (binascii.Error, ValueError) as err:  # bad base64, bad UTF-8 or bad JSON
-        raise InvalidArgument("page_token", "page_token is not one a ListDocuments page returned") from err
+    except (binascii.Error, ValueError):  # bad base64, bad UTF-8 or bad JSON
+        key = None
     if not (isinstance(key, list) and len(key) == 2 and all(isinstance(k, str) for k in key)):
         raise InvalidArgument("page_token", "page_token is not one a ListDocuments page returned")
     return key[0], key[1]
@@ -91,9 +91,6 @@ def _embedded_versions(index, tenant_id: str, after: tuple[str, str] | None, lim
 
 
 def _opensearch_versions(index, tenant_id: str, after: tuple[str, str] | None, limit: int) -> list[StoredVersion]:
-    """Chunks in (document_id, version, chunk_id) order, gathered into versions until `limit` are whole."""
-    from shared.index.opensearch import OPEN_END
-
     filters: list[dict] = [{"term": {"tenant_id": tenant_id}}]
     if after:
         later_version = {
@@ -107,43 +104,36 @@ def _opensearch_versions(index, tenant_id: str, after: tuple[str, str] | None, l
                 }
             }
         )
-    fields = ["document_id", "version", "source_uri", "source_sha256", "effective_from", "effective_to", "title"]
-    body: dict = {
-        "size": _CHUNKS_PER_SEARCH,
-        "query": {"bool": {"filter": filters}},
-        "sort": [{"document_id": "asc"}, {"version": "asc"}, {"chunk_id": "asc"}],
-        "_source": [*fields, "access_scopes"],
-    }
     index.client.indices.refresh(index=index.index)
-    listed: list[StoredVersion] = []
-    scopes: set[str] = set()
-    while True:
-        hits = index.client.search(index=index.index, body=body)["hits"]["hits"]
-        for hit in hits:
-            s = hit["_source"]
-            if not listed or (listed[-1].document_id, listed[-1].version) != (s["document_id"], s["version"]):
-                if listed:
-                    listed[-1].access_scopes = sorted(scopes)
-                if len(listed) == limit:
-                    return listed  # the next version starts: the last one listed is whole
-                end = "" if s["effective_to"] == OPEN_END else s["effective_to"]
-                listed.append(
-                    StoredVersion(
-                        s["document_id"],
-                        s["version"],
-                        s["source_uri"],
-                        s["source_sha256"],
-                        0,
-                        s["effective_from"],
-                        end,
-                        s["title"],
-                    )
-                )
-                scopes = set()
-            listed[-1].chunks += 1
-            scopes.update(s["access_scopes"])
-        if len(hits) < _CHUNKS_PER_SEARCH:
-            if listed:
-                listed[-1].access_scopes = sorted(scopes)
-            return listed
-        body["search_after"] = hits[-1]["sort"]
+    groups = index.version_groups({"bool": {"filter": filters}}, _OPENSEARCH_FIELDS)
+    return [_opensearch_version(hits) for hits in itertools.islice(groups, limit)]
+
+
+_OPENSEARCH_FIELDS = [
+    "document_id",
+    "version",
+    "source_uri",
+    "source_sha256",
+    "effective_from",
+    "effective_to",
+    "title",
+    "access_scopes",
+]
+
+
+def _opensearch_version(hits: list[dict]) -> StoredVersion:
+    """One version's chunk hits as its listing row."""
+    from shared.index.opensearch import OPEN_END
+
+    s = hits[0]["_source"]
+    return StoredVersion(
+        s["document_id"],
+        s["version"],
+        s["source_uri"],
+        s["source_sha256"],
+        len(hits),
+        s["effective_from"],
+        "" if s["effective_to"] == OPEN_END else s["effective_to"],
+        s["title"],
+        sorted({scope for hit in hits for scope in hit["_source"]["access_scopes"]}),
+    )

@@ -267,30 +267,37 @@ class OpenSearchIndex:
         return self._bulk(actions(), refresh=False)
 
     def export(self, tenant_id: str) -> Iterator[DocumentVersion]:
-        """Every stored document version of the tenant with its vectors, paged with search_after in
-        (document, version) order, so one version's chunks arrive together."""
-        query = {"term": {"tenant_id": tenant_id}}
-        sort = [{"document_id": "asc"}, {"version": "asc"}, {"chunk_id": "asc"}]
+        """Every stored document version of the tenant with its vectors, one version's chunks together."""
+        for hits in self.version_groups({"term": {"tenant_id": tenant_id}}):
+            yield _document_version(hits)
+
+    def version_groups(self, query: dict, source: list[str] | None = None) -> Iterator[list[dict]]:
+        """The matching chunks' hits (their `source` fields, or all but the vector's), one list per document
+        version in (document_id, version) order, paged with search_after: no result-window limit, and the
+        searches run only as far as the caller reads."""
+        body: dict = {
+            "size": _PAGE,
+            "query": query,
+            "sort": [{"document_id": "asc"}, {"version": "asc"}, {"chunk_id": "asc"}],
+        }
+        if source is not None:
+            body["_source"] = source
         key: tuple[str, str] | None = None
         hits: list[dict] = []
-        after = None
         while True:
-            body: dict = {"size": _PAGE, "query": query, "sort": sort}
-            if after:
-                body["search_after"] = after
             page = self._search_hits(body)
             for hit in page:
-                source = hit["_source"]
-                if (source["document_id"], source["version"]) != key and hits:
-                    yield _document_version(hits)
+                found = (hit["_source"]["document_id"], hit["_source"]["version"])
+                if found != key and hits:
+                    yield hits
                     hits = []
-                key = (source["document_id"], source["version"])
+                key = found
                 hits.append(hit)
             if len(page) < _PAGE:
                 break
-            after = page[-1]["sort"]
+            body["search_after"] = page[-1]["sort"]
         if hits:
-            yield _document_version(hits)
+            yield hits
 
     @_engine_errors
     def _search_hits(self, body: dict) -> list[dict]:

@@ -11,7 +11,7 @@ import pytest
 
 from shared.embedding.views import pack, unpack
 from shared.errors import Aborted, FailedPrecondition, InvalidArgument
-from shared.index import listing
+from shared.index import opensearch as opensearch_backend
 from shared.index.listing import list_page
 from shared.model import Chunk, DocumentMeta, SearchFilters, ViewVectors
 
@@ -119,7 +119,7 @@ class IndexConformance:
     def test_listing_pages_hold_every_version_once_and_whole(self, index, monkeypatch):
         """Pages follow (document_id, version) order from a key, and a version's chunks are never split across
         pages, even where the chunks of one page take several searches (a small search size forces that)."""
-        monkeypatch.setattr(listing, "_CHUNKS_PER_SEARCH", 3)
+        monkeypatch.setattr(opensearch_backend, "_PAGE", 3)
         for n in range(7):
             for version in ("1", "2")[: 1 + n % 2]:
                 chunks = [(f"doc {n} v{version} part {i}", unit(1, i)) for i in range(1 + n % 3)]
