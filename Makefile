@@ -159,7 +159,7 @@ models:
 bench-embed: stubs models
 	$(PY) -m loadtest.bench_embed $(BENCH_ARGS)
 
-# Erasing a whole tenant of 100,000 documents (and one document of it) on the embedded index, verified.
+# Erasing a whole tenant of 200,000 chunks (and one document of it) on the embedded index, verified.
 bench: bench-erasure
 bench-erasure: stubs
 	$(PY) -m loadtest.bench_erasure $(BENCH_ARGS)
