@@ -101,21 +101,26 @@ def distinctive_runs(text: str, words: int = PROBE_WORDS, limit: int = PROBES_PE
 def pick_probes(texts_by_document: dict[str, str], exclusive: Callable[[str], bool]) -> list[str]:
     """Distinctive runs of each document's text, taken round-robin so every document is represented (a
     single document gets more than each of a tenant's many), keeping those `exclusive` confirms no other
-    stored document contains: such a run would be "found" after a correct erasure. `exclusive` (a query
-    per run) is asked only until MAX_PROBES are kept, however many documents a tenant erasure takes."""
+    stored document contains: such a run would be "found" after a correct erasure. Runs are taken, and
+    `exclusive` (a query per run) asked, only until MAX_PROBES are kept: a tenant erasure of 10^5 documents
+    reads the text of the first hundred or so, not all of it."""
     per_text = max(PROBES_PER_TEXT, min(MAX_PROBES_PER_DOCUMENT, MAX_PROBES // max(len(texts_by_document), 1)))
-    runs = [distinctive_runs(text, limit=per_text) for text in texts_by_document.values()]
-    ordered: dict[str, None] = {}  # insertion-ordered and O(1) to look up: a tenant has 10^5 documents
-    for rank in range(per_text):
-        for mine in runs:
-            if rank < len(mine):
-                ordered.setdefault(mine[rank])
+    texts = list(texts_by_document.values())
+    runs: dict[int, list[str]] = {}  # a document's runs, found when the round-robin first reaches it
+    asked: set[str] = set()
     kept: list[str] = []
-    for probe in ordered:
-        if len(kept) == MAX_PROBES:
-            break
-        if exclusive(probe):
-            kept.append(probe)
+    for rank in range(per_text):
+        for i, text in enumerate(texts):
+            if i not in runs:
+                runs[i] = distinctive_runs(text, limit=per_text)
+            mine = runs[i]
+            if rank >= len(mine) or mine[rank] in asked:
+                continue
+            asked.add(mine[rank])
+            if exclusive(mine[rank]):
+                kept.append(mine[rank])
+                if len(kept) == MAX_PROBES:
+                    return kept
     return kept
 
 
