@@ -24,11 +24,24 @@ _EFFECTIVE = re.compile(
     r"valid\s+(?:from|as\s+of)|applies\s+(?:from|as\s+of)|takes\s+effect\s+(?:on|from)?)\s*:?\s*" + _DATE,
     re.IGNORECASE,
 )
+# "X replaces / supersedes Y", and the passive "Y is replaced by this X".
 _REPLACES = re.compile(
-    r"\b(?:replaces|supersedes|supersede|replacing|superseding|(?:is|are)\s+replaced\s+by\s+this)\s+"
-    r"([^.;:\n]{3,120})",
-    re.IGNORECASE,
+    r"\b(?:replaces|supersedes|replace|supersede|replacing|superseding)\s+([^.;:\n]{3,120})", re.IGNORECASE
 )
+_REPLACED_BY_THIS = re.compile(r"\b(?:is|are)\s+(?:hereby\s+)?(?:replaced|superseded)\s+by\s+this\b", re.IGNORECASE)
+# Nouns that name a document. A statement counts only when the document itself replaces something ("This
+# policy replaces ...", "Replaces ..." with no subject, "it supersedes ...") and what it replaces is named as a
+# document (one of these nouns, or a year): "The new dashboard replaces the legacy upload page" describes the
+# product, and acting on it would close whichever stored document shares a word with "upload page".
+_DOCUMENT_NOUN = (
+    r"(?:policy|policies|agreement|agreements|terms|conditions|guide|guides|guidelines|handbook|manual|version|"
+    r"versions|edition|editions|addendum|addenda|contract|contracts|document|documents|notice|procedure|procedures|"
+    r"standard|standards|schedule|statement|sow|msa|dpa|sla|runbook|playbook|rules|notes|revision|release|faq)"
+)
+_NAMES_DOCUMENT = re.compile(rf"\b{_DOCUMENT_NOUN}\b|\b(?:19|20)\d{{2}}\b", re.IGNORECASE)
+# The document as the subject: nothing ("Replaces the 2025 policy."), "it", or a noun phrase of at most five
+# words ending in a document noun ("This policy", "These terms", "The 2026 Refund Policy").
+_SELF_SUBJECT = re.compile(rf"^(?:|it|(?:[\w()-]+\s+){{0,4}}{_DOCUMENT_NOUN})$", re.IGNORECASE)
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")
 _TOPIC_WORD = re.compile(r"[a-z][a-z]{2,}")
 # Words that say nothing about which document is meant.
@@ -71,12 +84,24 @@ def effective_date(text: str) -> Statement | None:
     return None
 
 
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause holding position `at` begins: after the last sentence end, semicolon, colon or line
+    break before it."""
+    return max(text.rfind(mark, 0, at) for mark in (". ", ";", ":", "\n", "! ", "? ")) + 1
+
+
 def replaced_documents(text: str) -> list[Statement]:
-    """Each "replaces / supersedes X" statement, X as written."""
+    """Each statement of the document that it replaces another, with the other as written."""
     found = []
     for match in _REPLACES.finditer(text):
+        subject = text[_clause_start(text, match.start()) : match.start()].strip(" \t,*_#>+-")
         target = " ".join(match.group(1).split()).strip(" ,")
-        found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
+        if _SELF_SUBJECT.match(" ".join(subject.split())) and _NAMES_DOCUMENT.search(target):
+            found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
+    for match in _REPLACED_BY_THIS.finditer(text):
+        target = " ".join(text[_clause_start(text, match.start()) : match.start()].split()).strip(" ,")
+        if 3 <= len(target) <= 120 and _NAMES_DOCUMENT.search(target):
+            found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
     return found
 
 

@@ -120,3 +120,22 @@ def test_a_replacement_never_names_or_retires_documents_the_writer_may_not_read(
         "returns-2025-eu.md": "",
         "returns-2025-us.md": "",
     }
+
+
+def test_a_product_change_described_in_release_notes_retires_no_document(mesh, gateway, tmp_path):
+    """Release notes saying "The new dashboard replaces the legacy upload page" closed the tenant's
+    'Upload API guide' (the only stored document sharing a word with "upload page"), and its passages were
+    no longer retrieved. What a product replaces is not a document the notes replace: nothing is stated."""
+    tenant = "supersede-prose"
+    mesh.key_for(tenant)
+    (tmp_path / "upload-guide.md").write_text(
+        "# Upload API guide\n\nUse the upload endpoint to send files up to 5 GB. Multipart uploads resume.\n"
+    )
+    (tmp_path / "release-3-0.md").write_text(
+        "# Release notes 3.0\n\nThe new dashboard replaces the legacy upload page with a drag-and-drop area.\n"
+    )
+    results = {r.source_uri: r for r in ingest_paths(gateway, tenant, [str(tmp_path)])}
+    assert all(r.ok for r in results.values()), [r.error for r in results.values()]
+    assert list(results["release-3-0.md"].statements) == []
+    listed = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=tenant), timeout=30).documents
+    assert {d.document_id: d.effective_to for d in listed} == {"upload-guide.md": "", "release-3-0.md": ""}

@@ -30,6 +30,23 @@ def test_dates_that_are_not_stated_as_effective_are_not_read():
     assert _stated("Effective 2026-02-31.") == {}  # not a date
 
 
+def test_a_replacement_is_read_only_where_the_document_replaces_a_document():
+    assert _stated("This policy replaces the 2025 Refund Policy for all purchases.") == {
+        "supersedes": ["the 2025 Refund Policy for all purchases"]
+    }
+    assert _stated("These terms supersede all prior agreements between the parties.") == {
+        "supersedes": ["all prior agreements between the parties"]
+    }
+    assert _stated("# Travel\n\n- Supersedes the 2024 edition.\n") == {"supersedes": ["the 2024 edition"]}
+    assert _stated("The 2025 travel policy is replaced by this policy.") == {"supersedes": ["The 2025 travel policy"]}
+    # What a product, a feature or a study replaces is not a document being replaced.
+    assert _stated("The new dashboard replaces the legacy upload page with a drag-and-drop area.") == {}
+    assert _stated("This release replaces the legacy upload page.") == {}
+    assert _stated("This feature replaces the old 2024 importer.") == {}
+    assert _stated("Costs fell by replacing the Random Forest importance with a comparable measure.") == {}
+    assert _stated("The faster cache is replaced by this one.") == {}
+
+
 def test_a_replaced_document_is_matched_by_year_and_topic():
     stored = [
         {"document_id": d, "title": t, "source_uri": d, "effective_from": "2020-01-01T00:00:00Z"}
