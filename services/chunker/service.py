@@ -107,7 +107,8 @@ class DocumentChunker:
         self, meta: DocumentMeta, parsed: ParsedDocument, content: bytes, content_type: str
     ) -> tuple[DocumentMeta, list[Statement]]:
         """Caller-supplied metadata wins; front matter (Markdown and plain text) fills the gaps; then
-        what the document says of itself in its text (an effective date; what it replaces); then defaults.
+        what the document says of itself at its head (an effective date; what it replaces: a date or a
+        replacement stated further in, "new rate limits take effect ...", is about something else); then defaults.
         Every stated governance value is checked. Returns the statements the ingest result reports."""
         name = meta.document_id or meta.source_uri or "document"
         stated = {key: _front_matter_value(parsed.fields, key, name) for key in parsed.fields}
@@ -115,9 +116,9 @@ class DocumentChunker:
             Statement("supersedes", d, "front matter", SOURCE_FRONT_MATTER) for d in stated.get("supersedes", [])
         ]
         if "supersedes" in stated:  # stated (even as none): the text is not read for it
-            statements += [s for s in infer(parsed.text) if s.field == "effective_from"]
+            statements += [s for s in infer(parsed.head) if s.field == "effective_from"]
         else:
-            statements += infer(parsed.text)
+            statements += infer(parsed.head)
         inferred_from = next((s.value for s in statements if s.field == "effective_from"), "")
         if meta.effective_from or "effective_from" in stated:
             statements = [s for s in statements if s.field != "effective_from"]

@@ -64,6 +64,16 @@ class ParsedDocument:
     # The title the document gives itself (first H1, <title>, PDF/DOCX properties), if any.
     title: str = ""
 
+    HEAD_CHARS = 2000
+
+    @property
+    def head(self) -> str:
+        """Where a document states what it is: its text up to the end of its first section with content, at
+        most HEAD_CHARS characters (a title block, a preamble, a plain text's opening)."""
+        first = next((s for s in self.sections if s.has_content), None)
+        end = first.end if first else len(self.text)
+        return self.text[self.body_start : min(end, self.body_start + self.HEAD_CHARS)]
+
 
 def _lines(text: str, start: int) -> list[tuple[int, int, str]]:
     """(start, end-without-newline, line) for every line from `start`."""

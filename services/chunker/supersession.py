@@ -24,9 +24,11 @@ _EFFECTIVE = re.compile(
     r"valid\s+(?:from|as\s+of)|applies\s+(?:from|as\s+of)|takes\s+effect\s+(?:on|from)?)\s*:?\s*" + _DATE,
     re.IGNORECASE,
 )
-# "X replaces / supersedes Y", and the passive "Y is replaced by this X".
+# "X replaces / supersedes Y" (Y up to the clause's end; a point inside a word, as in "the 2.2 notes", is no end),
+# and the passive "Y is replaced by this X".
 _REPLACES = re.compile(
-    r"\b(?:replaces|supersedes|replace|supersede|replacing|superseding)\s+([^.;:\n]{3,120})", re.IGNORECASE
+    r"\b(?:replaces|supersedes|replace|supersede|replacing|superseding)\s+((?:[^.;:\n]|[.:](?=\w)){3,120})",
+    re.IGNORECASE,
 )
 _REPLACED_BY_THIS = re.compile(r"\b(?:is|are)\s+(?:hereby\s+)?(?:replaced|superseded)\s+by\s+this\b", re.IGNORECASE)
 # Nouns that name a document. A statement counts only when the document itself replaces something ("This

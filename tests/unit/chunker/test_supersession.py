@@ -88,3 +88,26 @@ def test_front_matter_overrides_what_the_text_says(chunker):
     ]
     meta, _, statements = _chunk(chunker, "---\nsupersedes: none\n---\n# R\n\nReplaces the 2025 policy.\n")
     assert statements == [] and meta.effective_from == "1970-01-01"
+
+
+def test_only_the_head_of_a_document_states_what_it_is(chunker):
+    """A date or a replacement stated past the first section is about something in the document: release
+    notes announcing "Effective 2027-02-01, the Team plan allows 600 requests per minute" were dated 2027 as a
+    whole, so none of their passages was retrieved until then."""
+    text = (
+        "# Release notes 2.3\n\nThe upload limit rises from 5 GB to 10 GB.\n\n"
+        "## Rate limits\n\nEffective 2027-02-01, the Team plan allows 600 requests per minute. "
+        "This version replaces the 2.2 notes.\n"
+    )
+    meta, _, statements = _chunk(chunker, text, uri="notes/2.3.md")
+    assert statements == [] and meta.effective_from == "1970-01-01"
+    meta, _, statements = _chunk(
+        chunker, "# Travel policy\n\n" + "Trips are booked early. " * 100 + "Effective 2027-01-01."
+    )
+    assert statements == [] and meta.effective_from == "1970-01-01"  # past the head's 2,000 characters
+    meta, _, statements = _chunk(chunker, text.replace("## Rate limits\n\n", ""), uri="notes/2.3.md")
+    assert meta.effective_from == "2027-02-01"
+    assert [(s.field, s.value) for s in statements] == [
+        ("effective_from", "2027-02-01"),
+        ("supersedes", "the 2.2 notes"),
+    ]
