@@ -313,15 +313,27 @@ class AnswerLog:
         )
         return feedback_id
 
-    def feedback_rows(self, since: float = 0.0) -> list[sqlite3.Row]:
+    def feedback_rows(
+        self, since: float = 0.0, tenant_id: str | None = None, rating: str | None = None
+    ) -> list[sqlite3.Row]:
+        """Feedback on answers within retention, oldest first: given at or after `since`, on answers of
+        `tenant_id` and with `rating` when named (filtered here, so one tenant's review does not read every
+        tenant's answers with their candidate lists)."""
         self.flush()
+        where, params = ["f.created_at >= ?", "a.created_at >= ?"], [since, self._cutoff()]
+        if tenant_id is not None:
+            where.append("a.tenant_id = ?")
+            params.append(tenant_id)
+        if rating is not None:
+            where.append("f.rating = ?")
+            params.append(rating)
         return (
             self._conn()
             .execute(
                 "SELECT f.*, a.trace_id, a.tenant_id, a.query, a.candidates, a.context_ids, a.answer, a.cited_ids, "
                 "a.abstained, a.reason, a.access_scopes FROM feedback f JOIN answers a ON a.answer_id = f.answer_id "
-                "WHERE f.created_at >= ? AND a.created_at >= ? ORDER BY f.created_at",
-                (since, self._cutoff()),
+                f"WHERE {' AND '.join(where)} ORDER BY f.created_at",
+                params,
             )
             .fetchall()
         )

@@ -25,13 +25,13 @@ class FeedbackReview:
             raise FailedPrecondition("the answer log is disabled on this gateway")
         return self.answer_log
 
-    def _rows(self, tenant_id: str, since: float = 0.0) -> list[sqlite3.Row]:
+    def _rows(self, tenant_id: str, since: float = 0.0, rating: str | None = None) -> list[sqlite3.Row]:
         """The tenant's feedback on answers asked within scopes the calling key holds: a question asked with
         `hr` and an evidence quote from an hr document are not shown to a key without it."""
         return [
             row
-            for row in self._log().feedback_rows(since)
-            if row["tenant_id"] == tenant_id and not unheld_scopes(json.loads(row["access_scopes"]))
+            for row in self._log().feedback_rows(since, tenant_id, rating)
+            if not unheld_scopes(json.loads(row["access_scopes"]))
         ]
 
     def list_feedback(self, request: gateway_pb2.ListFeedbackRequest) -> gateway_pb2.ListFeedbackResponse:
@@ -41,7 +41,7 @@ class FeedbackReview:
         if request.rating not in gateway_pb2.Rating.values():
             raise InvalidArgument("rating", f"{request.rating} is not a Rating")
         wanted = gateway_pb2.Rating.Name(request.rating) if request.rating else None
-        rows = [row for row in self._rows(request.tenant_id, request.since) if wanted in (None, row["rating"])]
+        rows = self._rows(request.tenant_id, request.since, wanted)
         return gateway_pb2.ListFeedbackResponse(entries=[_entry(row) for row in rows])
 
     def record_export(

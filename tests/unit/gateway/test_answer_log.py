@@ -26,10 +26,10 @@ def _candidates(n: int) -> list[dict]:
     ]
 
 
-def _record(log: AnswerLog, candidates: list[dict], context_ids: list[str]) -> str:
+def _record(log: AnswerLog, candidates: list[dict], context_ids: list[str], tenant_id: str = "acme") -> str:
     return log.record(
         trace_id="0" * 32,
-        tenant_id="acme",
+        tenant_id=tenant_id,
         query="what does the policy say?",
         candidates=candidates,
         context_ids=context_ids,
@@ -198,3 +198,21 @@ def test_a_running_log_deletes_expired_answers_without_a_write(tmp_path):
         time.sleep(0.2)
     assert _counts(path) == (0, 0), "no sweep deleted the expired answer"
     log.close()
+
+
+def test_feedback_is_read_for_one_tenant_and_rating(tmp_path):
+    log = AnswerLog(str(tmp_path / "answers.sqlite"))
+    log.warm_up()
+    given = {}
+    for tenant in ("acme", "globex"):
+        for rating in ("RATING_THUMBS_UP", "RATING_THUMBS_DOWN"):
+            answer_id = _record(log, _candidates(3), ["chunk-0"], tenant_id=tenant)
+            given[tenant, rating] = log.add_feedback(answer_id, rating, "", "", "", "", False)
+    assert len(log.feedback_rows()) == 4
+    assert {r["feedback_id"] for r in log.feedback_rows(tenant_id="globex")} == {
+        given["globex", "RATING_THUMBS_UP"],
+        given["globex", "RATING_THUMBS_DOWN"],
+    }
+    down = log.feedback_rows(tenant_id="acme", rating="RATING_THUMBS_DOWN")
+    assert [r["feedback_id"] for r in down] == [given["acme", "RATING_THUMBS_DOWN"]]
+    assert log.feedback_rows(tenant_id="initech") == []
