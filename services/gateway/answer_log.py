@@ -320,7 +320,8 @@ class AnswerLog:
         `tenant_id` and with `rating` when named (filtered here, so one tenant's review does not read every
         tenant's answers with their candidate lists)."""
         self.flush()
-        where, params = ["f.created_at >= ?", "a.created_at >= ?"], [since, self._cutoff()]
+        where = ["f.created_at >= ?", "a.created_at >= ?"]
+        params: list[float | str] = [since, self._cutoff()]
         if tenant_id is not None:
             where.append("a.tenant_id = ?")
             params.append(tenant_id)
