@@ -40,7 +40,7 @@ _DOCUMENT_NOUN = (
     r"versions|edition|editions|addendum|addenda|contract|contracts|document|documents|notice|procedure|procedures|"
     r"standard|standards|schedule|statement|sow|msa|dpa|sla|runbook|playbook|rules|notes|revision|release|faq)"
 )
-_NAMES_DOCUMENT = re.compile(rf"\b{_DOCUMENT_NOUN}\b|\b(?:19|20)\d{{2}}\b", re.IGNORECASE)
+_DOCUMENT_WORD = re.compile(rf"\b{_DOCUMENT_NOUN}\b", re.IGNORECASE)
 # The document as the subject: nothing ("Replaces the 2025 policy."), "it", or a noun phrase of at most five
 # words ending in a document noun ("This policy", "These terms", "The 2026 Refund Policy").
 _SELF_SUBJECT = re.compile(rf"^(?:|it|(?:[\w()-]+\s+){{0,4}}{_DOCUMENT_NOUN})$", re.IGNORECASE)
@@ -92,17 +92,21 @@ def _clause_start(text: str, at: int) -> int:
     return max(text.rfind(mark, 0, at) for mark in (". ", ";", ":", "\n", "! ", "? ")) + 1
 
 
+def _names_document(words: str) -> bool:
+    return bool(_DOCUMENT_WORD.search(words) or _YEAR.search(words))
+
+
 def replaced_documents(text: str) -> list[Statement]:
     """Each statement of the document that it replaces another, with the other as written."""
     found = []
     for match in _REPLACES.finditer(text):
         subject = text[_clause_start(text, match.start()) : match.start()].strip(" \t,*_#>+-")
         target = " ".join(match.group(1).split()).strip(" ,")
-        if _SELF_SUBJECT.match(" ".join(subject.split())) and _NAMES_DOCUMENT.search(target):
+        if _SELF_SUBJECT.match(" ".join(subject.split())) and _names_document(target):
             found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
     for match in _REPLACED_BY_THIS.finditer(text):
         target = " ".join(text[_clause_start(text, match.start()) : match.start()].split()).strip(" ,")
-        if 3 <= len(target) <= 120 and _NAMES_DOCUMENT.search(target):
+        if 3 <= len(target) <= 120 and _names_document(target):
             found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
     return found
 
