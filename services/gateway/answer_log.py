@@ -55,6 +55,8 @@ CREATE TABLE IF NOT EXISTS feedback (
   expected_evidence TEXT NOT NULL,
   should_abstain INTEGER NOT NULL
 );
+-- Review reads feedback a page at a time in this order.
+CREATE INDEX IF NOT EXISTS feedback_created ON feedback (created_at, feedback_id);
 -- Lineage kept as data: every chunk id an answer row holds (candidate, context or cited) with its
 -- document, so an erasure finds the rows by (tenant, document) or chunk id without reading the JSON.
 CREATE TABLE IF NOT EXISTS answer_chunks (
@@ -314,11 +316,17 @@ class AnswerLog:
         return feedback_id
 
     def feedback_rows(
-        self, since: float = 0.0, tenant_id: str | None = None, rating: str | None = None
+        self,
+        since: float = 0.0,
+        tenant_id: str | None = None,
+        rating: str | None = None,
+        after: tuple[float | str, ...] | None = None,
+        limit: int = -1,
     ) -> list[sqlite3.Row]:
-        """Feedback on answers within retention, oldest first: given at or after `since`, on answers of
-        `tenant_id` and with `rating` when named (filtered here, so one tenant's review does not read every
-        tenant's answers with their candidate lists)."""
+        """Feedback on answers within retention, oldest first (then by id): given at or after `since`, on
+        answers of `tenant_id` and with `rating` when named (filtered here, so one tenant's review does not read
+        every tenant's answers with their candidate lists); after the (created_at, feedback_id) key `after`, at
+        most `limit` rows (-1: all)."""
         self.flush()
         where = ["f.created_at >= ?", "a.created_at >= ?"]
         params: list[float | str] = [since, self._cutoff()]
@@ -328,13 +336,16 @@ class AnswerLog:
         if rating is not None:
             where.append("f.rating = ?")
             params.append(rating)
+        if after is not None:
+            where.append("(f.created_at, f.feedback_id) > (?, ?)")
+            params += after
         return (
             self._conn()
             .execute(
                 "SELECT f.*, a.trace_id, a.tenant_id, a.query, a.candidates, a.context_ids, a.answer, a.cited_ids, "
                 "a.abstained, a.reason, a.access_scopes FROM feedback f JOIN answers a ON a.answer_id = f.answer_id "
-                f"WHERE {' AND '.join(where)} ORDER BY f.created_at",
-                params,
+                f"WHERE {' AND '.join(where)} ORDER BY f.created_at, f.feedback_id LIMIT ?",
+                (*params, limit),
             )
             .fetchall()
         )

@@ -10,6 +10,7 @@ from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
 from services.gateway.auth import unheld_scopes
 from shared.errors import FailedPrecondition, InvalidArgument
 from shared.names import check_tenant_id
+from shared.paging import after_key, page_size, page_token
 from shared.stubs import gateway_pb2
 
 # One request names at most this many feedback ids (an export of a month's reviews fits many times over).
@@ -25,14 +26,9 @@ class FeedbackReview:
             raise FailedPrecondition("the answer log is disabled on this gateway")
         return self.answer_log
 
-    def _rows(self, tenant_id: str, since: float = 0.0, rating: str | None = None) -> list[sqlite3.Row]:
-        """The tenant's feedback on answers asked within scopes the calling key holds: a question asked with
-        `hr` and an evidence quote from an hr document are not shown to a key without it."""
-        return [
-            row
-            for row in self._log().feedback_rows(since, tenant_id, rating)
-            if not unheld_scopes(json.loads(row["access_scopes"]))
-        ]
+    def _rows(self, tenant_id: str) -> list[sqlite3.Row]:
+        """The tenant's feedback that the calling key may review (see _reviewable)."""
+        return [row for row in self._log().feedback_rows(tenant_id=tenant_id) if _reviewable(row)]
 
     def list_feedback(self, request: gateway_pb2.ListFeedbackRequest) -> gateway_pb2.ListFeedbackResponse:
         check_tenant_id(request.tenant_id)
@@ -40,9 +36,17 @@ class FeedbackReview:
             raise InvalidArgument("since", "must not be negative (seconds since the Unix epoch)")
         if request.rating not in gateway_pb2.Rating.values():
             raise InvalidArgument("rating", f"{request.rating} is not a Rating")
+        limit = page_size(request.page_size)
+        after = after_key(request.page_token, (float, str), "ListFeedback")
         wanted = gateway_pb2.Rating.Name(request.rating) if request.rating else None
-        rows = self._rows(request.tenant_id, request.since, wanted)
-        return gateway_pb2.ListFeedbackResponse(entries=[_entry(row) for row in rows])
+        rows = self._log().feedback_rows(request.since, request.tenant_id, wanted, after, limit + 1)
+        following = ""
+        if len(rows) > limit:
+            rows = rows[:limit]
+            following = page_token((rows[-1]["created_at"], rows[-1]["feedback_id"]))
+        return gateway_pb2.ListFeedbackResponse(
+            entries=[_entry(row) for row in rows if _reviewable(row)], next_page_token=following
+        )
 
     def record_export(
         self, request: gateway_pb2.RecordFeedbackExportRequest
@@ -71,6 +75,12 @@ class FeedbackReview:
             )
         self._log().record_export(request.path, [(case, row) for case, row in pairs if case is not None])
         return gateway_pb2.RecordFeedbackExportResponse(recorded=len(pairs))
+
+
+def _reviewable(row: sqlite3.Row) -> bool:
+    """Feedback on an answer asked within scopes the calling key holds: a question asked with `hr` and an
+    evidence quote from an hr document are not shown to a key without it."""
+    return not unheld_scopes(json.loads(row["access_scopes"]))
 
 
 def _entry(row: sqlite3.Row) -> gateway_pb2.FeedbackEntry:

@@ -22,6 +22,7 @@ ChunkView = model_for(gateway_pb2.ChunkView.DESCRIPTOR)
 DeleteDocumentResponse = model_for(indexer_pb2.DeleteDocumentResponse.DESCRIPTOR)
 ListDocumentsResponse = model_for(gateway_pb2.ListDocumentsResponse.DESCRIPTOR)
 FeedbackResponse = model_for(gateway_pb2.FeedbackResponse.DESCRIPTOR)
+ListFeedbackResponse = model_for(gateway_pb2.ListFeedbackResponse.DESCRIPTOR)
 
 
 class Body(BaseModel):
@@ -171,3 +172,23 @@ def feedback(body: FeedbackBody, client: Client, key: Key) -> dict[str, Any]:
         api_key=key,
     )
     return to_json(reply)
+
+
+@router.get(
+    "/feedback",
+    response_model=ListFeedbackResponse,
+    summary="The tenant's feedback, oldest first, each with its triage pile and evaluation case (writer keys)",
+)
+def list_feedback(
+    client: Client,
+    key: Key,
+    tenant_id: str = "",
+    since: Annotated[float, Query(ge=0, description="given at or after this time, seconds since the epoch")] = 0,
+    rating: Literal["up", "down", ""] = "",
+    page_size: Annotated[int, Query(ge=0, description="entries per page; 0 = 1000, at most 10000")] = 0,
+    page_token: Annotated[str, Query(description="next_page_token of the previous page")] = "",
+) -> dict[str, Any]:
+    page = client.list_feedback_page(
+        since=since, rating=rating or 0, page_size=page_size, page_token=page_token, tenant=tenant_id, api_key=key
+    )
+    return to_json(page)

@@ -4,17 +4,12 @@ by an offset, so each page costs the same however deep it is, and no version is 
 because others were written or deleted meanwhile (one written behind the page being read shows up in the
 next listing)."""
 
-import base64
-import binascii
 import dataclasses
 import itertools
 import json
 
-from shared.errors import InvalidArgument
 from shared.index.embedded import EmbeddedIndex
-
-DEFAULT_PAGE_SIZE = 1000
-MAX_PAGE_SIZE = 10000
+from shared.paging import after_key, page_size, page_token
 
 
 @dataclasses.dataclass
@@ -30,34 +25,10 @@ class StoredVersion:
     access_scopes: list[str] = dataclasses.field(default_factory=list)
 
 
-def page_size(requested: int) -> int:
-    """AIP-158: 0 means the default; more than the maximum is read as the maximum."""
-    if requested < 0:
-        raise InvalidArgument("page_size", f"page_size must be 0 (the default, {DEFAULT_PAGE_SIZE}) or more")
-    return min(requested or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-
-
-def page_token(last: StoredVersion) -> str:
-    """Opaque to callers: the key of the page's last version."""
-    return base64.urlsafe_b64encode(json.dumps([last.document_id, last.version]).encode()).decode()
-
-
-def after_key(token: str) -> tuple[str, str] | None:
-    if not token:
-        return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(token.encode()))
-    except (binascii.Error, ValueError):  # bad base64, bad UTF-8 or bad JSON
-        key = None
-    if not (isinstance(key, list) and len(key) == 2 and all(isinstance(k, str) for k in key)):
-        raise InvalidArgument("page_token", "page_token is not one a ListDocuments page returned")
-    return key[0], key[1]
-
-
 def list_page(index, tenant_id: str, token: str = "", size: int = 0) -> tuple[list[StoredVersion], str]:
     """One page of the tenant's versions after `token`, and the token of the next page ("" after the last)."""
     limit = page_size(size)
-    after = after_key(token)
+    after = after_key(token, (str, str), "ListDocuments")
     if isinstance(index, EmbeddedIndex):
         versions = _embedded_versions(index, tenant_id, after, limit + 1)
     elif index.name == "opensearch":
@@ -65,11 +36,12 @@ def list_page(index, tenant_id: str, token: str = "", size: int = 0) -> tuple[li
     else:
         raise NotImplementedError(f"listing for index backend {index.name!r}")
     if len(versions) > limit:
-        return versions[:limit], page_token(versions[limit - 1])
+        last = versions[limit - 1]
+        return versions[:limit], page_token((last.document_id, last.version))
     return versions, ""
 
 
-def _embedded_versions(index, tenant_id: str, after: tuple[str, str] | None, limit: int) -> list[StoredVersion]:
+def _embedded_versions(index, tenant_id: str, after: tuple | None, limit: int) -> list[StoredVersion]:
     # The (tenant_id, document_id, version) index serves both the range and the grouping order.
     where, params = "tenant_id=?", [tenant_id]
     if after:
@@ -90,7 +62,7 @@ def _embedded_versions(index, tenant_id: str, after: tuple[str, str] | None, lim
     return listed
 
 
-def _opensearch_versions(index, tenant_id: str, after: tuple[str, str] | None, limit: int) -> list[StoredVersion]:
+def _opensearch_versions(index, tenant_id: str, after: tuple | None, limit: int) -> list[StoredVersion]:
     filters: list[dict] = [{"term": {"tenant_id": tenant_id}}]
     if after:
         later_version = {

@@ -118,6 +118,34 @@ def test_list_feedback_carries_each_entrys_pile_and_case(gateway, ingested):
     assert list(later.entries) == []
 
 
+def test_feedback_is_listed_a_page_at_a_time(gateway, ingested):
+    """Pages in (created_at, feedback_id) order: together every entry of the whole listing once, in its order."""
+    for question in ("how much is the Team plan per month", "what is the refund window", "uk payment methods"):
+        _feedback_down(gateway, question, comment="paging")
+    whole = gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(tenant_id=TENANT), timeout=10)
+    assert not whole.next_page_token and len(whole.entries) >= 3
+    paged, request = [], gateway_pb2.ListFeedbackRequest(tenant_id=TENANT, page_size=2)
+    while True:
+        page = gateway.ListFeedback(request, timeout=10)
+        assert len(page.entries) <= 2
+        paged += [e.feedback_id for e in page.entries]
+        if not page.next_page_token:
+            break
+        request.page_token = page.next_page_token
+    assert paged == [e.feedback_id for e in whole.entries]
+    for field, bad in (("page_size", {"page_size": -1}), ("page_token", {"page_token": "not-a-token"})):
+        with pytest.raises(grpc.RpcError) as err:
+            gateway.ListFeedback(gateway_pb2.ListFeedbackRequest(tenant_id=TENANT, **bad), timeout=10)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and field in err.value.details()
+    # A ListDocuments token is not a ListFeedback one.
+    documents = gateway.ListDocuments(gateway_pb2.ListDocumentsRequest(tenant_id=TENANT, page_size=1), timeout=10)
+    with pytest.raises(grpc.RpcError) as err:
+        gateway.ListFeedback(
+            gateway_pb2.ListFeedbackRequest(tenant_id=TENANT, page_token=documents.next_page_token), timeout=10
+        )
+    assert "not one a ListFeedback page returned" in err.value.details()
+
+
 def test_feedback_review_needs_a_writer_key_of_the_tenant(mesh, gateway, raw, ingested):
     _feedback_down(gateway, "what is the parental leave policy", should_abstain=True)
     keys = KeyStore(os.path.join(mesh.data_dir, KEYS_FILE))

@@ -189,6 +189,30 @@ def test_feedback_reaches_the_answer_log(front_door, ingested, key, mesh):
     )
 
 
+def test_feedback_is_listed_for_review(front_door, ingested, key, client):
+    answer_id = post(front_door, "/v1/ask", key, {"question": ANSWERED}).json()["answer_id"]
+    given = post(front_door, "/v1/feedback", key, {"answer_id": answer_id, "rating": "up"}).json()["feedback_id"]
+    whole = [e.feedback_id for e in client.list_feedback().entries]
+    assert given in whole
+    paged, params = [], {"page_size": 1}
+    while True:
+        page = get(front_door, "/v1/feedback", key, **params).json()
+        assert len(page["entries"]) <= 1
+        paged += [e["feedback_id"] for e in page["entries"]]
+        if not page.get("next_page_token"):
+            break
+        params["page_token"] = page["next_page_token"]
+    assert paged == whole
+    (entry,) = [
+        e for e in get(front_door, "/v1/feedback", key, rating="up").json()["entries"] if e["feedback_id"] == given
+    ]
+    assert entry["answer_id"] == answer_id and entry["question"] == ANSWERED and entry["rating"] == "RATING_THUMBS_UP"
+    assert get(front_door, "/v1/feedback", key, rating="down").json().get("entries", []) == [
+        e for e in get(front_door, "/v1/feedback", key).json()["entries"] if e["rating"] == "RATING_THUMBS_DOWN"
+    ]
+    assert "rating" in error_of(get(front_door, "/v1/feedback", key, rating="meh"), 400, "INVALID_ARGUMENT")
+
+
 def test_grpc_errors_map_to_http_statuses_with_the_gateways_message(front_door, ingested, key, mesh):
     assert "missing API key" in error_of(
         post(front_door, "/v1/ask", None, {"question": ANSWERED}), 401, "UNAUTHENTICATED"

@@ -319,11 +319,44 @@ class RagmeshClient:
         tenant: str | None = None,
         timeout: float | None = None,
         api_key: str | None = None,
+        page_size: int = 0,
     ) -> gateway_pb2.ListFeedbackResponse:
         """The tenant's feedback since `since` (seconds since the epoch), oldest first, each entry with its
-        triage pile and evaluation case; `rating` "up" or "down" keeps that rating only. Writer keys."""
+        triage pile and evaluation case; `rating` "up" or "down" keeps that rating only. Writer keys. Every
+        page, fetched `page_size` at a time (0: the server's default), each page within `timeout`."""
+        everything = gateway_pb2.ListFeedbackResponse()
+        token = ""
+        while True:
+            page = self.list_feedback_page(
+                since=since,
+                rating=rating,
+                page_size=page_size,
+                page_token=token,
+                tenant=tenant,
+                timeout=timeout,
+                api_key=api_key,
+            )
+            everything.entries.extend(page.entries)
+            token = page.next_page_token
+            if not token:
+                return everything
+
+    def list_feedback_page(
+        self,
+        *,
+        since: float = 0.0,
+        rating: RatingName | int = 0,
+        page_size: int = 0,
+        page_token: str = "",
+        tenant: str | None = None,
+        timeout: float | None = None,
+        api_key: str | None = None,
+    ) -> gateway_pb2.ListFeedbackResponse:
+        """One page of list_feedback, oldest first, and the token of the next page (empty after the last)."""
         tenant, call = self._call(tenant, timeout, api_key)
-        request = gateway_pb2.ListFeedbackRequest(tenant_id=tenant, since=since, rating=_rating(rating))
+        request = gateway_pb2.ListFeedbackRequest(
+            tenant_id=tenant, since=since, rating=_rating(rating), page_size=page_size, page_token=page_token
+        )
         return self.stub.ListFeedback(request, **call)
 
     def record_feedback_export(
