@@ -9,7 +9,9 @@ A PDF has no paragraphs or tables, only positioned text, so structure is inferre
 - lines starting with a bullet or a clause/list number are list items; other lines join into
   paragraphs until the vertical gap grows;
 - running headers and footers (page numbers, a line repeated in the margins of several pages)
-  are dropped.
+  are dropped;
+- a two-column page (prose on both sides of a gutter, not a table's columns) is read left column, then
+  right column, between any lines that run across the page.
 pypdf's visitor is known to misplace some fragments in unusual PDFs; their text is kept, perhaps
 out of order, rather than guessed away.
 Pages are written in order and a page break ends the block, with two exceptions: a table whose
@@ -175,6 +177,96 @@ def _drop_running_lines(pages: list[list[_Line]], boxes: list[tuple[float, float
         ]
 
 
+def _end(frag: _Frag) -> float:
+    """Where a fragment's text ends, estimated: pypdf reports where it starts, not its width (half an em a
+    character, about a proportional font's average)."""
+    return frag.x + 0.5 * frag.size * len(frag.text)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Columns:
+    left: float  # the left column's margin
+    right: float  # where the right column starts
+
+    def sides(self, line: _Line) -> tuple[list[_Frag], list[_Frag]]:
+        return [f for f in line.frags if f.x < self.right], [f for f in line.frags if f.x >= self.right]
+
+    def crosses(self, lhs: list[_Frag]) -> bool:
+        """Left-side text running well past the gutter: a title or a paragraph across the page."""
+        return bool(lhs) and max(map(_end, lhs)) > self.right + 0.2 * (self.right - self.left)
+
+
+def _columns(lines: list[_Line], width: float) -> _Columns | None:
+    """The two columns of a two-column page, or None for one column.
+
+    Two columns show as fragments starting at one x in the middle of the page (the right column's margin),
+    with the prose on each side running most of the way to the gutter or the right edge. A table's column
+    starts at one x too, but its cells are set apart on the line or do not run on like prose."""
+    if len(lines) < 6 or width <= 0:
+        return None
+    starts = Counter(round(f.x) for line in lines for f in line.frags if 0.3 * width <= f.x <= 0.7 * width)
+    left_starts = Counter(round(line.x) for line in lines if line.x < 0.3 * width)
+    if not starts or not left_starts:
+        return None
+    right, count = starts.most_common(1)[0]
+    if count < 3:
+        return None
+    columns = _Columns(left_starts.most_common(1)[0][0], right - _TOL)
+    left_runs, right_runs, crossing, cells = [], [], 0, 0
+    for line in lines:
+        lhs, rhs = columns.sides(line)
+        if columns.crosses(lhs):
+            crossing += 1
+            continue
+        cells += _spaced(lhs) or _spaced(rhs)
+        if lhs:
+            left_runs.append(max(map(_end, lhs)) - columns.left)
+        if rhs:
+            right_runs.append(max(map(_end, rhs)) - right)
+    # A line whose side holds fragments set apart like cells is a table's row: its columns are not text columns.
+    if crossing > 0.3 * len(lines) or cells > 0.2 * len(lines) or len(left_runs) < 3 or len(right_runs) < 3:
+        return None
+    # Prose fills most of its lines (headings and a paragraph's last line do not): the upper quartile of how far
+    # each side's lines run, against the column's width (margins alike on both sides of the page).
+    left_width, right_width = right - columns.left, width - columns.left - right
+    if _upper_quartile(left_runs) < 0.6 * left_width or _upper_quartile(right_runs) < 0.6 * right_width:
+        return None
+    return columns
+
+
+def _spaced(frags: list[_Frag]) -> bool:
+    """Fragments on one line with a gap of two ems or more between one's end and the next's start."""
+    return any(b.x - _end(a) >= 2 * a.size for a, b in zip(frags, frags[1:], strict=False))
+
+
+def _upper_quartile(values: list[float]) -> float:
+    return sorted(values)[(3 * len(values)) // 4]
+
+
+def _reading_frames(lines: list[_Line], width: float) -> list[list[_Line]]:
+    """The page's lines in reading order, as frames read one after another (like pages): one frame for a
+    one-column page; on a two-column page, between lines that cross the gutter, the left column's lines and
+    then the right column's. Grouped by height alone, the two columns' lines interleave (or merge where their
+    baselines meet), and a paragraph reads one line from each column in turn."""
+    columns = _columns(lines, width)
+    if columns is None:
+        return [lines]
+    frames: list[list[_Line]] = []
+    left: list[_Line] = []
+    right: list[_Line] = []
+    for line in lines:
+        lhs, rhs = columns.sides(line)
+        if columns.crosses(lhs):
+            frames += [frame for frame in (left, right, [line]) if frame]
+            left, right = [], []
+            continue
+        if lhs:
+            left.append(_Line(line.y, lhs))
+        if rhs:
+            right.append(_Line(line.y, rhs))
+    return frames + [frame for frame in (left, right) if frame]
+
+
 def _near(x: float, anchors: list[float]) -> bool:
     return any(abs(x - a) <= _TOL for a in anchors)
 
@@ -288,8 +380,13 @@ def parse_pdf(content: bytes, name: str) -> ParsedDocument:
         reverse=True,
     )[:6]
 
+    frames = [
+        frame
+        for lines, page in zip(pages, reader.pages, strict=True)
+        for frame in _reading_frames(lines, float(page.mediabox.width))
+    ]
     elements: list[_Element] = []
-    for lines in pages:
+    for lines in frames:
         open_table = elements[-1] if elements and elements[-1].kind == "table" else None
         page = _page_elements(lines, heading_sizes, body_size, open_table)
         if page and open_table is not None and page[0].kind == "table" and page[0].anchors is open_table.anchors:

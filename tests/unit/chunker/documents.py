@@ -1,12 +1,14 @@
 """Builders for test documents in every supported format, made in the test run (no binary fixtures)."""
 
 import io
+import textwrap
 
 import docx
 from docx.shared import Pt
 from pypdf import PdfWriter
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.pdfgen import canvas as pdf_canvas
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
 
 from services.chunker.parsing import read_document
@@ -55,6 +57,51 @@ def pdf(story_spec, footer: str = "", page_size=A4) -> bytes:
 
     out = io.BytesIO()
     SimpleDocTemplate(out, pagesize=page_size, invariant=1).build(story, onFirstPage=on_page, onLaterPages=on_page)
+    return out.getvalue()
+
+
+def two_column_pdf(
+    left: list[tuple[str, str]],
+    right: list[tuple[str, str]],
+    *,
+    title: str = "",
+    intro: str = "",
+    right_offset: float = 0.0,
+    wrap: int = 45,
+) -> bytes:
+    """A page laid out as most PDF producers write one: every line placed on its own, here in two columns of
+    (heading, paragraph) blocks. `right_offset` lowers the right column (0: baselines meet, as in LaTeX);
+    `intro` is a paragraph across both columns under the title; `wrap` is a column's line width in characters."""
+    out = io.BytesIO()
+    page = pdf_canvas.Canvas(out, pagesize=A4, invariant=1)
+    width, height = A4
+    y = height - 60
+    if title:
+        page.setFont("Helvetica-Bold", 20)
+        page.drawString(50, y, title)
+        y -= 30
+    page.setFont("Helvetica", 10)
+    for line in textwrap.wrap(intro, 2 * wrap + 10):
+        page.drawString(50, y, line)
+        y -= 13
+    top = y - 10
+
+    def column(x: float, y: float, blocks: list[tuple[str, str]]) -> None:
+        for heading, body in blocks:
+            if heading:
+                page.setFont("Helvetica-Bold", 13)
+                page.drawString(x, y, heading)
+                y -= 19.5  # 1.5 lines of 13
+            page.setFont("Helvetica", 10)
+            for line in textwrap.wrap(body, wrap):
+                page.drawString(x, y, line)
+                y -= 13
+            y -= 6.5
+
+    column(50, top, left)
+    column(width / 2 + 10, top - right_offset, right)
+    page.showPage()
+    page.save()
     return out.getvalue()
 
 

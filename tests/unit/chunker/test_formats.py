@@ -5,6 +5,8 @@ import json
 import zipfile
 
 import pytest
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas as pdf_canvas
 
 from services.chunker.parsing import canonical_text, read_document
 from shared.errors import InvalidArgument
@@ -15,6 +17,7 @@ from tests.unit.chunker.documents import (
     encrypted_pdf,
     pdf,
     run,
+    two_column_pdf,
 )
 
 HTML = b"""<!DOCTYPE html><html><head><title>Expense FAQ | Handbook</title>
@@ -128,6 +131,70 @@ def test_pdf_paragraph_cut_by_a_page_break_continues(chunker):
     for i in range(60):
         assert f"Filler paragraph number {i} about storage tiers." in text
     check_invariants(chunker, content, "long.pdf", run(chunker, content, uri="long.pdf")[1])
+
+
+BACKUPS = "Backups run every night at 02:00 UTC and are kept for 35 days. Restores usually complete within four hours."
+RETENTION = "Deleted objects stay recoverable for 30 days in the trash, then are purged from every replica."
+SUPPORT = "Support tickets are answered within one business day on the Team plan; Enterprise has a named manager."
+ESCALATION = "Severity one incidents page the on-call engineer at once; the status page is updated every 30 minutes."
+
+
+@pytest.mark.parametrize("right_offset", [0.0, 6.0, 9.5])
+def test_pdf_two_columns_are_read_one_after_the_other(chunker, right_offset):
+    """Lines grouped by height alone interleaved the columns ("Backups run every night at 02:00 UTC and are
+    Support tickets are answered within one ..."), or merged them where their baselines meet."""
+    content = two_column_pdf(
+        [("Backups", BACKUPS), ("Data retention", RETENTION)],
+        [("Support", SUPPORT), ("Escalation", ESCALATION)],
+        title="Field Guide",
+        intro="This guide says how backups, retention, support and escalation work for every Northwind plan.",
+        right_offset=right_offset,
+    )
+    parsed = read_document(content, "guide.pdf")
+    text = parsed.text
+    assert "| " not in text  # no table made of the two columns
+    for paragraph in (BACKUPS, RETENTION, SUPPORT, ESCALATION):
+        assert paragraph in text
+    assert text.index("every Northwind plan.") < text.index(BACKUPS) < text.index(RETENTION) < text.index(SUPPORT)
+    assert text.index(SUPPORT) < text.index(ESCALATION)
+    headings = {s.heading_path[-1]: s for s in parsed.sections if s.heading_path}
+    assert {"Backups", "Data retention", "Support", "Escalation"} <= set(headings)
+    check_invariants(chunker, content, "guide.pdf", run(chunker, content, uri="guide.pdf")[1])
+
+
+def test_pdf_a_sentence_running_on_into_the_right_column_continues(chunker):
+    first = f"{BACKUPS} {RETENTION} {BACKUPS} Support tickets are answered within one"
+    content = two_column_pdf([("Operations", first)], [("", f"business day on the Team plan. {ESCALATION}")])
+    paragraphs = canonical_text(content, "ops.pdf").split("\n\n")
+    assert paragraphs[0] == "# Operations"
+    assert paragraphs[1].startswith(BACKUPS) and "answered within one business day on the Team plan." in paragraphs[1]
+    assert paragraphs[1].endswith(ESCALATION) and len(paragraphs) == 2
+
+
+def _table_pdf(rows: list[tuple[str, ...]], columns: list[float]) -> bytes:
+    out = io.BytesIO()
+    page = pdf_canvas.Canvas(out, pagesize=A4, invariant=1)
+    page.setFont("Helvetica", 10)
+    for i, row in enumerate(rows):
+        for x, cell in zip(columns, row, strict=True):
+            page.drawString(x, 780 - 14 * i, cell)
+    page.showPage()
+    page.save()
+    return out.getvalue()
+
+
+def test_pdf_tables_are_not_read_as_text_columns(chunker):
+    """A table's columns also start at one x in the middle of the page; its rows stay rows."""
+    prices = [("Plan", "Price")] + [(f"Plan {i}", f"${10 * i}") for i in range(1, 20)]
+    text = canonical_text(_table_pdf(prices, [50, 307]), "prices.pdf")
+    assert "| Plan | Price |" in text and "| Plan 19 | $190 |" in text
+    regions = [("Region", "Location", "Replicates to", "Certifications")] + [
+        (f"region-{i}", f"Ashburn, Virginia, U.S. {i}", f"Dublin, Ireland {i}", "SOC 2, ISO 27001, HIPAA")
+        for i in range(12)
+    ]
+    text = canonical_text(_table_pdf(regions, [50, 130, 300, 420]), "regions.pdf")
+    assert "| Region | Location | Replicates to | Certifications |" in text
+    assert "| region-11 | Ashburn, Virginia, U.S. 11 | Dublin, Ireland 11 | SOC 2, ISO 27001, HIPAA |" in text
 
 
 def test_pdf_bad_inputs_fail_alone_with_a_clear_message(chunker):
