@@ -1,6 +1,6 @@
 """Source text -> a structure tree: sections (heading path, level) holding typed blocks with offsets.
 
-Markdown: ATX headings, paragraphs, list items / numbered clauses, pipe tables, fenced code.
+Markdown: ATX and setext headings, paragraphs, list items / numbered clauses, pipe tables, fenced code.
 Plain text: paragraphs; an email-like "From:" line starts a new message section (ticket threads).
 Every offset is into the document's text, so a block's text is always `text[start:end]`. For
 Markdown and plain text that text is the decoded file; other formats render a canonical text
@@ -13,6 +13,8 @@ import re
 from shared.text import is_table_rule
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+# A setext heading's underline: the paragraph right above it is a heading, level 1 for "=", 2 for "-".
+_SETEXT = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|\d+(?:\.\d+)+\.?|\([a-z0-9]+\))[ \t]+\S")
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
@@ -96,6 +98,13 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
     def add(block: Block) -> None:
         sections[-1].blocks.append(block)
 
+    def open_section(level: int, heading: str, block: Block) -> None:
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, heading))
+        sections.append(Section(heading_path=[h for _, h in stack], level=level))
+        add(block)
+
     while i < len(lines):
         s, e, line = lines[i]
         if not line.strip():
@@ -103,12 +112,7 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
             continue
         heading = _HEADING.match(line)
         if heading:
-            level = len(heading.group(1))
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, heading.group(2).strip()))
-            sections.append(Section(heading_path=[h for _, h in stack], level=level))
-            add(Block("heading", s, e))
+            open_section(len(heading.group(1)), heading.group(2).strip(), Block("heading", s, e))
             i += 1
             continue
         if fence := _FENCE.match(line):
@@ -139,7 +143,15 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
                 or (_TABLE_ROW.match(nxt) and j + 1 < len(lines) and is_table_rule(lines[j + 1][2]))
             ):
                 break
+            if kind == "paragraph" and _SETEXT.match(nxt):
+                break
             j += 1
+        if kind == "paragraph" and j < len(lines) and (underline := _SETEXT.match(lines[j][2])):
+            heading_text = " ".join(line.strip() for _, _, line in lines[i:j])
+            level = 1 if underline.group(1).startswith("=") else 2
+            open_section(level, heading_text, Block("heading", s, lines[j][1]))
+            i = j + 1
+            continue
         add(Block(kind, s, lines[j - 1][1]))
         i = j
     return [sec for sec in sections if sec.blocks]

@@ -69,10 +69,12 @@ def parse_text_file(content: bytes, name: str) -> ParsedDocument:
 
 
 def _first_heading(body: str) -> str:
-    """A leading "# Title" line names the document."""
-    for line in body.splitlines():
+    """A leading "# Title" line, or a "Title" line underlined with "=" (setext), names the document."""
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
         if line.startswith("# "):
             return line[2:].strip()
         if line.strip():
-            return ""
+            underline = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return line.strip() if underline and set(underline) == {"="} else ""
     return ""

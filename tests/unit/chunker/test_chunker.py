@@ -89,6 +89,35 @@ def test_heading_path_is_prepended_and_heading_only_parents_are_kept(chunker):
     assert "## Consumer returns" in timing.body
 
 
+SETEXT = """Refund Policy
+=============
+
+Refunds are paid to the original payment method.
+
+Consumer returns
+----------------
+Consumers may return items within 14 days.
+
+- one item
+---
+
+A closing line.
+"""
+
+
+def test_setext_headings_open_sections(chunker):
+    """A line of '=' or '-' under a paragraph makes it a heading (CommonMark), as pandoc and many READMEs write
+    them; they were read as paragraphs, so such a document had no sections and its chunks no heading path."""
+    _, chunks = run(chunker, SETEXT)
+    returns = next(c for c in chunks if "14 days" in c.body)
+    assert returns.heading_path == ["Refund Policy", "Consumer returns"]
+    assert returns.embed_text.startswith("Refund Policy > Consumer returns\n")
+    paid = next(c for c in chunks if "original payment method" in c.body)
+    assert paid.heading_path == ["Refund Policy"]
+    # A dash line under a list item is no underline: the item keeps it, and no section "one item" opens.
+    assert all("one item" not in c.heading_path for c in chunks)
+
+
 def test_table_stays_whole_with_its_header(chunker):
     _, chunks = run(chunker, DOC)
     table = next(c for c in chunks if "| Team | $79 |" in c.body)
