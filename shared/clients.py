@@ -64,10 +64,10 @@ class StageCallError(RagmeshError):
         if code == grpc.StatusCode.DEADLINE_EXCEEDED and cap is not None:
             # A longer client deadline would not help: say which setting bounds it.
             self.code = code
-            message = (
-                f"{stage} stage: no answer within the gateway's {cap:g} s limit on its calls "
-                f"(RAGMESH_GATEWAY_{stage.upper()}_TIMEOUT_SECONDS)"
-            )
+            settings = f"RAGMESH_GATEWAY_{stage.upper()}_TIMEOUT_SECONDS"
+            if stage == "indexer":  # a long document's limit grows with its chunks (services/gateway/funnel.py)
+                settings += ", or RAGMESH_GATEWAY_INDEXER_SECONDS_PER_CHUNK for a long document"
+            message = f"{stage} stage: no answer within the gateway's {cap:g} s limit on its calls ({settings})"
         elif code in _PASS_THROUGH:
             self.code = code
             message = f"{stage} stage: {detail}"
@@ -92,20 +92,30 @@ class StageClient:
         # The instrumentation's client span per call carries the trace to the stage.
         self._stub = stub_cls(traced_channel(self._channel))
 
-    def _timeout(self, context: grpc.ServicerContext | None, share: float = 1.0) -> float:
+    def _timeout(self, context: grpc.ServicerContext | None, share: float = 1.0, cap: float | None = None) -> float:
+        cap = self.default_timeout if cap is None else cap
         remaining = context.time_remaining() if context is not None else None
         if remaining is None:
-            return self.default_timeout
-        return max(0.0, min(self.default_timeout, remaining * share))
+            return cap
+        return max(0.0, min(cap, remaining * share))
 
-    def call(self, method: str, request, context: grpc.ServicerContext | None = None, share: float = 1.0):
-        """`share` < 1 leaves the rest of the caller's remaining time for what comes after this call."""
-        timeout = self._timeout(context, share)
+    def call(
+        self,
+        method: str,
+        request,
+        context: grpc.ServicerContext | None = None,
+        share: float = 1.0,
+        cap: float | None = None,
+    ):
+        """`share` < 1 leaves the rest of the caller's remaining time for what comes after this call; `cap`
+        replaces the stage's own limit for this call (the default_timeout)."""
+        cap = self.default_timeout if cap is None else cap
+        timeout = self._timeout(context, share, cap)
         try:
             return getattr(self._stub, method)(request, timeout=timeout)
         except grpc.RpcError as err:
-            capped = timeout >= self.default_timeout  # the gateway's limit, not the caller's deadline, ended it
-            error = StageCallError(self.stage, self.address, err, self.default_timeout if capped else None)
+            capped = timeout >= cap  # the gateway's limit, not the caller's deadline, ended it
+            error = StageCallError(self.stage, self.address, err, cap if capped else None)
             # The instrumentation's client span ended with the status; the caller's span records which stage.
             trace.get_current_span().add_event(
                 "stage call failed", {"ragmesh.stage": self.stage, "message": error.message}

@@ -239,6 +239,10 @@ class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     """per-call cap on the chunker"""
     indexer_timeout_seconds: float = 600.0
     """per-call cap on the indexer"""
+    indexer_seconds_per_chunk: float = 1.0
+    """the indexer's cap on one document grows to this many seconds a chunk when that is more than
+    indexer_timeout_seconds: embedding takes ~0.3 s a chunk on two busy cores, so a document of more than ~2,000
+    chunks (~3 MB of prose) could not be indexed within a fixed 600 s"""
     answer_log_retention_days: float = 30.0
     """days the answer log keeps an answer"""
     keys_file: str = ""

@@ -64,6 +64,7 @@ class Funnel:
         request_limits: RequestLimits | None = None,
         time_references: bool = True,
         scope_readers: ScopeReaders | None = None,
+        indexer_seconds_per_chunk: float = 1.0,
     ):
         # Each stage call is bounded by the caller's deadline and by its own cap: generation and
         # embedding a large document legitimately take longer than a search.
@@ -77,6 +78,7 @@ class Funnel:
         self.retriever = client("retriever", retriever_pb2_grpc.RetrieverStub)
         self.reranker = client("reranker", reranker_pb2_grpc.RerankerStub)
         self.generator = client("generator", generator_pb2_grpc.GeneratorStub)
+        self.indexer_seconds_per_chunk = indexer_seconds_per_chunk
         self.decision = decision  # when an answer is given: the calibrated threshold and its second level
         # Warns at ingest of a scope no key of the tenant holds (none to compare with, authentication off).
         self.scope_readers = scope_readers or ScopeReaders(None)
@@ -165,6 +167,7 @@ class Funnel:
                 "UpsertDocument",
                 indexer_pb2.UpsertDocumentRequest(meta=chunked.meta, chunks=chunked.chunks, guard=caller_guard()),
                 context,
+                cap=self.indexing_cap(len(chunked.chunks)),
             )
         except StageCallError as err:
             result.ok, result.error_code, result.error = False, err.code.name, err.message
@@ -187,13 +190,25 @@ class Funnel:
 
     # ---- search and ask -------------------------------------------------------------------------
 
+    def indexing_cap(self, chunks: int) -> float:
+        """The gateway's limit on indexing one document: the indexer's own, or more for a long document (its
+        embedding takes time in proportion to its chunks)."""
+        return max(self.indexer.default_timeout, chunks * self.indexer_seconds_per_chunk)
+
     @staticmethod
     def _timed(
-        stage: str, client: StageClient, method: str, request, context, timings: list | None = None, share: float = 1.0
+        stage: str,
+        client: StageClient,
+        method: str,
+        request,
+        context,
+        timings: list | None = None,
+        share: float = 1.0,
+        cap: float | None = None,
     ):
         started = time.perf_counter()
         try:
-            return client.call(method, request, context, share)
+            return client.call(method, request, context, share, cap)
         finally:
             seconds = time.perf_counter() - started
             metrics.STAGE_DURATION.labels(stage).observe(seconds)

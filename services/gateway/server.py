@@ -182,6 +182,7 @@ def main() -> None:
         answer_log=answer_log,
         time_references=cfg.time_references,
         timeouts=cfg.stage_timeouts(),
+        indexer_seconds_per_chunk=cfg.indexer_seconds_per_chunk,
         request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
         scope_readers=ScopeReaders(interceptors[0].auth.store if interceptors else None),
     )

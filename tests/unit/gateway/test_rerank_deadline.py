@@ -35,7 +35,7 @@ class _SlowReranker:
     def __init__(self):
         self.shares = []
 
-    def call(self, method, request, context=None, share=1.0):
+    def call(self, method, request, context=None, share=1.0, cap=None):
         self.shares.append(share)
         raise StageCallError(self.stage, self.address, _RpcError(grpc.StatusCode.DEADLINE_EXCEEDED))
 

@@ -29,7 +29,7 @@ class _Retriever:
     def __init__(self):
         self.requests: list[retriever_pb2.RetrieveRequest] = []
 
-    def call(self, method, request, context=None, share=1.0):
+    def call(self, method, request, context=None, share=1.0, cap=None):
         self.requests.append(request)
         return retriever_pb2.RetrieveResponse(candidates=[_candidate(i) for i in range(5)])
 
@@ -44,7 +44,7 @@ class _Reranker:
         self.requests: list[reranker_pb2.RerankRequest] = []
         self.says: int | None = 2
 
-    def call(self, method, request, context=None, share=1.0):
+    def call(self, method, request, context=None, share=1.0, cap=None):
         self.requests.append(request)
         ranked = [
             common_pb2.ScoredChunk(

@@ -7,7 +7,10 @@ from concurrent import futures
 import grpc
 import pytest
 
+from services.gateway.funnel import Funnel
+from shared.calibration import AnswerDecision
 from shared.clients import StageCallError, StageClient
+from shared.config import STAGES
 
 METHOD = "/test.Slow/Call"
 
@@ -40,7 +43,31 @@ def test_the_gateway_limit_names_its_setting(slow_stage):
         client.call("Call", b"x")
     assert err.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
     assert "0.1 s limit" in err.value.message and "RAGMESH_GATEWAY_INDEXER_TIMEOUT_SECONDS" in err.value.message
+    assert "RAGMESH_GATEWAY_INDEXER_SECONDS_PER_CHUNK" in err.value.message
     client.close()
+
+
+def test_a_call_may_be_given_a_longer_limit_than_the_stages(slow_stage):
+    client = StageClient("indexer", slow_stage, _SlowStub, default_timeout=0.1)
+    assert client.call("Call", b"x", cap=5.0) == b"x"
+    with pytest.raises(StageCallError) as err:
+        client.call("Call", b"x", cap=0.2)
+    assert "0.2 s limit" in err.value.message
+    client.close()
+
+
+def test_a_long_documents_indexing_limit_grows_with_its_chunks():
+    """A 1 MB document of 757 chunks took 245 s to index here; ~2,500 chunks ran past a fixed 600 s."""
+    funnel = Funnel({stage: "127.0.0.1:9" for stage in STAGES if stage != "gateway"}, AnswerDecision(0.35))
+    assert funnel.indexing_cap(10) == 600.0
+    assert funnel.indexing_cap(2500) == 2500.0
+    slower = Funnel(
+        {stage: "127.0.0.1:9" for stage in STAGES if stage != "gateway"},
+        AnswerDecision(0.35),
+        timeouts={"indexer": 60.0},
+        indexer_seconds_per_chunk=0.5,
+    )
+    assert (slower.indexing_cap(100), slower.indexing_cap(1000)) == (60.0, 500.0)
 
 
 class _Caller:
