@@ -165,6 +165,7 @@ def answer_to_pb(answer: model.Answer) -> common_pb2.Answer:
                 document_id=c.document_id,
                 version=c.version,
                 heading_path=c.heading_path,
+                title=c.title,
             )
             for c in answer.citations
         ],

@@ -90,6 +90,7 @@ class Citation:
     document_id: str = ""
     version: str = ""
     heading_path: list[str] = dataclasses.field(default_factory=list)
+    title: str = ""  # the cited document's
 
 
 @dataclasses.dataclass

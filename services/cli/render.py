@@ -42,7 +42,7 @@ def render_answer(response: gateway_pb2.AskResponse) -> str:
     out.append(answer.text)
     out.append("Citations:")
     for i, cite in enumerate(answer.citations, start=1):
-        path = " > ".join(cite.heading_path)
+        path = heading_prefix(cite.title, list(cite.heading_path))
         out.append(f"  [{i}] {cite.chunk_id}  {cite.document_id}@{cite.version}  {path}")
         out.append(f'      chars {cite.char_start}-{cite.char_end}: "{_one_line(cite.quote)}"')
     out.append(

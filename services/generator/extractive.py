@@ -298,6 +298,7 @@ def unit_citation(passage: ScoredChunk, start: int, end: int) -> Citation:
         document_id=chunk.meta.document_id,
         version=chunk.meta.version,
         heading_path=list(chunk.heading_path),
+        title=chunk.meta.title,
     )
 
 

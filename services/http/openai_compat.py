@@ -27,6 +27,7 @@ from ragmesh.v1 import gateway_pb2
 from services.http.deps import api_key, gateway
 from services.http.errors import ERROR_RESPONSES, HttpError
 from services.http.proto_json import to_json
+from shared.text import heading_prefix
 
 MODEL = "ragmesh"
 _MODEL_NAME = re.compile(r"ragmesh(?::(?P<tenant>[^\s:]+))?")
@@ -121,7 +122,7 @@ def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
         text += " " + "".join(f"[{i}]" for i in missing)
     lines = [text, "", "Sources:"]
     for i, cite in enumerate(answer.citations, start=1):
-        where = " > ".join(cite.heading_path)
+        where = heading_prefix(cite.title, list(cite.heading_path))
         lines.append(f'[{i}] {cite.document_id}@{cite.version}{": " + where if where else ""}: "{cite.quote}"')
     return lines
 

@@ -6,6 +6,7 @@ import re
 import openai
 import pytest
 
+from shared.text import heading_prefix
 from tests.support.mesh import TENANT
 
 pytestmark = pytest.mark.integration
@@ -34,6 +35,9 @@ def test_a_cited_answer(chat, ingested):
         assert f"[{cite['index']}] {cite['document_id']}@{cite['version']}" in content
         assert cite["quote"] in content
         assert cite["char_end"] - cite["char_start"] == len(cite["quote"])
+        # Each source names its document, also one without headings (pricing/discounts, a plain text).
+        source = next(line for line in content.splitlines() if line.startswith(f"[{cite['index']}] "))
+        assert cite["title"] and heading_prefix(cite["title"], cite.get("heading_path", [])) in source
 
 
 def test_the_same_answer_streamed(chat, ingested):

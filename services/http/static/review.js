@@ -147,7 +147,7 @@ function renderAnswer(reply) {
     renderAnswerText(answer.text, answer.citations);
     answer.citations.forEach((citation, i) => {
       const item = document.createElement("li");
-      const where = citation.heading_path.join(" > ");
+      const where = citation.heading_path.join(" > ") || citation.title;
       item.append(citeLink(i + 1, citation), document.createTextNode(` ${citation.document_id}@${citation.version}${where ? ` — ${where}` : ""}`));
       $("citations").append(item);
     });

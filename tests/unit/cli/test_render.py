@@ -84,3 +84,19 @@ def test_open_marks_the_cited_span_not_the_whole_chunk():
     assert cited_span(view, shifted) == (SECTION.index(quote), SECTION.index(quote) + len(quote))
     elsewhere = common_pb2.Citation(char_start=at, char_end=at + 5, quote="Intro")
     assert cited_span(view, elsewhere) == (view.highlight_start, view.highlight_end)
+
+
+def test_a_citation_names_its_document_when_it_has_no_heading():
+    """A plain-text document has no headings: its citation line showed an id and nothing else
+    ('pricing/discounts@2025' and a blank where others show 'Price List > Plans')."""
+    cited = common_pb2.Citation(
+        chunk_id="c1", document_id="pricing/discounts", version="2025", quote="x", title="Discount Programs"
+    )
+    nested = common_pb2.Citation(
+        chunk_id="c2", document_id="p", version="1", quote="y", title="Price List", heading_path=["Price List", "Plans"]
+    )
+    out = render_answer(
+        gateway_pb2.AskResponse(answer=common_pb2.Answer(text="x [1] y [2]", citations=[cited, nested]))
+    )
+    assert "  [1] c1  pricing/discounts@2025  Discount Programs" in out
+    assert "  [2] c2  p@1  Price List > Plans" in out
