@@ -1,6 +1,7 @@
 """Markdown and plain text: the decoded file is the canonical text; front matter states metadata."""
 
 import codecs
+import re
 
 from services.chunker.frontmatter import split_front_matter
 from services.chunker.structure import ParsedDocument, parse_markdown, parse_text
@@ -44,12 +45,16 @@ def decode(content: bytes, name: str, kind: str, encoding: str = "utf-8") -> str
     return text.removeprefix("\ufeff")
 
 
-def _parse(content: bytes, name: str, kind: str, parser) -> ParsedDocument:
+def _parse(content: bytes, name: str, kind: str, parser, hide_comments: bool = False) -> ParsedDocument:
     text = decode(content, name, kind)
     front = split_front_matter(text, name)
     body_start = front.body_start
     if not text[body_start:].strip():
         raise InvalidArgument("document.content", f"{name} has no text after its front matter")
+    if hide_comments:
+        text = text[:body_start] + blank_html_comments(text[body_start:])
+        if not text[body_start:].strip():
+            raise InvalidArgument("document.content", f"{name} has no text outside HTML comments")
     return ParsedDocument(
         text=text,
         sections=parser(text, body_start),
@@ -61,7 +66,33 @@ def _parse(content: bytes, name: str, kind: str, parser) -> ParsedDocument:
 
 
 def parse_markdown_file(content: bytes, name: str) -> ParsedDocument:
-    return _parse(content, name, "text/markdown", parse_markdown)
+    return _parse(content, name, "text/markdown", parse_markdown, hide_comments=True)
+
+
+_FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def blank_html_comments(text: str) -> str:
+    """The text with each HTML comment (`<!-- ... -->`, one never closed runs to the end) turned into spaces,
+    line breaks kept: a rendered page does not show it, so it is neither indexed nor quoted ("<!-- TODO: legal
+    says 14 days, check -->"), and every other character keeps its offset. Comments inside fenced code or an
+    inline code span are text."""
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+    out = []
+    last = 0
+    for match in _COMMENT.finditer(text):
+        start = match.start()
+        if start < last or sum(f < start for f in fences) % 2 or _in_code_span(text, start):
+            continue
+        out += [text[last:start], re.sub(r"[^\n]", " ", match.group())]
+        last = match.end()
+    return "".join(out) + text[last:]
+
+
+def _in_code_span(text: str, at: int) -> bool:
+    """An odd number of backticks before `at` on its line: inside `inline code`."""
+    return text.count("`", text.rfind("\n", 0, at) + 1, at) % 2 == 1
 
 
 def parse_text_file(content: bytes, name: str) -> ParsedDocument:

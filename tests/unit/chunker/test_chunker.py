@@ -118,6 +118,34 @@ def test_setext_headings_open_sections(chunker):
     assert all("one item" not in c.heading_path for c in chunks)
 
 
+COMMENTED = """# Refund Policy
+
+Refunds are paid within 30 days.<!-- TODO: legal says 14 days, check before publishing -->
+
+<!--
+Draft section, not approved:
+Refunds are paid in cash at any office.
+-->
+
+## Exceptions
+
+Use `<!-- not a comment -->` in templates. Gift cards are not refunded.
+"""
+
+
+def test_html_comments_in_markdown_are_neither_indexed_nor_quoted(chunker):
+    """A rendered page does not show them; they were chunked, embedded and answered from like the text."""
+    _, chunks = run(chunker, COMMENTED)
+    text = "\n".join(c.body + c.embed_text for c in chunks)
+    assert "legal says" not in text and "cash at any office" not in text and "Draft section" not in text
+    assert "Refunds are paid within 30 days." in text and "`<!-- not a comment -->`" in text
+    gift = next(c for c in chunks if "Gift cards" in c.body)
+    start = gift.char_start + gift.body.index("Gift cards")
+    assert COMMENTED[start : start + len("Gift cards")] == "Gift cards"  # offsets still point into the file
+    with pytest.raises(InvalidArgument, match="no text outside HTML comments"):
+        run(chunker, "<!-- only a comment -->\n")
+
+
 def test_table_stays_whole_with_its_header(chunker):
     _, chunks = run(chunker, DOC)
     table = next(c for c in chunks if "| Team | $79 |" in c.body)
