@@ -7,8 +7,8 @@ is retried for the calls that are safe to repeat (ragmesh.client.retry).
 
 import dataclasses
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Literal, cast
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal, cast
 
 import grpc
 
@@ -76,6 +76,17 @@ def document(
         ),
         content=content,
     )
+
+
+def _every_page(fetch: Callable[[str], Any]) -> Iterator[Any]:
+    """The pages of a list call (AIP-158), `fetch` asked with each page's token until one comes back without."""
+    token = ""
+    while True:
+        page = fetch(token)
+        yield page
+        token = page.next_page_token
+        if not token:
+            return
 
 
 def _rating(rating: RatingName | int) -> gateway_pb2.Rating:
@@ -243,16 +254,12 @@ class RagmeshClient:
         """The tenant's stored document versions (id, version, source, hash, chunks, validity, title, scopes),
         those in a scope the key holds: every page, fetched `page_size` at a time (0: the server's default), each
         page within `timeout`."""
-        documents: list[indexer_pb2.StoredDocument] = []
-        token = ""
-        while True:
-            page = self.list_documents_page(
+        pages = _every_page(
+            lambda token: self.list_documents_page(
                 page_size=page_size, page_token=token, tenant=tenant, timeout=timeout, api_key=api_key
             )
-            documents += page.documents
-            token = page.next_page_token
-            if not token:
-                return documents
+        )
+        return [document for page in pages for document in page.documents]
 
     def list_documents_page(
         self,
@@ -324,10 +331,8 @@ class RagmeshClient:
         """The tenant's feedback since `since` (seconds since the epoch), oldest first, each entry with its
         triage pile and evaluation case; `rating` "up" or "down" keeps that rating only. Writer keys. Every
         page, fetched `page_size` at a time (0: the server's default), each page within `timeout`."""
-        everything = gateway_pb2.ListFeedbackResponse()
-        token = ""
-        while True:
-            page = self.list_feedback_page(
+        pages = _every_page(
+            lambda token: self.list_feedback_page(
                 since=since,
                 rating=rating,
                 page_size=page_size,
@@ -336,10 +341,8 @@ class RagmeshClient:
                 timeout=timeout,
                 api_key=api_key,
             )
-            everything.entries.extend(page.entries)
-            token = page.next_page_token
-            if not token:
-                return everything
+        )
+        return gateway_pb2.ListFeedbackResponse(entries=[entry for page in pages for entry in page.entries])
 
     def list_feedback_page(
         self,
