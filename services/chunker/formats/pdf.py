@@ -330,13 +330,41 @@ def _page_elements(
             and gap < 1.45 * line.size
             and abs(prev.size - line.size) < 0.5
         ):
-            prev.text += " " + text
+            prev.text = _join_lines(prev.text, text)
         else:
             elements.append(_Element("paragraph", text))
         elements[-1].last_y = line.y
         elements[-1].size = line.size
         i += 1
     return elements
+
+
+# Where a line ending in a hyphen met the next line's word: "recover-" + "able".
+_BREAK = "\u00ad"
+_HYPHENATED = re.compile(rf"([A-Za-z]+){_BREAK}([a-z]+)")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+
+
+def _join_lines(text: str, line: str) -> str:
+    """A paragraph's next line; a word split at the line end by a hyphen is marked for _mend_hyphenation."""
+    if re.search(r"[A-Za-z]-$", text) and line[:1].islower():
+        return text[:-1] + _BREAK + line
+    return text + " " + line
+
+
+def _mend_hyphenation(elements: list[_Element]) -> None:
+    """Words split at a line end ("recover-" / "able") read whole ("recoverable"); a compound the document
+    writes with its hyphen elsewhere ("on-" / "call" where "on-call" appears) keeps it."""
+    hyphenated = {
+        word.lower() for el in elements for word in _WORD.findall(el.text.replace(_BREAK, " ")) if "-" in word
+    }
+
+    def mend(match: re.Match) -> str:
+        compound = f"{match.group(1)}-{match.group(2)}"
+        return compound if compound.lower() in hyphenated else match.group(1) + match.group(2)
+
+    for el in elements:
+        el.text = _HYPHENATED.sub(mend, el.text).replace(_BREAK, "-")
 
 
 def _heading_level(line: _Line, heading_sizes: list[float], body_size: float) -> int:
@@ -401,9 +429,10 @@ def parse_pdf(content: bytes, name: str) -> ParsedDocument:
             and not elements[-1].text.endswith((".", "!", "?", ":"))
             and page[0].text[:1].islower()
         ):
-            elements[-1].text += " " + page.pop(0).text  # a sentence cut by the page break
+            elements[-1].text = _join_lines(elements[-1].text, page.pop(0).text)  # a sentence cut by the break
         elements += page
 
+    _mend_hyphenation(elements)
     writer = CanonicalWriter()
     for el in elements:
         if el.kind == "heading":

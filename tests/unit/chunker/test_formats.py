@@ -171,6 +171,35 @@ def test_pdf_a_sentence_running_on_into_the_right_column_continues(chunker):
     assert paragraphs[1].endswith(ESCALATION) and len(paragraphs) == 2
 
 
+def _lines_pdf(lines: list[str]) -> bytes:
+    out = io.BytesIO()
+    page = pdf_canvas.Canvas(out, pagesize=A4, invariant=1)
+    page.setFont("Helvetica", 10)
+    for i, line in enumerate(lines):
+        page.drawString(50, 780 - 13 * i, line)
+    page.showPage()
+    page.save()
+    return out.getvalue()
+
+
+def test_pdf_words_hyphenated_at_a_line_end_read_whole():
+    """Justified text splits words at line ends ("recover-" / "able"): they read "recover- able" before, a word
+    no search for "recoverable" finds. A compound the document writes with its hyphen keeps it."""
+    text = canonical_text(
+        _lines_pdf(
+            [
+                "Deleted objects stay recover-",
+                "able for 30 days. Pages go to the on-",
+                "call engineer, who joins the on-call rota",
+                "for a week. Self-service restores are free.",
+            ]
+        ),
+        "justified.pdf",
+    )
+    assert "stay recoverable for 30 days" in text and "to the on-call engineer" in text
+    assert "Self-service restores" in text and "\u00ad" not in text
+
+
 def _table_pdf(rows: list[tuple[str, ...]], columns: list[float]) -> bytes:
     out = io.BytesIO()
     page = pdf_canvas.Canvas(out, pagesize=A4, invariant=1)
