@@ -13,6 +13,7 @@ JSON = "application/json"
 CSV = "text/csv"
 TSV = "text/tab-separated-values"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+EML = "message/rfc822"
 
 EXTENSIONS = {
     ".md": MARKDOWN,
@@ -28,6 +29,7 @@ EXTENSIONS = {
     ".csv": CSV,
     ".tsv": TSV,
     ".xlsx": XLSX,
+    ".eml": EML,
 }
 
 

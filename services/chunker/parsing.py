@@ -2,13 +2,14 @@
 
 Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
 points into, and its structure tree. For Markdown and plain text that text is the decoded file;
-HTML, PDF, DOCX, JSON ticket threads, CSV/TSV tables and XLSX workbooks get a rendered canonical text
+HTML, PDF, DOCX, JSON ticket threads, e-mail messages, CSV/TSV tables and XLSX workbooks get a rendered canonical text
 (formats/canonical.py).
 """
 
 from services.chunker.content_types import (
     CSV,
     DOCX,
+    EML,
     HTML,
     JSON,
     MARKDOWN,
@@ -21,6 +22,7 @@ from services.chunker.content_types import (
 )
 from services.chunker.formats.delimited import parse_csv, parse_tsv
 from services.chunker.formats.docx import parse_docx
+from services.chunker.formats.email_message import parse_eml
 from services.chunker.formats.html import parse_html
 from services.chunker.formats.pdf import parse_pdf
 from services.chunker.formats.text import parse_markdown_file, parse_text_file
@@ -42,6 +44,7 @@ PARSERS = {
     CSV: parse_csv,
     TSV: parse_tsv,
     XLSX: parse_xlsx,
+    EML: parse_eml,
 }
 
 

@@ -542,3 +542,40 @@ def test_html_hidden_until_found_and_styled_but_visible_text_is_kept():
     )
     text = canonical_text(markup, "page.html")
     assert "Refunds take ten days." in text and "Receipts over $25." in text and "Icon label." in text
+
+
+def _email(html_only: bool = False) -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "Dana Ruiz <dana@brightside.example>"
+    message["To"] = "support@northwind.example"
+    message["Subject"] = "Refund for annual plan (ticket 10457)"
+    message["Date"] = "Tue, 18 Nov 2025 09:12:00 +0000"
+    html = "<p>We cancelled our <b>annual</b> Business plan on day 10.</p><script>track()</script>"
+    if html_only:
+        message.set_content(html, subtype="html")
+    else:
+        message.set_content("Hi team,\n\nWe cancelled our annual Business plan on day 10.\nCan we get a refund?\n")
+        message.add_alternative(html, subtype="html")
+        message.add_attachment(b"%PDF-1.4", maintype="application", subtype="pdf", filename="invoice-2211.pdf")
+    return message.as_bytes()
+
+
+def test_an_email_message_reads_as_a_one_message_thread(chunker):
+    """Exported e-mails (.eml) were refused as an unsupported content type."""
+    parsed = read_document(_email(), "refund.eml")
+    assert parsed.title == "Refund for annual plan (ticket 10457)"
+    assert "From: Dana Ruiz <dana@brightside.example>\nTo: support@northwind.example" in parsed.text
+    assert "Attachments: invoice-2211.pdf" in parsed.text
+    assert "We cancelled our annual Business plan on day 10.\nCan we get a refund?" in parsed.text
+    assert "<b>" not in parsed.text and parsed.text.count("day 10") == 1  # the plain part, not both
+    assert [s.heading_path[-1] for s in parsed.sections][-1] == "Message 1 from Dana Ruiz <dana@brightside.example>"
+    html_only = canonical_text(_email(html_only=True), "refund.eml")
+    assert "We cancelled our annual Business plan on day 10." in html_only and "track()" not in html_only
+    meta, chunks = run(chunker, _email(), uri="mail/refund.eml")
+    assert meta.content_type == "message/rfc822" and meta.title == "Refund for annual plan (ticket 10457)"
+    check_invariants(chunker, _email(), "mail/refund.eml", chunks)
+    with pytest.raises(InvalidArgument, match="not an e-mail message") as err:
+        run(chunker, b"just some words\n", uri="notes.eml")
+    assert "notes.eml" in err.value.message
