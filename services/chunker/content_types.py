@@ -14,6 +14,7 @@ CSV = "text/csv"
 TSV = "text/tab-separated-values"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 EML = "message/rfc822"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
 EXTENSIONS = {
     ".md": MARKDOWN,
@@ -30,6 +31,7 @@ EXTENSIONS = {
     ".tsv": TSV,
     ".xlsx": XLSX,
     ".eml": EML,
+    ".pptx": PPTX,
 }
 
 

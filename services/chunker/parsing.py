@@ -2,8 +2,8 @@
 
 Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
 points into, and its structure tree. For Markdown and plain text that text is the decoded file;
-HTML, PDF, DOCX, JSON ticket threads, e-mail messages, CSV/TSV tables and XLSX workbooks get a rendered canonical text
-(formats/canonical.py).
+HTML, PDF, DOCX, JSON ticket threads, e-mail messages, CSV/TSV tables, XLSX workbooks and PPTX decks get a
+rendered canonical text (formats/canonical.py).
 """
 
 from services.chunker.content_types import (
@@ -14,6 +14,7 @@ from services.chunker.content_types import (
     JSON,
     MARKDOWN,
     PDF,
+    PPTX,
     TEXT,
     TSV,
     XHTML,
@@ -25,6 +26,7 @@ from services.chunker.formats.docx import parse_docx
 from services.chunker.formats.email_message import parse_eml
 from services.chunker.formats.html import parse_html
 from services.chunker.formats.pdf import parse_pdf
+from services.chunker.formats.pptx import parse_pptx
 from services.chunker.formats.text import parse_markdown_file, parse_text_file
 from services.chunker.formats.tickets import parse_ticket_json
 from services.chunker.formats.xlsx import parse_xlsx
@@ -45,6 +47,7 @@ PARSERS = {
     TSV: parse_tsv,
     XLSX: parse_xlsx,
     EML: parse_eml,
+    PPTX: parse_pptx,
 }
 
 

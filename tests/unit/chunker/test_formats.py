@@ -579,3 +579,52 @@ def test_an_email_message_reads_as_a_one_message_thread(chunker):
     with pytest.raises(InvalidArgument, match="not an e-mail message") as err:
         run(chunker, b"just some words\n", uri="notes.eml")
     assert "notes.eml" in err.value.message
+
+
+def _deck() -> bytes:
+    import pptx
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    deck.core_properties.title = "Support Onboarding"
+    slide = deck.slides.add_slide(deck.slide_layouts[1])  # title and content
+    slide.shapes.title.text = "Severity levels"
+    body = slide.placeholders[1].text_frame
+    body.text = "SEV-1: the service is down for every customer"
+    for text, level in (("Page the on-call engineer at once", 1), ("SEV-2: one feature is broken", 0)):
+        paragraph = body.add_paragraph()
+        paragraph.text, paragraph.level = text, level
+    slide.notes_slide.notes_text_frame.text = "Remind them that SEV-1 updates go out every 30 minutes."
+    hidden = deck.slides.add_slide(deck.slide_layouts[5])
+    hidden.shapes.title.text = "Draft pricing, do not present"
+    hidden._element.set("show", "0")
+    table_slide = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    table_slide.shapes.title.text = "Response targets"
+    table = table_slide.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(6), Inches(1.5)).table
+    for r, row in enumerate((("Plan", "First reply"), ("Team", "1 business day"), ("Enterprise", "4 hours"))):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    box = table_slide.shapes.add_textbox(Inches(1), Inches(4), Inches(6), Inches(1))
+    box.text_frame.text = "Targets are measured in business hours."
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
+def test_a_powerpoint_deck_reads_slide_by_slide(chunker):
+    """Decks (.pptx) were refused as an unsupported content type."""
+    parsed = read_document(_deck(), "onboarding.pptx")
+    text = parsed.text
+    assert parsed.title == "Support Onboarding"
+    assert "# Severity levels" in text and "# Response targets" in text and text.count("Severity levels") == 1
+    assert "- SEV-1: the service is down for every customer\n  - Page the on-call engineer at once" in text
+    assert "Notes: Remind them that SEV-1 updates go out every 30 minutes." in text
+    assert "| Plan | First reply |" in text and "| Enterprise | 4 hours |" in text
+    assert text.index("| Enterprise | 4 hours |") < text.index("Targets are measured in business hours.")
+    assert "Draft pricing" not in text  # a hidden slide
+    meta, chunks = run(chunker, _deck(), uri="decks/onboarding.pptx")
+    check_invariants(chunker, _deck(), "decks/onboarding.pptx", chunks)
+    targets = next(c for c in chunks if "4 hours" in c.body)
+    assert targets.heading_path[-1] == "Response targets" and "| Plan | First reply |" in targets.embed_text
+    with pytest.raises(InvalidArgument, match="not a readable PPTX"):
+        run(chunker, docx_bytes(lambda document: document.add_paragraph("a Word document")), uri="deck.pptx")
