@@ -15,6 +15,7 @@ TSV = "text/tab-separated-values"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 EML = "message/rfc822"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+RST = "text/x-rst"
 
 EXTENSIONS = {
     ".md": MARKDOWN,
@@ -32,6 +33,7 @@ EXTENSIONS = {
     ".xlsx": XLSX,
     ".eml": EML,
     ".pptx": PPTX,
+    ".rst": RST,
 }
 
 

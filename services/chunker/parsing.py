@@ -2,8 +2,8 @@
 
 Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
 points into, and its structure tree. For Markdown and plain text that text is the decoded file;
-HTML, PDF, DOCX, JSON ticket threads, e-mail messages, CSV/TSV tables, XLSX workbooks and PPTX decks get a
-rendered canonical text (formats/canonical.py).
+HTML, PDF, DOCX, reStructuredText, JSON ticket threads, e-mail messages, CSV/TSV tables, XLSX workbooks and PPTX
+decks get a rendered canonical text (formats/canonical.py).
 """
 
 from services.chunker.content_types import (
@@ -15,6 +15,7 @@ from services.chunker.content_types import (
     MARKDOWN,
     PDF,
     PPTX,
+    RST,
     TEXT,
     TSV,
     XHTML,
@@ -27,6 +28,7 @@ from services.chunker.formats.email_message import parse_eml
 from services.chunker.formats.html import parse_html
 from services.chunker.formats.pdf import parse_pdf
 from services.chunker.formats.pptx import parse_pptx
+from services.chunker.formats.rst import parse_rst
 from services.chunker.formats.text import parse_markdown_file, parse_text_file
 from services.chunker.formats.tickets import parse_ticket_json
 from services.chunker.formats.xlsx import parse_xlsx
@@ -48,6 +50,7 @@ PARSERS = {
     XLSX: parse_xlsx,
     EML: parse_eml,
     PPTX: parse_pptx,
+    RST: parse_rst,
 }
 
 

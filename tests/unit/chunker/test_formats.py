@@ -628,3 +628,54 @@ def test_a_powerpoint_deck_reads_slide_by_slide(chunker):
     assert targets.heading_path[-1] == "Response targets" and "| Plan | First reply |" in targets.embed_text
     with pytest.raises(InvalidArgument, match="not a readable PPTX"):
         run(chunker, docx_bytes(lambda document: document.add_paragraph("a Word document")), uri="deck.pptx")
+
+
+RST = """
+============
+Backup Guide
+============
+
+:Version: 2.1
+
+Schedules
+=========
+
+Backups run nightly at 02:00 UTC.
+
+- Daily backups are kept for 35 days.
+
+  - Weekly ones for 13 weeks.
+
+.. warning:: Restores of buckets over 1 TB take longer.
+
+Retention
+---------
+
++--------+------+
+| Plan   | Days |
++========+======+
+| Team   | 35   |
++--------+------+
+
+::
+
+   nwctl backup run --bucket media
+
+.. include:: /etc/hostname
+"""
+
+
+def test_restructuredtext_reads_sections_lists_tables_and_admonitions(chunker):
+    """Sphinx documentation (.rst) was refused as an unsupported content type; read as Markdown, its titles would
+    be paragraphs with rows of '=' under them."""
+    parsed = read_document(RST.encode(), "backup.rst")
+    text = parsed.text
+    assert parsed.title == "Backup Guide"
+    assert "- Daily backups are kept for 35 days.\n  - Weekly ones for 13 weeks." in text
+    assert "Warning: Restores of buckets over 1 TB take longer." in text
+    assert "| Plan | Days |\n| --- | --- |\n| Team | 35 |" in text and "nwctl backup run --bucket media" in text
+    assert "Version: 2.1" in text and "include" not in text and "====" not in text  # no file pulled in
+    assert [s.heading_path for s in parsed.sections if s.heading_path][-1] == ["Backup Guide", "Schedules", "Retention"]
+    meta, chunks = run(chunker, RST.encode(), uri="docs/backup.rst")
+    assert meta.content_type == "text/x-rst"
+    check_invariants(chunker, RST.encode(), "docs/backup.rst", chunks)
