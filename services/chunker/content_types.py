@@ -16,6 +16,7 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 EML = "message/rfc822"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 RST = "text/x-rst"
+IPYNB = "application/x-ipynb+json"
 
 EXTENSIONS = {
     ".md": MARKDOWN,
@@ -34,6 +35,7 @@ EXTENSIONS = {
     ".eml": EML,
     ".pptx": PPTX,
     ".rst": RST,
+    ".ipynb": IPYNB,
 }
 
 

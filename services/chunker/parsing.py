@@ -2,8 +2,8 @@
 
 Every parser turns bytes into a ParsedDocument: the text every chunk offset and citation span
 points into, and its structure tree. For Markdown and plain text that text is the decoded file;
-HTML, PDF, DOCX, reStructuredText, JSON ticket threads, e-mail messages, CSV/TSV tables, XLSX workbooks and PPTX
-decks get a rendered canonical text (formats/canonical.py).
+HTML, PDF, DOCX, reStructuredText, Jupyter notebooks, JSON ticket threads, e-mail messages, CSV/TSV tables, XLSX
+workbooks and PPTX decks get a rendered canonical text (formats/canonical.py).
 """
 
 from services.chunker.content_types import (
@@ -11,6 +11,7 @@ from services.chunker.content_types import (
     DOCX,
     EML,
     HTML,
+    IPYNB,
     JSON,
     MARKDOWN,
     PDF,
@@ -26,6 +27,7 @@ from services.chunker.formats.delimited import parse_csv, parse_tsv
 from services.chunker.formats.docx import parse_docx
 from services.chunker.formats.email_message import parse_eml
 from services.chunker.formats.html import parse_html
+from services.chunker.formats.notebook import parse_notebook
 from services.chunker.formats.pdf import parse_pdf
 from services.chunker.formats.pptx import parse_pptx
 from services.chunker.formats.rst import parse_rst
@@ -51,6 +53,7 @@ PARSERS = {
     EML: parse_eml,
     PPTX: parse_pptx,
     RST: parse_rst,
+    IPYNB: parse_notebook,
 }
 
 

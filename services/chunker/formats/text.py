@@ -61,7 +61,7 @@ def _parse(content: bytes, name: str, kind: str, parser, hide_comments: bool = F
         body_start=body_start,
         fields=front.fields,
         access_like=front.access_like,
-        title=_first_heading(text[body_start:]),
+        title=first_heading(text[body_start:]),
     )
 
 
@@ -99,7 +99,7 @@ def parse_text_file(content: bytes, name: str) -> ParsedDocument:
     return _parse(content, name, "text/plain", parse_text)
 
 
-def _first_heading(body: str) -> str:
+def first_heading(body: str) -> str:
     """A leading "# Title" line, or a "Title" line underlined with "=" (setext), names the document."""
     lines = body.splitlines()
     for i, line in enumerate(lines):

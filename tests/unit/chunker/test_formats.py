@@ -679,3 +679,30 @@ def test_restructuredtext_reads_sections_lists_tables_and_admonitions(chunker):
     meta, chunks = run(chunker, RST.encode(), uri="docs/backup.rst")
     assert meta.content_type == "text/x-rst"
     check_invariants(chunker, RST.encode(), "docs/backup.rst", chunks)
+
+
+def _notebook() -> bytes:
+    cells = [
+        {"cell_type": "markdown", "source": ["# Churn analysis\n", "\n", "Data comes from the billing export."]},
+        {"cell_type": "code", "source": "df = load('billing.csv')\ndf.churned.mean()", "outputs": [{"text": "0.042"}]},
+        {"cell_type": "markdown", "source": "## Findings\n\nMonthly churn is 4.2%, twice the annual plans' rate."},
+        {"cell_type": "code", "source": "print('```')", "outputs": []},
+    ]
+    notebook = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4}
+    return json.dumps(notebook).encode()
+
+
+def test_a_jupyter_notebook_reads_its_markdown_and_code_cells(chunker):
+    """Notebooks (.ipynb) were refused as an unsupported content type."""
+    parsed = read_document(_notebook(), "analysis/churn.ipynb")
+    text = parsed.text
+    assert parsed.title == "Churn analysis"
+    assert "```python\ndf = load('billing.csv')\ndf.churned.mean()\n```" in text
+    assert "~~~python\nprint('```')\n~~~" in text and "0.042" not in text  # outputs are not read
+    findings = next(s for s in parsed.sections if s.heading_path[-1:] == ["Findings"])
+    assert findings.heading_path == ["Churn analysis", "Findings"]
+    meta, chunks = run(chunker, _notebook(), uri="analysis/churn.ipynb")
+    check_invariants(chunker, _notebook(), "analysis/churn.ipynb", chunks)
+    assert any("twice the annual plans' rate" in c.body for c in chunks)
+    with pytest.raises(InvalidArgument, match="not a Jupyter notebook"):
+        run(chunker, b'{"messages": []}', uri="x.ipynb")
