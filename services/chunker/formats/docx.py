@@ -6,8 +6,9 @@ number ("7.", "7.2") is treated as a heading too, since contracts often format c
 hand. List paragraphs (list styles or Word numbering) become list items: bullets as "- ", numbered
 lists as "1. ", "2. " counted per list, nested levels indented. Tables take their first row as the
 header; a merged cell is written once and a nested table is flattened into its cell. Tracked changes are
-read as accepted: pending insertions are text (a redlined contract's new clauses), deletions are not. Page
-headers, footers, comments and text boxes are not read.
+read as accepted: pending insertions are text (a redlined contract's new clauses), deletions are not. A footnote
+or endnote is read where the text refers to it, "(footnote: ...)". Page headers, footers, comments and text
+boxes are not read.
 """
 
 import io
@@ -17,6 +18,7 @@ from typing import Any
 
 import docx
 from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml import parse_xml
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
@@ -97,15 +99,44 @@ def _list_info(paragraph: Paragraph) -> tuple[str, str] | None:
 _UNSEEN = frozenset({qn("w:del"), qn("w:moveFrom"), qn("w:txbxContent"), qn("w:p")})
 
 
-def _paragraph_text(paragraph: Paragraph) -> str:
+# Footnotes and endnotes: their text, by (kind, id), read where the body refers to them.
+Notes = dict[tuple[str, str], str]
+_NOTE_KINDS = ("footnote", "endnote")
+
+
+def _notes(document) -> Notes:
+    """The document's footnotes and endnotes (python-docx does not read them): a clause's "Excludes public
+    holidays" footnote is part of what the clause says."""
+    found: Notes = {}
+    parts = {str(part.partname): part for part in document.part.package.iter_parts()}
+    for kind in _NOTE_KINDS:
+        part = parts.get(f"/word/{kind}s.xml")
+        if part is None:
+            continue
+        for note in parse_xml(part.blob).findall(qn(f"w:{kind}")):
+            if note.get(qn("w:type")) in ("separator", "continuationSeparator", "continuationNotice"):
+                continue
+            text = " ".join("".join(t.text or "" for t in note.iter(qn("w:t"))).split())
+            if text:
+                found[(kind, note.get(qn("w:id")) or "")] = text
+    return found
+
+
+def _paragraph_text(paragraph: Paragraph, notes: Notes | None = None) -> str:
     p = paragraph._p
     parts = []
     for run in p.iter(qn("w:r")):
         node = run.getparent()
         while node is not None and node is not p and node.tag not in _UNSEEN:
             node = node.getparent()
-        if node is p:
-            parts.append(run.text)  # w:t, w:tab, w:br, ... as python-docx reads a run
+        if node is not p:
+            continue
+        parts.append(run.text)  # w:t, w:tab, w:br, ... as python-docx reads a run
+        for kind in _NOTE_KINDS:
+            reference = run.find(qn(f"w:{kind}Reference"))
+            text = (notes or {}).get((kind, reference.get(qn("w:id")) or "")) if reference is not None else None
+            if text:
+                parts.append(f" ({kind}: {text})")
     return "".join(parts)
 
 
@@ -128,7 +159,7 @@ def _heading_level(paragraph: Paragraph, text: str, offset: int) -> int:
     return 0
 
 
-def _rows(table: Table) -> list[list[str]]:
+def _rows(table: Table, notes: Notes | None = None) -> list[list[str]]:
     rows = []
     for row in table.rows:
         cells, seen = [], set()
@@ -136,19 +167,19 @@ def _rows(table: Table) -> list[list[str]]:
             if id(cell._tc) in seen:
                 continue  # a horizontally merged cell is repeated by python-docx
             seen.add(id(cell._tc))
-            cells.append(_cell_text(cell))
+            cells.append(_cell_text(cell, notes))
         rows.append(cells)
     return rows
 
 
-def _cell_text(cell) -> str:
+def _cell_text(cell, notes: Notes | None = None) -> str:
     """A cell's paragraphs, and the text of any table nested in it, as one line of text."""
     parts = []
     for item in cell.iter_inner_content():
         if isinstance(item, Table):
-            parts += [" ".join(row) for row in _rows(item)]
+            parts += [" ".join(row) for row in _rows(item, notes)]
         else:
-            parts.append(_paragraph_text(item))
+            parts.append(_paragraph_text(item, notes))
     return " ".join(parts)
 
 
@@ -157,6 +188,7 @@ def parse_docx(content: bytes, name: str) -> ParsedDocument:
     writer = CanonicalWriter()
     numbering = _Numbering(document)
     try:
+        notes = _notes(document)
         blocks = list(document.iter_inner_content())
         styles = {b.style.name.lower() for b in blocks if isinstance(b, Paragraph) and b.style is not None}
     except Exception as exc:  # noqa: BLE001
@@ -166,9 +198,9 @@ def parse_docx(content: bytes, name: str) -> ParsedDocument:
     current_list = None
     for block in blocks:
         if isinstance(block, Table):
-            writer.table(_rows(block))
+            writer.table(_rows(block, notes))
             continue
-        text = _paragraph_text(block).replace("\t", " ").strip()
+        text = _paragraph_text(block, notes).replace("\t", " ").strip()
         if not text:
             continue
         level = _heading_level(block, text, offset)

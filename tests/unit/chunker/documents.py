@@ -2,6 +2,7 @@
 
 import io
 import textwrap
+import zipfile
 
 import docx
 from docx.shared import Pt
@@ -103,6 +104,46 @@ def two_column_pdf(
     page.showPage()
     page.save()
     return out.getvalue()
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def docx_with_footnote(before: str, note: str, after: str) -> bytes:
+    """A Word document with one footnote, referred to between `before` and `after` (python-docx cannot write
+    notes: the footnotes part, its relationship and its content type are added to the package here)."""
+    from docx.oxml import parse_xml
+
+    document = docx.Document()
+    paragraph = document.add_paragraph(before)
+    paragraph.add_run()._r.append(parse_xml(f'<w:footnoteReference xmlns:w="{_W}" w:id="1"/>'))
+    paragraph.add_run(after)
+    out = io.BytesIO()
+    document.save(out)
+    notes = (
+        f'<w:footnotes xmlns:w="{_W}"><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r>'
+        f'</w:p></w:footnote><w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve">'
+        f" {note}</w:t></w:r></w:p></w:footnote></w:footnotes>"
+    )
+    source, result = zipfile.ZipFile(io.BytesIO(out.getvalue())), io.BytesIO()
+    with zipfile.ZipFile(result, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/_rels/document.xml.rels":
+                data = data.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rIdNotes" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                    b'relationships/footnotes" Target="footnotes.xml"/></Relationships>',
+                )
+            elif item.filename == "[Content_Types].xml":
+                data = data.replace(
+                    b"</Types>",
+                    b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-'
+                    b'officedocument.wordprocessingml.footnotes+xml"/></Types>',
+                )
+            target.writestr(item, data)
+        target.writestr("word/footnotes.xml", notes)
+    return result.getvalue()
 
 
 def blank_pdf() -> bytes:

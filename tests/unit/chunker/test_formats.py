@@ -14,6 +14,7 @@ from tests.unit.chunker.documents import (
     blank_pdf,
     check_invariants,
     docx_bytes,
+    docx_with_footnote,
     encrypted_pdf,
     pdf,
     run,
@@ -706,3 +707,11 @@ def test_a_jupyter_notebook_reads_its_markdown_and_code_cells(chunker):
     assert any("twice the annual plans' rate" in c.body for c in chunks)
     with pytest.raises(InvalidArgument, match="not a Jupyter notebook"):
         run(chunker, b'{"messages": []}', uri="x.ipynb")
+
+
+def test_docx_footnotes_are_read_where_the_text_refers_to_them(chunker):
+    """python-docx does not read footnotes: a clause's "Excludes public holidays" was lost."""
+    content = docx_with_footnote("Employees get 25 days of leave", "Excludes public holidays.", " per year.")
+    text = canonical_text(content, "leave.docx")
+    assert "Employees get 25 days of leave (footnote: Excludes public holidays.) per year." in text
+    check_invariants(chunker, content, "leave.docx", run(chunker, content, uri="leave.docx")[1])
