@@ -1,7 +1,8 @@
 """An OpenAI-compatible chat endpoint: existing chat clients ask the corpus.
 
 POST /v1/chat/completions: the last user message is the question; earlier messages are not used (each
-question is answered from the corpus alone). The model name selects the pipeline: `ragmesh` asks as the
+question is answered from the corpus alone; an abstention in a conversation says so, so that a follow-up is asked
+in full). The model name selects the pipeline: `ragmesh` asks as the
 API key's tenant, `ragmesh:<tenant>` names the tenant (the key must belong to it). The reply's content
 is the answer with numbered markers [1], [2], ... and a Sources list; the same citations, with their
 character offsets, are in the completion's `citations` field. An abstention is a normal completion that
@@ -97,12 +98,21 @@ def _reading(chunk: Any) -> dict[str, Any]:
     }
 
 
-def render(reply: gateway_pb2.AskResponse) -> str:
+# Said with an abstention in a conversation: the earlier turns are not read, so a follow-up ("and for monthly
+# ones?") is asked without what it refers to.
+ALONE = (
+    "Each message is answered from the documents on its own, without the conversation before it: "
+    "if this one follows up an earlier question, ask it in full."
+)
+
+
+def render(reply: gateway_pb2.AskResponse, follow_up: bool = False) -> str:
     """The message content: the answer with its markers and sources, or what is missing and what to read; and
     when the question named a past time, which versions were searched (an answer from a superseded version must
     say why it is not today's)."""
     searched = ["", f"Searched: {reply.time_reference}."] if reply.time_reference else []
-    return "\n".join(_answer_lines(reply) + searched)
+    alone = ["", ALONE] if follow_up and reply.answer.abstained else []
+    return "\n".join(_answer_lines(reply) + searched + alone)
 
 
 def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
@@ -144,7 +154,7 @@ def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
     }
 
 
-def completion(reply: gateway_pb2.AskResponse, model: str, created: int) -> dict[str, Any]:
+def completion(reply: gateway_pb2.AskResponse, model: str, created: int, follow_up: bool = False) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{reply.answer_id}",
         "object": "chat.completion",
@@ -153,7 +163,7 @@ def completion(reply: gateway_pb2.AskResponse, model: str, created: int) -> dict
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": render(reply)},
+                "message": {"role": "assistant", "content": render(reply, follow_up)},
                 "finish_reason": "stop",
                 "logprobs": None,
             }
@@ -167,7 +177,7 @@ def pieces(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
 
 
-def stream(reply: gateway_pb2.AskResponse, model: str, created: int) -> Iterator[str]:
+def stream(reply: gateway_pb2.AskResponse, model: str, created: int, follow_up: bool = False) -> Iterator[str]:
     base = {"id": f"chatcmpl-{reply.answer_id}", "object": "chat.completion.chunk", "created": created, "model": model}
 
     def event(delta: dict[str, Any], finish: Literal["stop"] | None = None, **extra: Any) -> str:
@@ -175,7 +185,7 @@ def stream(reply: gateway_pb2.AskResponse, model: str, created: int) -> Iterator
         return f"data: {json.dumps({**base, 'choices': [choice], **extra})}\n\n"
 
     yield event({"role": "assistant", "content": ""})
-    for piece in pieces(render(reply)):
+    for piece in pieces(render(reply, follow_up)):
         yield event({"content": piece})
     yield event({}, "stop", **_extras(reply))
     yield "data: [DONE]\n\n"
@@ -192,9 +202,10 @@ def chat_completions(
     # Before any event, so that errors keep their status.
     reply = client.ask(question, filters=Filters(access_scopes=body.access_scopes), tenant=tenant, api_key=key)
     created = int(time.time())
+    follow_up = sum(message.role == "user" for message in body.messages) > 1
     if body.stream:
-        return StreamingResponse(stream(reply, body.model, created), media_type="text/event-stream")
-    return completion(reply, body.model, created)
+        return StreamingResponse(stream(reply, body.model, created, follow_up), media_type="text/event-stream")
+    return completion(reply, body.model, created, follow_up)
 
 
 @router.get("/models", summary="The models (pipelines) this endpoint serves")

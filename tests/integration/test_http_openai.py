@@ -68,6 +68,24 @@ def test_an_abstention_is_a_completion_with_suggested_reading(chat, ingested):
     for item in reading:
         assert f"- {item['document_id']}@{item['version']}" in content
     assert not re.search(r"\[\d+\]", content)
+    assert "answered from the documents on its own" not in content  # a first question
+
+
+def test_an_abstained_follow_up_says_the_conversation_is_not_read(chat, ingested):
+    """A chat client sends the whole conversation; only the last message is asked, so "and for monthly ones?"
+    was refused with no hint why."""
+    messages = [
+        {"role": "user", "content": ANSWERED},
+        {"role": "assistant", "content": "The Team plan is $79 per month."},
+        {"role": "user", "content": "and what about the parental leave policy"},
+    ]
+    completion = chat.chat.completions.create(model="ragmesh", messages=messages)
+    content = completion.choices[0].message.content
+    assert completion.model_extra["ragmesh"]["abstained"]
+    assert content.endswith("if this one follows up an earlier question, ask it in full.")
+    messages[-1]["content"] = "how much is the Business plan per month"
+    answered = chat.chat.completions.create(model="ragmesh", messages=messages).choices[0].message.content
+    assert "on its own" not in answered
 
 
 def test_models_and_errors(chat, ingested, front_door):
