@@ -26,7 +26,7 @@ def check_archive(content: bytes, name: str, max_bytes: int) -> None:
     if total > limit:
         raise ResourceExhausted(
             f"document.content: {name} expands to {total} bytes, over the {limit}-byte limit "
-            f"for archives ({EXPANSION_FACTOR}x the {max_bytes}-byte document limit)"
+            f"for archives ({EXPANSION_FACTOR}x the {max_bytes}-byte document limit, RAGMESH_CHUNKER_MAX_BYTES)"
         )
     for member in members:
         ratio = member.file_size / max(member.compress_size, 1)

@@ -84,7 +84,8 @@ class DocumentChunker:
             raise InvalidArgument("document.meta.tenant_id", f"is required ({name})")
         if len(content) > self.max_bytes:
             raise InvalidArgument(
-                "document.content", f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit"
+                "document.content",
+                f"{name} is {len(content)} bytes, over the {self.max_bytes}-byte limit (RAGMESH_CHUNKER_MAX_BYTES)",
             )
         if not content.strip():
             raise InvalidArgument("document.content", f"{name} is empty")
@@ -94,7 +95,7 @@ class DocumentChunker:
         if len(parsed.text) > self.max_bytes:  # a format whose text outgrows its bytes (zip-based ones)
             raise ResourceExhausted(
                 f"document.content: {name} has {len(parsed.text)} characters of text, over "
-                f"the {self.max_bytes}-byte document limit"
+                f"the {self.max_bytes}-byte document limit (RAGMESH_CHUNKER_MAX_BYTES)"
             )
         resolved, statements = self._resolve_meta(meta, parsed, content, content_type)
         if self._packer is None or self._windows is None:

@@ -235,8 +235,9 @@ def test_bad_input_names_the_document_and_the_problem(chunker, content, uri, nee
 
 def test_size_limit(chunker):
     small = make_chunker(max_bytes=100)
-    with pytest.raises(InvalidArgument, match="over the 100-byte limit"):
+    with pytest.raises(InvalidArgument, match="over the 100-byte limit") as err:
         run(small, "# Big\n\n" + "word " * 100, uri="big.md")
+    assert "RAGMESH_CHUNKER_MAX_BYTES" in err.value.message  # what to raise for a large deck or PDF
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
