@@ -3,7 +3,8 @@
 A PDF has no paragraphs or tables, only positioned text, so structure is inferred, best effort:
 - text fragments (pypdf's visitor: position, font size, font name) are grouped into lines by y;
 - a line in a larger font than the body text is a heading (one level per distinct size); a short
-  bold body-size line that starts with a clause number ("7.", "7.2") is a heading below those;
+  bold body-size line that starts with a clause number ("7.", "7.2") is a heading below those, and so
+  is any short bold body-size line that is not a label ("Note:") or a bold sentence running on;
 - a run of consecutive lines whose fragments start at the same x positions (columns) is a table,
   its first line the header;
 - lines starting with a bullet or a clause/list number are list items; other lines join into
@@ -311,7 +312,8 @@ def _page_elements(
             elements.append(table)
             continue
         text = line.text
-        level = _heading_level(line, heading_sizes, body_size)
+        continued = i + 1 < len(lines) and lines[i + 1].text[:1].islower()  # a sentence wrapped onto the next line
+        level = _heading_level(line, heading_sizes, body_size, continued)
         prev = elements[-1] if elements else None
         gap = (prev.last_y - line.y) if prev is not None else 0.0
         if level:
@@ -367,7 +369,7 @@ def _mend_hyphenation(elements: list[_Element]) -> None:
         el.text = _HYPHENATED.sub(mend, el.text).replace(_BREAK, "-")
 
 
-def _heading_level(line: _Line, heading_sizes: list[float], body_size: float) -> int:
+def _heading_level(line: _Line, heading_sizes: list[float], body_size: float, continued: bool = False) -> int:
     text = line.text
     if len(text) > 150 or text.endswith((".", ";", ",")):
         return 0
@@ -377,6 +379,18 @@ def _heading_level(line: _Line, heading_sizes: list[float], body_size: float) ->
     if line.bold and abs(line.size - body_size) < 0.5 and _CLAUSE_HEADING.match(text) and len(text) <= 90:
         number = text.split(None, 1)[0].rstrip(".")
         return min(len(heading_sizes) + number.count(".") + 1, 6)
+    # A short bold line at body size is a heading too (documents exported from Word with headings set in bold
+    # rather than in a heading style); not a bold label ending in a colon ("Note:"), nor a line of a bold
+    # paragraph whose sentence runs on.
+    if (
+        line.bold
+        and abs(line.size - body_size) < 0.5
+        and len(text) <= 60
+        and len(text.split()) <= 8
+        and not text.endswith(":")
+        and not continued
+    ):
+        return min(len(heading_sizes) + 1, 6)
     return 0
 
 

@@ -183,6 +183,33 @@ def _lines_pdf(lines: list[str]) -> bytes:
     return out.getvalue()
 
 
+def test_pdf_short_bold_lines_at_body_size_are_headings():
+    """Word exports often set headings in bold at the body's size: they were joined into the paragraph before them
+    ("... original payment method. Exceptions"), and the document had no sections."""
+    out = io.BytesIO()
+    page = pdf_canvas.Canvas(out, pagesize=A4, invariant=1)
+    y = 780
+    for bold, text in (
+        (True, "Refund Policy"),
+        (False, "Refunds are paid within 30 days of the request."),
+        (True, "Exceptions"),
+        (False, "Gift cards are not refunded."),
+        (True, "All refunds above 500 euros need the approval of"),
+        (True, "the finance team before they are paid."),
+        (True, "Note:"),
+        (False, "Contact support for help."),
+    ):
+        page.setFont("Helvetica-Bold" if bold else "Helvetica", 10)
+        page.drawString(50, y, text)
+        y -= 13
+    page.showPage()
+    page.save()
+    parsed = read_document(out.getvalue(), "refunds.pdf")
+    assert [s.heading_path for s in parsed.sections] == [["Refund Policy"], ["Exceptions"]]
+    assert "# Exceptions\n\nGift cards are not refunded." in parsed.text
+    assert "All refunds above 500 euros need the approval of the finance team" in parsed.text  # a bold paragraph
+
+
 def test_pdf_words_hyphenated_at_a_line_end_read_whole():
     """Justified text splits words at line ends ("recover-" / "able"): they read "recover- able" before, a word
     no search for "recoverable" finds. A compound the document writes with its hyphen keeps it."""
