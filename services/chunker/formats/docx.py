@@ -7,8 +7,8 @@ hand. List paragraphs (list styles or Word numbering) become list items: bullets
 lists as "1. ", "2. " counted per list, nested levels indented. Tables take their first row as the
 header; a merged cell is written once and a nested table is flattened into its cell. Tracked changes are
 read as accepted: pending insertions are text (a redlined contract's new clauses), deletions are not. A footnote
-or endnote is read where the text refers to it, "(footnote: ...)". Page headers, footers, comments and text
-boxes are not read.
+or endnote is read where the text refers to it, "(footnote: ...)". A text box's paragraphs follow the paragraph it
+is anchored in. Page headers, footers and comments are not read.
 """
 
 import io
@@ -159,6 +159,26 @@ def _heading_level(paragraph: Paragraph, text: str, offset: int) -> int:
     return 0
 
 
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+
+
+def _text_boxes(paragraph: Paragraph) -> list[str]:
+    """The paragraphs of the text boxes anchored in a paragraph (a callout: "Important: ..."), each once: Word
+    writes a box twice, as a drawing and as its older VML fallback."""
+    found = []
+    for box in paragraph._p.iter(qn("w:txbxContent")):
+        node = box.getparent()
+        while node is not None and node is not paragraph._p and node.tag != _FALLBACK:
+            node = node.getparent()
+        if node is not None and node.tag == _FALLBACK:
+            continue
+        for inner in box.iter(qn("w:p")):
+            text = " ".join("".join(t.text or "" for t in inner.iter(qn("w:t"))).split())
+            if text:
+                found.append(text)
+    return found
+
+
 def _rows(table: Table, notes: Notes | None = None) -> list[list[str]]:
     rows = []
     for row in table.rows:
@@ -201,7 +221,10 @@ def parse_docx(content: bytes, name: str) -> ParsedDocument:
             writer.table(_rows(block, notes))
             continue
         text = _paragraph_text(block, notes).replace("\t", " ").strip()
+        boxes = _text_boxes(block)
         if not text:
+            for box in boxes:
+                writer.paragraph(box)
             continue
         level = _heading_level(block, text, offset)
         info = _list_info(block) if not level else None
@@ -215,6 +238,8 @@ def parse_docx(content: bytes, name: str) -> ParsedDocument:
             writer.list_item(text, numbering.marker(info[0], info[1], style), int(info[1]))
         else:
             writer.paragraph(text)
+        for box in boxes:  # after the paragraph it is anchored in
+            writer.paragraph(box)
     parsed = writer.result()
     if not parsed.text.strip():
         raise InvalidArgument("document.content", f"{name} has no text")

@@ -742,3 +742,27 @@ def test_docx_footnotes_are_read_where_the_text_refers_to_them(chunker):
     text = canonical_text(content, "leave.docx")
     assert "Employees get 25 days of leave (footnote: Excludes public holidays.) per year." in text
     check_invariants(chunker, content, "leave.docx", run(chunker, content, uri="leave.docx")[1])
+
+
+def test_docx_text_boxes_follow_the_paragraph_they_are_anchored_in(chunker):
+    """A callout box's text was not read; Word writes each box twice (drawing and VML fallback): read once."""
+    from docx.oxml import parse_xml
+
+    box = "Important: refunds over 500 euros need finance approval."
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    mc = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+    content = f"<w:txbxContent><w:p><w:r><w:t>{box}</w:t></w:r></w:p></w:txbxContent>"
+    run_xml = (
+        f'<w:r xmlns:w="{w}" xmlns:mc="{mc}"><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing>'
+        f"{content}</w:drawing></mc:Choice><mc:Fallback><w:pict>{content}</w:pict></mc:Fallback>"
+        "</mc:AlternateContent></w:r>"
+    )
+
+    def build(document):
+        paragraph = document.add_paragraph("Refunds are paid within 30 days.")
+        paragraph._p.append(parse_xml(run_xml))
+        document.add_paragraph("Gift cards are not refunded.")
+
+    text = canonical_text(docx_bytes(build), "refunds.docx")
+    assert f"Refunds are paid within 30 days.\n\n{box}\n\nGift cards are not refunded." in text
+    assert text.count(box) == 1
