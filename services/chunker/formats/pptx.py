@@ -2,7 +2,8 @@
 title ("Slide N" without one), its shapes read top to bottom and left to right: text boxes as paragraphs, bulleted
 paragraphs as list items at their level, tables with their first row as the header, grouped shapes in their group's
 place; then the speaker notes ("Notes: ..."), where a deck keeps what the presenter says about the slide. Hidden
-slides are not read (nobody watching the deck sees them); pictures and charts have no text here. The title is
+slides are not read (nobody watching the deck sees them), nor the running footer, date and slide number;
+pictures and charts have no text here. The title is
 the deck's own (File > Properties), else its first slide's title, else the file name."""
 
 import io
@@ -19,6 +20,8 @@ from shared.errors import InvalidArgument
 
 # Placeholders whose paragraphs are not bullets (a body or content placeholder's are, by the layout's default).
 _UNBULLETED = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.SUBTITLE}
+# The deck's running footer, date and slide number: the same on every slide, not its content.
+_RUNNING = {PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.HEADER}
 
 
 def _open(content: bytes, name: str):
@@ -48,6 +51,8 @@ def _bulleted(paragraph) -> bool:
 
 def _write_shape(writer: CanonicalWriter, shape, title_id: int | None) -> None:
     if shape.shape_id == title_id:  # written as the slide's heading
+        return
+    if shape.is_placeholder and shape.placeholder_format.type in _RUNNING:
         return
     if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
         for inner in _in_reading_order(shape.shapes):

@@ -623,6 +623,9 @@ def _deck() -> bytes:
         paragraph = body.add_paragraph()
         paragraph.text, paragraph.level = text, level
     slide.notes_slide.notes_text_frame.text = "Remind them that SEV-1 updates go out every 30 minutes."
+    footer = next(p for p in deck.slide_layouts[1].placeholders if p.placeholder_format.idx == 11)
+    slide.shapes.clone_placeholder(footer)
+    slide.placeholders[11].text_frame.text = "Northwind confidential"
     hidden = deck.slides.add_slide(deck.slide_layouts[5])
     hidden.shapes.title.text = "Draft pricing, do not present"
     hidden._element.set("show", "0")
@@ -650,6 +653,7 @@ def test_a_powerpoint_deck_reads_slide_by_slide(chunker):
     assert "| Plan | First reply |" in text and "| Enterprise | 4 hours |" in text
     assert text.index("| Enterprise | 4 hours |") < text.index("Targets are measured in business hours.")
     assert "Draft pricing" not in text  # a hidden slide
+    assert "Northwind confidential" not in text  # the running footer
     meta, chunks = run(chunker, _deck(), uri="decks/onboarding.pptx")
     check_invariants(chunker, _deck(), "decks/onboarding.pptx", chunks)
     targets = next(c for c in chunks if "4 hours" in c.body)
