@@ -41,12 +41,16 @@ def _in_reading_order(shapes) -> list[Any]:
     return sorted(shapes, key=lambda s: ((s.top or 0), (s.left or 0)))
 
 
-def _bulleted(paragraph) -> bool:
-    """A paragraph the deck marks as a bullet or numbered item, or an indented one in a body placeholder."""
+def _bullet(paragraph) -> bool | None:
+    """Whether the paragraph itself says it is a bullet or numbered item (True) or not (a:buNone, False), or
+    None where it leaves that to its placeholder and layout."""
     p_pr = paragraph._p.pPr
-    if p_pr is not None and any(child.tag.endswith(("}buChar", "}buAutoNum")) for child in p_pr):
-        return True
-    return paragraph.level > 0
+    for child in p_pr if p_pr is not None else ():
+        if child.tag.endswith(("}buChar", "}buAutoNum")):
+            return True
+        if child.tag.endswith("}buNone"):
+            return False
+    return None
 
 
 def _write_shape(writer: CanonicalWriter, shape, title_id: int | None) -> None:
@@ -69,7 +73,10 @@ def _write_shape(writer: CanonicalWriter, shape, title_id: int | None) -> None:
         text = paragraph.text.replace("\x0b", " ").strip()  # a soft line break inside a paragraph
         if not text:
             continue
-        if _bulleted(paragraph) or (body_placeholder and len(shape.text_frame.paragraphs) > 1):
+        bullet = _bullet(paragraph)
+        if bullet is None:  # a body placeholder's paragraphs are bullets by default; an indented one is an item
+            bullet = paragraph.level > 0 or (body_placeholder and len(shape.text_frame.paragraphs) > 1)
+        if bullet:
             if lines:
                 writer.paragraph(" ".join(lines))
                 lines = []

@@ -622,6 +622,11 @@ def _deck() -> bytes:
     for text, level in (("Page the on-call engineer at once", 1), ("SEV-2: one feature is broken", 0)):
         paragraph = body.add_paragraph()
         paragraph.text, paragraph.level = text, level
+    plain = body.add_paragraph()  # told not to be a bullet (a:buNone)
+    plain.text = "Every incident gets a ticket."
+    plain._p.get_or_add_pPr().append(
+        pptx.oxml.parse_xml('<a:buNone xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"/>')
+    )
     slide.notes_slide.notes_text_frame.text = "Remind them that SEV-1 updates go out every 30 minutes."
     footer = next(p for p in deck.slide_layouts[1].placeholders if p.placeholder_format.idx == 11)
     slide.shapes.clone_placeholder(footer)
@@ -650,6 +655,7 @@ def test_a_powerpoint_deck_reads_slide_by_slide(chunker):
     assert "# Severity levels" in text and "# Response targets" in text and text.count("Severity levels") == 1
     assert "- SEV-1: the service is down for every customer\n  - Page the on-call engineer at once" in text
     assert "Notes: Remind them that SEV-1 updates go out every 30 minutes." in text
+    assert "\n\nEvery incident gets a ticket.\n\n" in text  # a paragraph, not an item
     assert "| Plan | First reply |" in text and "| Enterprise | 4 hours |" in text
     assert text.index("| Enterprise | 4 hours |") < text.index("Targets are measured in business hours.")
     assert "Draft pricing" not in text  # a hidden slide
