@@ -1,12 +1,13 @@
 """Jupyter notebooks (.ipynb, nbformat 4 JSON) -> canonical text: the Markdown cells as Markdown (their headings
-open sections), each code cell as a fenced block in the notebook's language. Outputs are not read: they are
-results of a run (tables of data, tracebacks, progress bars), often large, and not what the author wrote. The
-title is the notebook's first heading, else the file name."""
+open sections; comments and inlined base64 images blanked as in .md files), each code cell as a fenced block in
+the notebook's language. Outputs are not read: they are results of a run (tables of data, tracebacks, progress
+bars), often large, and not what the author wrote. The title is the notebook's first heading, else the file
+name."""
 
 import json
 
 from services.chunker.formats.canonical import file_title
-from services.chunker.formats.text import blank_html_comments, decode, first_heading
+from services.chunker.formats.text import blank_unrendered, decode, first_heading
 from services.chunker.structure import ParsedDocument, parse_markdown
 from shared.errors import InvalidArgument
 
@@ -35,7 +36,7 @@ def parse_notebook(content: bytes, name: str) -> ParsedDocument:
         if not text.strip():
             continue
         if cell.get("cell_type") == "markdown":
-            parts.append(blank_html_comments(text))
+            parts.append(blank_unrendered(text))
         elif cell.get("cell_type") == "code":
             fence = "~~~" if "```" in text else "```"  # parse_markdown ends a fence at its marker
             parts.append(f"{fence}{language}\n{text}\n{fence}")

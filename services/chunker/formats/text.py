@@ -45,16 +45,16 @@ def decode(content: bytes, name: str, kind: str, encoding: str = "utf-8") -> str
     return text.removeprefix("\ufeff")
 
 
-def _parse(content: bytes, name: str, kind: str, parser, hide_comments: bool = False) -> ParsedDocument:
+def _parse(content: bytes, name: str, kind: str, parser, markdown: bool = False) -> ParsedDocument:
     text = decode(content, name, kind)
     front = split_front_matter(text, name)
     body_start = front.body_start
     if not text[body_start:].strip():
         raise InvalidArgument("document.content", f"{name} has no text after its front matter")
-    if hide_comments:
-        text = text[:body_start] + blank_html_comments(text[body_start:])
+    if markdown:  # what a rendered page does not show as text
+        text = text[:body_start] + blank_unrendered(text[body_start:])
         if not text[body_start:].strip():
-            raise InvalidArgument("document.content", f"{name} has no text outside HTML comments")
+            raise InvalidArgument("document.content", f"{name} has no text outside HTML comments and inlined data")
     return ParsedDocument(
         text=text,
         sections=parser(text, body_start),
@@ -66,7 +66,7 @@ def _parse(content: bytes, name: str, kind: str, parser, hide_comments: bool = F
 
 
 def parse_markdown_file(content: bytes, name: str) -> ParsedDocument:
-    return _parse(content, name, "text/markdown", parse_markdown, hide_comments=True)
+    return _parse(content, name, "text/markdown", parse_markdown, markdown=True)
 
 
 _FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
@@ -88,6 +88,17 @@ def blank_html_comments(text: str) -> str:
         out += [text[last:start], re.sub(r"[^\n]", " ", match.group())]
         last = match.end()
     return "".join(out) + text[last:]
+
+
+# An image or file inlined as base64 ("![chart](data:image/png;base64,iVBORw0...)"): its payload is no text.
+_DATA_URI_PAYLOAD = re.compile(r"(?<=;base64,)[A-Za-z0-9+/=]{64,}")
+
+
+def blank_unrendered(text: str) -> str:
+    """The Markdown text as a reader sees it, every character at its offset: HTML comments blanked
+    (blank_html_comments), and the payload of base64 data URIs, which would fill chunks with tokens that are
+    no words (a 200 KB screenshot inlined in a page)."""
+    return _DATA_URI_PAYLOAD.sub(lambda m: " " * len(m.group()), blank_html_comments(text))
 
 
 def _in_code_span(text: str, at: int) -> bool:

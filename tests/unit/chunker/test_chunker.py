@@ -146,6 +146,18 @@ def test_html_comments_in_markdown_are_neither_indexed_nor_quoted(chunker):
         run(chunker, "<!-- only a comment -->\n")
 
 
+def test_images_inlined_as_base64_in_markdown_are_not_text(chunker):
+    """A screenshot inlined as a data URI filled chunks with base64 'words'."""
+    payload = "iVBORw0KGgoAAAANSUhEUgAA" * 400
+    doc = f"# Setup\n\nClick Save.\n\n![the dialog](data:image/png;base64,{payload})\n\nThen restart the agent.\n"
+    _, chunks = run(chunker, doc)
+    bodies = "".join(c.body + c.embed_text for c in chunks)
+    assert "iVBORw0K" not in bodies and "Then restart the agent." in bodies and "![the dialog](data:image/png" in bodies
+    restart = next(c for c in chunks if "restart" in c.body)
+    at = restart.char_start + restart.body.index("Then restart")
+    assert doc[at : at + len("Then restart")] == "Then restart"  # offsets still point into the file
+
+
 def test_table_stays_whole_with_its_header(chunker):
     _, chunks = run(chunker, DOC)
     table = next(c for c in chunks if "| Team | $79 |" in c.body)
