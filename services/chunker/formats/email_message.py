@@ -5,6 +5,7 @@ no plain one; attachments are named (their content is not read: ingest them as f
 
 import email
 import email.policy
+from email.errors import MessageError
 from email.message import EmailMessage, MIMEPart
 
 from services.chunker.formats.canonical import CanonicalWriter
@@ -42,24 +43,26 @@ def _body(message: EmailMessage, name: str) -> list[str]:
 def parse_eml(content: bytes, name: str) -> ParsedDocument:
     if b"\x00" in content[:8192]:
         raise InvalidArgument("document.content", f"{name} looks binary (NUL bytes), not an e-mail message")
-    message = email.message_from_bytes(content, policy=email.policy.default)
-    assert isinstance(message, EmailMessage)  # the default policy's message class
-    if not (message["From"] or message["Subject"]):
+    message = email.message_from_bytes(content, policy=email.policy.default)  # an EmailMessage, by the policy
+    try:
+        header = {key: " ".join(str(message[key]).split()) for key in _HEADER_LINES if message[key]}
+        paragraphs = [p for p in _body(message, name) if p.strip()]
+        attachments = [part.get_filename() or "unnamed" for part in message.iter_attachments()]
+    except (MessageError, ValueError, LookupError, TypeError) as exc:  # a header or MIME part that does not parse
+        raise InvalidArgument("document.content", f"{name} is not a readable e-mail message ({exc})") from None
+    if "From" not in header and "Subject" not in header:
         raise InvalidArgument("document.content", f"{name} is not an e-mail message (no From or Subject header)")
-    subject = " ".join(str(message["Subject"] or "").split())
-    sender = " ".join(str(message["From"] or "unknown sender").split())
-    paragraphs = [p for p in _body(message, name) if p.strip()]
-    attachments = [part.get_filename() or "unnamed" for part in message.iter_attachments()]
     if not paragraphs and not attachments:
         raise InvalidArgument("document.content", f"{name} has no readable text (an e-mail without a body)")
+    subject = header.get("Subject", "")
     writer = CanonicalWriter()
     if subject:
         writer.heading(1, subject)
-    writer.section(message_heading(1, sender), level=2 if subject else 1)
-    header = [f"{key}: {' '.join(str(message[key]).split())}" for key in _HEADER_LINES if message[key]]
+    writer.section(message_heading(1, header.get("From", "unknown sender")), level=2 if subject else 1)
+    lines = [f"{key}: {value}" for key, value in header.items()]
     if attachments:
-        header.append(f"Attachments: {', '.join(attachments)}")
-    writer.header("\n".join(header))
+        lines.append(f"Attachments: {', '.join(attachments)}")
+    writer.header("\n".join(lines))
     for paragraph in paragraphs:
         writer.paragraph(paragraph)
     return writer.result(title=subject)
