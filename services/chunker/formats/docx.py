@@ -11,9 +11,7 @@ or endnote is read where the text refers to it, "(footnote: ...)". A text box's 
 is anchored in. Page headers, footers and comments are not read.
 """
 
-import io
 import re
-import zipfile
 from typing import Any
 
 import docx
@@ -24,6 +22,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from services.chunker.formats.canonical import CanonicalWriter
+from services.chunker.formats.packages import open_package
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
@@ -32,16 +31,7 @@ _CLAUSE_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+\S")
 
 
 def _open(content: bytes, name: str):
-    try:
-        return docx.Document(io.BytesIO(content))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise InvalidArgument(
-            "document.content", f"{name} is not a readable DOCX ({exc or type(exc).__name__})"
-        ) from None
-    except Exception as exc:  # noqa: BLE001 - lxml and friends: a broken part fails this document only
-        raise InvalidArgument(
-            "document.content", f"{name} is not a readable DOCX ({type(exc).__name__}: {exc})"
-        ) from None
+    return open_package(docx.Document, content, name, "DOCX", (PackageNotFoundError,))
 
 
 class _Numbering:

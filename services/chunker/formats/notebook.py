@@ -4,10 +4,8 @@ the notebook's language. Outputs are not read: they are results of a run (tables
 bars), often large, and not what the author wrote. The title is the notebook's first heading, else the file
 name."""
 
-import json
-
 from services.chunker.formats.canonical import file_title
-from services.chunker.formats.text import blank_unrendered, decode, first_heading
+from services.chunker.formats.text import blank_unrendered, first_heading, read_json
 from services.chunker.structure import ParsedDocument, parse_markdown
 from shared.errors import InvalidArgument
 
@@ -18,14 +16,9 @@ def _source(cell: dict) -> str:
 
 
 def parse_notebook(content: bytes, name: str) -> ParsedDocument:
-    try:
-        notebook = json.loads(decode(content, name, "application/x-ipynb+json"))
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(
-            "document.content", f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    notebook = read_json(content, name, "application/x-ipynb+json")
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list):
+    if not isinstance(notebook, dict) or not isinstance(cells, list):
         raise InvalidArgument("document.content", f"{name} is not a Jupyter notebook (no 'cells' list)")
     language = str(((notebook.get("metadata") or {}).get("language_info") or {}).get("name") or "")
     parts = []

@@ -6,8 +6,6 @@ slides are not read (nobody watching the deck sees them), nor the running footer
 pictures and charts have no text here. The title is
 the deck's own (File > Properties), else its first slide's title, else the file name."""
 
-import io
-import zipfile
 from typing import Any
 
 import pptx
@@ -15,6 +13,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
 
 from services.chunker.formats.canonical import CanonicalWriter, file_title
+from services.chunker.formats.packages import open_package
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
@@ -25,16 +24,7 @@ _RUNNING = {PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.SLIDE_NUM
 
 
 def _open(content: bytes, name: str):
-    try:
-        return pptx.Presentation(io.BytesIO(content))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise InvalidArgument(
-            "document.content", f"{name} is not a readable PPTX deck ({exc or type(exc).__name__})"
-        ) from None
-    except Exception as exc:  # noqa: BLE001 - lxml and friends: a broken part fails this document only
-        raise InvalidArgument(
-            "document.content", f"{name} is not a readable PPTX deck ({type(exc).__name__}: {exc})"
-        ) from None
+    return open_package(pptx.Presentation, content, name, "PPTX deck", (PackageNotFoundError,))
 
 
 def _in_reading_order(shapes) -> list[Any]:

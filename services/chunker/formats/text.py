@@ -1,6 +1,7 @@
 """Markdown and plain text: the decoded file is the canonical text; front matter states metadata."""
 
 import codecs
+import json
 import re
 
 from services.chunker.frontmatter import split_front_matter
@@ -43,6 +44,16 @@ def decode(content: bytes, name: str, kind: str, encoding: str = "utf-8") -> str
     if wide and "\x00" in text:
         raise InvalidArgument("document.content", f"{name} looks binary (NUL characters), not {kind}")
     return text.removeprefix("\ufeff")
+
+
+def read_json(content: bytes, name: str, kind: str) -> object:
+    """A JSON document (a ticket thread, a notebook), refused naming where it does not parse."""
+    try:
+        return json.loads(decode(content, name, kind))
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(
+            "document.content", f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
 
 
 def _parse(content: bytes, name: str, kind: str, parser, markdown: bool = False) -> ParsedDocument:

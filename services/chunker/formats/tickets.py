@@ -6,10 +6,8 @@ written as an e-mail: its From/Date/Subject header lines, then its body paragrap
 text reads like the .txt threads and evidence can be quoted from either.
 """
 
-import json
-
 from services.chunker.formats.canonical import CanonicalWriter
-from services.chunker.formats.text import decode
+from services.chunker.formats.text import read_json
 from services.chunker.frontmatter import KNOWN_KEYS, access_like_paths
 from services.chunker.structure import ParsedDocument, message_heading
 from shared.errors import InvalidArgument
@@ -34,12 +32,7 @@ def _messages(data, name: str) -> tuple[str, list[dict]]:
 
 
 def parse_ticket_json(content: bytes, name: str) -> ParsedDocument:
-    try:
-        data = json.loads(decode(content, name, "application/json"))
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(
-            "document.content", f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    data = read_json(content, name, "application/json")
     title, messages = _messages(data, name)
     # A thread object may state governance as front matter does; keys about access anywhere in it (a message's
     # `public: false`) refuse a thread nobody gave scopes, as in front matter (services/chunker/frontmatter.py).

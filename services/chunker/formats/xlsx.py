@@ -11,10 +11,9 @@ name.
 """
 
 import datetime
-import io
-import zipfile
 
 from services.chunker.formats.canonical import CanonicalWriter, file_title
+from services.chunker.formats.packages import open_package
 from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
 
@@ -46,16 +45,10 @@ def _table(rows: list[list[str]]) -> list[list[str]]:
 def _open(content: bytes, name: str):
     import openpyxl
 
-    try:
-        return openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise InvalidArgument(
-            "document.content", f"{name} is not a readable XLSX workbook ({exc or type(exc).__name__})"
-        ) from None
-    except Exception as exc:  # noqa: BLE001 - a broken part of the package fails this document only
-        raise InvalidArgument(
-            "document.content", f"{name} is not a readable XLSX workbook ({type(exc).__name__}: {exc})"
-        ) from None
+    def load(data):
+        return openpyxl.load_workbook(data, read_only=True, data_only=True)
+
+    return open_package(load, content, name, "XLSX workbook", ())
 
 
 def parse_xlsx(content: bytes, name: str) -> ParsedDocument:
