@@ -41,9 +41,9 @@ _DOCUMENT_NOUN = (
     r"standard|standards|schedule|statement|sow|msa|dpa|sla|runbook|playbook|rules|notes|revision|release|faq)"
 )
 _DOCUMENT_WORD = re.compile(rf"\b{_DOCUMENT_NOUN}\b", re.IGNORECASE)
-# The document as the subject: nothing ("Replaces the 2025 policy."), "it", or a noun phrase of at most five
+# The document as the subject: nothing ("Replaces the 2025 policy."), "it" or "this", or a noun phrase of at most five
 # words ending in a document noun ("This policy", "These terms", "The 2026 Refund Policy").
-_SELF_SUBJECT = re.compile(rf"^(?:|it|(?:[\w()-]+\s+){{0,4}}{_DOCUMENT_NOUN})$", re.IGNORECASE)
+_SELF_SUBJECT = re.compile(rf"^(?:|it|this|(?:[\w()-]+\s+){{0,4}}{_DOCUMENT_NOUN})$", re.IGNORECASE)
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")
 _TOPIC_WORD = re.compile(r"[a-z][a-z]{2,}")
 # Words that say nothing about which document is meant.

@@ -39,6 +39,8 @@ def test_a_replacement_is_read_only_where_the_document_replaces_a_document():
     }
     assert _stated("# Travel\n\n- Supersedes the 2024 edition.\n") == {"supersedes": ["the 2024 edition"]}
     assert _stated("The 2025 travel policy is replaced by this policy.") == {"supersedes": ["The 2025 travel policy"]}
+    assert _stated("Effective 2026-03-01. This replaces the 2025 edition.")["supersedes"] == ["the 2025 edition"]
+    assert _stated("This replaces the legacy upload page.") == {}
     # What a product, a feature or a study replaces is not a document being replaced.
     assert _stated("The new dashboard replaces the legacy upload page with a drag-and-drop area.") == {}
     assert _stated("This release replaces the legacy upload page.") == {}
