@@ -10,6 +10,7 @@ import importlib.metadata
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -199,7 +200,10 @@ def cmd_documents(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    # A folder the demo makes is its own to remove (the index, the answer log and an API key's secret); one given
+    # with --data-dir is kept.
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="ragmesh-demo-")
+    made = not args.data_dir
     print(f"Starting the mesh (six processes on 127.0.0.1, data in {data_dir}) ...", flush=True)
     mesh = Mesh.on_free_ports(data_dir)
     try:
@@ -218,8 +222,10 @@ def cmd_demo(args) -> int:
         print(f"demo failed: {err}", file=sys.stderr)
         return 1
     finally:
-        print("\nStopping the mesh.")
+        print("\nStopping the mesh" + (" and removing its data (--data-dir keeps it)." if made else "."))
         mesh.stop()
+        if made:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -343,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="start the mesh, ingest a corpus, ask three questions, stop")
     demo.add_argument("--corpus", default="examples", help="folder to ingest (default examples)")
     demo.add_argument("--tenant", default="demo", help="tenant to ingest as and ask for (default demo)")
-    demo.add_argument("--data-dir", help="default: a new temporary folder")
+    demo.add_argument("--data-dir", help="kept afterwards; default: a new temporary folder, removed at the end")
     demo.add_argument("--start-timeout", type=float, default=300.0, help="seconds for every stage to be SERVING")
     demo.set_defaults(func=cmd_demo)
     _accept_global_options_after(sub)

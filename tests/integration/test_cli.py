@@ -138,3 +138,24 @@ def test_a_second_mesh_on_a_data_dir_in_use_is_refused(mesh):
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"another mesh (launcher pid {os.getpid()}) is running on the data dir {mesh.data_dir}" in done.stderr
     assert "SERVING" not in done.stdout
+
+
+def test_the_demo_removes_the_folder_it_made_and_keeps_one_it_was_given(tmp_path):
+    """`make demo` left a ragmesh-demo-* folder in /tmp on every run: an index, an answer log and an API key's
+    secret. A real demo run (its own mesh) over a one-document corpus."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "kettle.md").write_text("# Kettle\n\nThe Zephyr kettle holds 1.7 litres and boils in 3 minutes.\n")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    argv = [sys.executable, "-m", "services.cli.main", "demo", "--corpus", str(corpus)]
+    done = subprocess.run(argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 documents ingested, 0 failed" in done.stdout and "removing its data" in done.stdout
+    assert not [p for p in temp.iterdir() if p.name.startswith("ragmesh-demo-")]
+    kept = tmp_path / "kept"
+    done = subprocess.run(
+        [*argv, "--data-dir", str(kept)], cwd=ROOT_DIR, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0 and (kept / "answers.sqlite").exists()
