@@ -5,6 +5,8 @@ and nothing listed twice or skipped while items are written meanwhile)."""
 import base64
 import binascii
 import json
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from shared.errors import InvalidArgument
 
@@ -12,6 +14,7 @@ DEFAULT_PAGE_SIZE = 1000
 MAX_PAGE_SIZE = 10000
 
 Key = tuple[str | float, ...]
+T = TypeVar("T")
 
 
 def page_size(requested: int) -> int:
@@ -46,3 +49,11 @@ def after_key(token: str, types: tuple[type, ...], rpc: str) -> Key | None:
     ):
         raise InvalidArgument("page_token", f"page_token is not one a {rpc} page returned")
     return tuple(float(k) if t is float else k for k, t in zip(key, types, strict=True))
+
+
+def cut(items: Sequence[T], limit: int, key: Callable[[T], Key]) -> tuple[Sequence[T], str]:
+    """A page of `items` read with one more than `limit` (to learn whether another page follows), and the token
+    of the next page ("" after the last)."""
+    if len(items) <= limit:
+        return items, ""
+    return items[:limit], page_token(key(items[limit - 1]))

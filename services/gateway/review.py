@@ -10,7 +10,7 @@ from services.gateway.answer_log import AnswerLog, feedback_to_case, triage_pile
 from services.gateway.auth import unheld_scopes
 from shared.errors import FailedPrecondition, InvalidArgument
 from shared.names import check_tenant_id
-from shared.paging import after_key, page_size, page_token
+from shared.paging import after_key, cut, page_size
 from shared.stubs import gateway_pb2
 
 # One request names at most this many feedback ids (an export of a month's reviews fits many times over).
@@ -39,11 +39,8 @@ class FeedbackReview:
         limit = page_size(request.page_size)
         after = after_key(request.page_token, (float, str), "ListFeedback")
         wanted = gateway_pb2.Rating.Name(request.rating) if request.rating else None
-        rows = self._log().feedback_rows(request.since, request.tenant_id, wanted, after, limit + 1)
-        following = ""
-        if len(rows) > limit:
-            rows = rows[:limit]
-            following = page_token((rows[-1]["created_at"], rows[-1]["feedback_id"]))
+        read = self._log().feedback_rows(request.since, request.tenant_id, wanted, after, limit + 1)
+        rows, following = cut(read, limit, lambda row: (row["created_at"], row["feedback_id"]))
         return gateway_pb2.ListFeedbackResponse(
             entries=[_entry(row) for row in rows if _reviewable(row)], next_page_token=following
         )

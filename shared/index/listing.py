@@ -9,7 +9,7 @@ import itertools
 import json
 
 from shared.index.embedded import EmbeddedIndex
-from shared.paging import after_key, page_size, page_token
+from shared.paging import after_key, cut, page_size
 
 
 @dataclasses.dataclass
@@ -35,10 +35,8 @@ def list_page(index, tenant_id: str, token: str = "", size: int = 0) -> tuple[li
         versions = _opensearch_versions(index, tenant_id, after, limit + 1)
     else:
         raise NotImplementedError(f"listing for index backend {index.name!r}")
-    if len(versions) > limit:
-        last = versions[limit - 1]
-        return versions[:limit], page_token((last.document_id, last.version))
-    return versions, ""
+    page, following = cut(versions, limit, lambda v: (v.document_id, v.version))
+    return list(page), following
 
 
 def _embedded_versions(index, tenant_id: str, after: tuple | None, limit: int) -> list[StoredVersion]:
