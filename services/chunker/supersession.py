@@ -86,10 +86,11 @@ def effective_date(text: str) -> Statement | None:
     return None
 
 
-def _clause_start(text: str, at: int) -> int:
-    """Where the clause holding position `at` begins: after the last sentence end, semicolon, colon or line
-    break before it."""
-    return max(text.rfind(mark, 0, at) for mark in (". ", ";", ":", "\n", "! ", "? ")) + 1
+def _clause_before(text: str, at: int) -> str:
+    """The clause's words before position `at`: from after the last sentence end, semicolon, colon or line
+    break, spaces collapsed."""
+    start = max(text.rfind(mark, 0, at) for mark in (". ", ";", ":", "\n", "! ", "? ")) + 1
+    return " ".join(text[start:at].split())
 
 
 def _names_document(words: str) -> bool:
@@ -100,12 +101,12 @@ def replaced_documents(text: str) -> list[Statement]:
     """Each statement of the document that it replaces another, with the other as written."""
     found = []
     for match in _REPLACES.finditer(text):
-        subject = text[_clause_start(text, match.start()) : match.start()].strip(" \t,*_#>+-")
+        subject = _clause_before(text, match.start()).strip(" ,*_#>+-")
         target = " ".join(match.group(1).split()).strip(" ,")
-        if _SELF_SUBJECT.match(" ".join(subject.split())) and _names_document(target):
+        if _SELF_SUBJECT.match(subject) and _names_document(target):
             found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
     for match in _REPLACED_BY_THIS.finditer(text):
-        target = " ".join(text[_clause_start(text, match.start()) : match.start()].split()).strip(" ,")
+        target = _clause_before(text, match.start()).strip(" ,")
         if 3 <= len(target) <= 120 and _names_document(target):
             found.append(Statement("supersedes", target, _sentence_around(text, *match.span())))
     return found

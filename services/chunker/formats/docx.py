@@ -94,6 +94,11 @@ Notes = dict[tuple[str, str], str]
 _NOTE_KINDS = ("footnote", "endnote")
 
 
+def _words(element) -> str:
+    """The text of every w:t under an element (a note, a text box's paragraph), spaces collapsed."""
+    return " ".join("".join(t.text or "" for t in element.iter(qn("w:t"))).split())
+
+
 def _notes(document) -> Notes:
     """The document's footnotes and endnotes (python-docx does not read them): a clause's "Excludes public
     holidays" footnote is part of what the clause says."""
@@ -106,7 +111,7 @@ def _notes(document) -> Notes:
         for note in parse_xml(part.blob).findall(qn(f"w:{kind}")):
             if note.get(qn("w:type")) in ("separator", "continuationSeparator", "continuationNotice"):
                 continue
-            text = " ".join("".join(t.text or "" for t in note.iter(qn("w:t"))).split())
+            text = _words(note)
             if text:
                 found[(kind, note.get(qn("w:id")) or "")] = text
     return found
@@ -162,10 +167,7 @@ def _text_boxes(paragraph: Paragraph) -> list[str]:
             node = node.getparent()
         if node is not None and node.tag == _FALLBACK:
             continue
-        for inner in box.iter(qn("w:p")):
-            text = " ".join("".join(t.text or "" for t in inner.iter(qn("w:t"))).split())
-            if text:
-                found.append(text)
+        found += [text for inner in box.iter(qn("w:p")) if (text := _words(inner))]
     return found
 
 
