@@ -1,6 +1,9 @@
 """Sentence boundaries that survive version numbers (v2.1.0), decimals (3.14), abbreviations and code."""
 
+import functools
 import re
+
+import simplemma
 
 _ABBREVIATIONS = {
     "e.g",
@@ -90,10 +93,21 @@ whats hows whos wheres much many tell please pls need know
 _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
+@functools.lru_cache(maxsize=65536)
+def _lemma(word: str) -> str:
+    """The word's dictionary form, so an inflected verb meets its base ("kept" and "keep", "deleted" and "delete",
+    "paid" and "pay"); the light stemming below only matches plurals. A lemma that is a stopword keeps the word
+    ("us" is not "we")."""
+    lemma = simplemma.lemmatize(word, lang="en").lower()
+    return word if lemma in _STOPWORDS or not lemma.isalpha() else lemma
+
+
 def _stem(word: str) -> str:
-    """Just enough stemming to match plurals and -ly adverbs; identifiers pass through."""
+    """A word's dictionary form, then just enough stemming to match plurals and -ly adverbs; identifiers pass
+    through."""
     if not word.isalpha():
         return word
+    word = _lemma(word)
     if word.endswith("ly") and len(word) > 5:
         word = word[:-2]  # monthly -> month, yearly -> year
     if word.endswith("ies") and len(word) > 4:
@@ -118,6 +132,25 @@ def content_terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole, and a
     clipped unit word ("yr") counts as the word."""
     return {_term(w) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
+
+
+# "how long", "how often": the word after "how" names the kind of answer (a duration, a frequency), not what the
+# question is about; "as long as the account is active" does not answer "how long do we keep invoices".
+_HOW_MEASURE = re.compile(
+    r"\bhow\s+(long|often|soon|far|fast|quick|quickly|frequent|frequently|old|big|large|early|late|high|low)\b"
+)
+
+
+def question_terms(question: str) -> set[str]:
+    """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
+    question uses the word again, as in "how long is the long-haul allowance")."""
+    terms = content_terms(question)
+    lowered = question.lower()
+    for match in _HOW_MEASURE.finditer(lowered):
+        word = match.group(1)
+        if len(re.findall(rf"\b{word}\b", lowered)) == 1:
+            terms.discard(_term(word))
+    return terms
 
 
 # A number joined to its unit word ("3-year", "14-day").

@@ -23,6 +23,7 @@ from shared.text import (
     identifiers,
     is_message_header,
     is_table_header,
+    question_terms,
     read_row,
     table_header_before,
     with_number_units,
@@ -116,7 +117,7 @@ class ExtractiveGenerator:
         pass
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
-        wanted = content_terms(query)
+        wanted = question_terms(query)
         # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
         # answers it: a passage about E-4413 does not answer a question about E-6001.
         named = identifiers(query)
@@ -189,7 +190,12 @@ class ExtractiveGenerator:
         _, top_rank, _, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
-            entry = _entry_among(scored, passages, spans, named, self.max_units)
+            # The named thing's entry answers before a sentence elsewhere that mentions it, even where the entry
+            # shares fewer of the question's words ("E-4412 ... which cli command fixes it": the manual's entry, not
+            # a ticket's "E-4412 conflicts stopped after ...").
+            entry = _entry_among(scored, passages, spans, named, self.max_units) or _named_entry(
+                passages, spans, named, self.max_units
+            )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
         return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
 

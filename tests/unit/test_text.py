@@ -13,6 +13,7 @@ from shared.text import (
     heading_prefix,
     identifiers,
     is_message_header,
+    question_terms,
     read_row,
     sentence_spans,
     table_header_before,
@@ -50,6 +51,19 @@ def test_answer_units_split_table_rows_and_list_items_by_line():
     body = "| Plan | Price |\n| --- | --- |\n| Team | $79 |\n- first item\n- second. Still second."
     units = [body[a:b] for a, b in answer_units(body)]
     assert units == ["| Plan | Price |", "| Team | $79 |", "- first item", "- second. Still second."]
+
+
+def test_content_terms_meet_an_inflected_verb_at_its_base_form():
+    assert content_terms("backups are kept, invoices were paid and deleted") == content_terms(
+        "keep backups, pay and delete invoices"
+    )
+    assert content_terms("US dollars") == {"us", "dollar"}  # a lemma that is a stopword ("we") keeps the word
+
+
+def test_the_measure_word_of_a_how_question_is_not_a_question_term():
+    assert question_terms("how long do we keep invoices") == {"keep", "invoice"}
+    assert question_terms("How often are backups taken?") == {"backup", "take"}
+    assert question_terms("is the long weekend paid") == {"long", "weekend", "pay"}
 
 
 def test_content_terms_keep_identifiers_whole_and_drop_stopwords():

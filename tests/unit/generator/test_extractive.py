@@ -109,6 +109,36 @@ def test_the_named_entry_answers_before_a_sentence_elsewhere_that_mentions_the_c
     assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
 
 
+def test_the_named_entry_answers_before_a_sentence_elsewhere_that_holds_more_of_the_question():
+    """'E-3001 what is it and which command fixes it': a ticket's line holds every word of the question, the
+    manual's entry only the code; the entry answers even though no unit of it covers enough of the question."""
+    ticket = passage("E-3001 is fixed by the repair command in v2.2.", doc="ticket", path=("Ticket 1", "Message 2"))
+    entry = passage(ENTRY, doc="manual", path=("Error Code Reference", "E-3001 Bucket not found"))
+    answer = ExtractiveGenerator().run("E-3001 what is it and which command fixes it", [ticket, entry])
+    assert {c.document_id for c in answer.citations} == {"manual"}
+    assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
+
+
+def test_an_inflected_verb_answers_its_base_form_and_how_long_is_not_a_topic():
+    """'how long do we keep backups': the backups sentence says 'kept'; the policy's opening sentence says 'how
+    long ... keeps' and answers nothing."""
+    retention = passage(
+        "This policy defines how long Northwind Cloud keeps data and when it is deleted.",
+        doc="retention",
+        path=("Data Retention Policy",),
+    )
+    backups = passage(
+        "Daily backups are kept for 35 days. Weekly backups are kept for 13 weeks.",
+        doc="retention",
+        path=("Data Retention Policy", "Backups"),
+    )
+    answer = ExtractiveGenerator().run("how long do we keep backups", [retention, backups])
+    assert [c.quote for c in answer.citations] == [
+        "Daily backups are kept for 35 days.",
+        "Weekly backups are kept for 13 weeks.",
+    ]
+
+
 def test_a_bare_number_in_the_question_does_not_name_an_entry():
     """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
     section = passage(
