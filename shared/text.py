@@ -229,6 +229,23 @@ def is_message_header(text: str) -> bool:
     return bool(_MESSAGE_HEADER.match(text.lstrip()))
 
 
+# A sentence that sends the reader elsewhere ("See the discounts document for other programs.", "For details, refer
+# to the MSA.") or says what its document covers ("This policy defines how long ... keeps data"). Contacting
+# someone is an answer ("For refunds, contact billing@..."), and so is what a document applies to.
+_SIGNPOST = re.compile(
+    r"^\W*(?:for\b[^,.;]{0,60},\s*)?(?:please\s+)?(?:see|refer to|consult)\b"
+    r"|^\W*this (?:policy|document|guide|page|section|manual|handbook|runbook|faq|reference|article)\s+"
+    r"(?:defines|describes|explains|covers|outlines|sets out|summari[sz]es|lists|documents)\b",
+    re.IGNORECASE,
+)
+
+
+def is_signpost(text: str) -> bool:
+    """True for a unit that points to another place or describes its own document: it shares the question's
+    words (it names the topic) but does not answer; another unit that holds fewer of them may."""
+    return bool(_SIGNPOST.match(text.lstrip(" \t-*+>")))
+
+
 def is_list_item(text: str) -> bool:
     return bool(_LIST_ITEM.match(text.lstrip()))
 

@@ -22,6 +22,7 @@ from shared.text import (
     content_terms,
     identifiers,
     is_message_header,
+    is_signpost,
     is_table_header,
     question_terms,
     read_row,
@@ -130,7 +131,8 @@ class ExtractiveGenerator:
         number = asks_for_number(query)
         if not wanted:
             return _empty_question(self.generator_id)
-        scored = []  # (score, passage rank, start, end, passage)
+        scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
+        signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         seen_terms: set[str] = set()
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
         for rank, passage in enumerate(passages):
@@ -171,11 +173,15 @@ class ExtractiveGenerator:
                 if number and not states_number(unit):
                     continue
                 if required <= covered and len(covered) >= self.min_coverage * len(wanted):
-                    scored.append((score, rank, start, end, passage))
+                    # A signpost ("See the discounts document ...") shares the question's words, not its answer:
+                    # it answers only when no other unit does.
+                    (signposts if is_signpost(unit) else scored).append((score, rank, start, end, passage))
         if not scored:
             entry = _named_entry(passages, spans, named, self.max_units)
             if entry:
                 return _quoted_answer(entry, self.generator_id)
+            scored = signposts
+        if not scored:
             return Answer(
                 "",
                 [],

@@ -13,6 +13,7 @@ from shared.text import (
     heading_prefix,
     identifiers,
     is_message_header,
+    is_signpost,
     question_terms,
     read_row,
     sentence_spans,
@@ -51,6 +52,22 @@ def test_answer_units_split_table_rows_and_list_items_by_line():
     body = "| Plan | Price |\n| --- | --- |\n| Team | $79 |\n- first item\n- second. Still second."
     units = [body[a:b] for a, b in answer_units(body)]
     assert units == ["| Plan | Price |", "| Team | $79 |", "- first item", "- second. Still second."]
+
+
+def test_a_signpost_points_elsewhere_or_describes_its_own_document():
+    for text in (
+        "See the discounts document for other programs.",
+        "For details, refer to the MSA.",
+        "- See also: error codes",
+        "This policy defines how long Northwind Cloud keeps data and when it is deleted.",
+    ):
+        assert is_signpost(text), text
+    for text in (
+        "For refunds, contact billing@northwindcloud.example.",  # who to contact answers
+        "This policy applies to all employees and contractors.",  # what it applies to answers
+        "Customers see their invoices in the dashboard.",
+    ):
+        assert not is_signpost(text), text
 
 
 def test_content_terms_meet_an_inflected_verb_at_its_base_form():

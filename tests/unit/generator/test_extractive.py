@@ -139,6 +139,23 @@ def test_an_inflected_verb_answers_its_base_form_and_how_long_is_not_a_topic():
     ]
 
 
+def test_a_signpost_answers_only_when_no_other_unit_does():
+    """'is there a discount for nonprofits': 'See the discounts document ...' holds both words and answers nothing;
+    the sentence that states the discount holds one (and its heading the other)."""
+    section = passage(
+        "Registered nonprofits and accredited schools receive 40% off the Team and Business plans. "
+        "See the discounts document for other programs.",
+        path=("Price List", "Nonprofit and education"),
+    )
+    answer = ExtractiveGenerator().run("is there a discount for nonprofits", [section])
+    assert [c.quote for c in answer.citations] == [
+        "Registered nonprofits and accredited schools receive 40% off the Team and Business plans."
+    ]
+    pointer = passage("For volume discounts, see the discounts document.", path=("Price List", "Discounts"))
+    answer = ExtractiveGenerator().run("volume discounts", [pointer])
+    assert [c.quote for c in answer.citations] == ["For volume discounts, see the discounts document."]
+
+
 def test_a_bare_number_in_the_question_does_not_name_an_entry():
     """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
     section = passage(
