@@ -246,6 +246,13 @@ def is_signpost(text: str) -> bool:
     return bool(_SIGNPOST.match(text.lstrip(" \t-*+>")))
 
 
+def is_heading_line(text: str, heading_path: list[str]) -> bool:
+    """True for a unit that is its section's heading: a Markdown "## ..." line, or a plain-text heading ("1. ANNUAL
+    PREPAY") as the path names it. It restates the path, so it never answers."""
+    text = " ".join(text.split())
+    return text.startswith("#") or any(text == " ".join(h.split()) for h in heading_path)
+
+
 def is_list_item(text: str) -> bool:
     return bool(_LIST_ITEM.match(text.lstrip()))
 
@@ -322,7 +329,7 @@ def scoring_views(heading_path: list[str], body: str, limit: int = 48) -> list[t
     header = None
     for index, (start, end) in enumerate(answer_units(body)):
         text = body[start:end].strip()
-        if text.startswith("#"):
+        if is_heading_line(text, heading_path):
             continue
         if text.startswith("|"):
             if is_table_header(body, end):

@@ -1,7 +1,8 @@
 """Source text -> a structure tree: sections (heading path, level) holding typed blocks with offsets.
 
 Markdown: ATX and setext headings, paragraphs, list items / numbered clauses, pipe tables, fenced code.
-Plain text: paragraphs; an email-like "From:" line starts a new message section (ticket threads).
+Plain text: paragraphs; an email-like "From:" line starts a new message section (ticket threads); a one-line
+paragraph in capitals ("1. ANNUAL PREPAY") or an underlined one heads a section.
 Every offset is into the document's text, so a block's text is always `text[start:end]`. For
 Markdown and plain text that text is the decoded file; other formats render a canonical text
 (see services/chunker/formats/) and build the same tree over it.
@@ -157,9 +158,29 @@ def parse_markdown(text: str, start: int = 0, title: str = "") -> list[Section]:
     return [sec for sec in sections if sec.blocks]
 
 
+# A plain-text heading: one short line in capitals, numbered or not ("NORTHWIND CLOUD DISCOUNT PROGRAMS (2025)",
+# "1. ANNUAL PREPAY", "SECTION 4.2 LIABILITY"), with no sentence punctuation at its end.
+_TEXT_NUMBERING = re.compile(r"^(?:(?:section|part|chapter|article)[ \t]+)?(\d+(?:\.\d+)*)[.)]?[ \t]+", re.IGNORECASE)
+
+
+def _text_heading_depth(line: str) -> int | None:
+    """None when the line is no plain-text heading; else its numbering depth ("1." is 1, "4.2" is 2; 0 unnumbered)."""
+    stripped = line.strip()
+    if not 2 <= len(stripped) <= 80 or stripped[-1] in ".,;:!?" or _MESSAGE_START.match(stripped):
+        return None
+    numbering = _TEXT_NUMBERING.match(stripped)
+    words = stripped[numbering.end() :] if numbering else stripped
+    letters = [c for c in words if c.isalpha()]
+    if len(letters) < 2 or any(c.islower() for c in letters) or len(words.split()) > 12:
+        return None
+    return numbering.group(1).count(".") + 1 if numbering else 0
+
+
 def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
-    """Paragraphs separated by blank lines; a "From:" paragraph opens a new message section."""
+    """Paragraphs separated by blank lines; a "From:" paragraph opens a new message section; a one-line paragraph
+    in capitals, or one underlined with "=" or "-", heads a section (inside a message, under it)."""
     sections = [Section(heading_path=[], level=0)]
+    stack: list[tuple[int, str]] = []  # the open headings, (level, text)
     lines = _lines(text, start)
     i = 0
     messages = 0
@@ -172,13 +193,31 @@ def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
         while j < len(lines) and lines[j][2].strip() and not _MESSAGE_START.match(lines[j][2]):
             j += 1
         kind = "paragraph"
+        later = any(ln[2].strip() for ln in lines[j:])  # a heading heads something: never the last paragraph
+        underline = _SETEXT.match(lines[i + 1][2]) if j == i + 2 else None
+        depth = _text_heading_depth(line) if j == i + 1 and later else None
         if _MESSAGE_START.match(line):
             messages += 1
             sender = line.split(":", 1)[1].strip()
-            sections.append(Section(heading_path=[message_heading(messages, sender)], level=1))
+            stack = [(1, message_heading(messages, sender))]
+            sections.append(Section(heading_path=[stack[0][1]], level=1))
             # A From/Date/Subject header heads the message: it is packed with the message's first paragraph.
             if all(_HEADER_LINE.match(ln[2]) for ln in lines[i:j]):
                 kind = "heading"
+        elif (underline and later and not _LIST_ITEM.match(line)) or depth is not None:
+            if underline:
+                level = 1 if underline.group(1).startswith("=") else 2
+            else:
+                # Numbered headings nest by their numbering; an unnumbered one is the title when nothing came
+                # before it, else a top-level section.
+                opening = not any(sec.blocks for sec in sections)
+                level = 1 + depth if depth else (1 if opening else 2)
+            level += messages > 0  # inside a message, under the message
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, line.strip()))
+            sections.append(Section(heading_path=[h for _, h in stack], level=level))
+            kind = "heading"
         sections[-1].blocks.append(Block(kind, s, lines[j - 1][1]))
         i = j
     return [sec for sec in sections if sec.blocks]

@@ -21,6 +21,7 @@ from shared.text import (
     cell_demonyms,
     content_terms,
     identifiers,
+    is_heading_line,
     is_message_header,
     is_signpost,
     is_table_header,
@@ -145,7 +146,7 @@ class ExtractiveGenerator:
             header_terms: set[str] = set()
             for start, end in spans[rank]:
                 unit = body[start:end].lstrip()
-                if unit.startswith("#") or is_message_header(unit):
+                if is_heading_line(unit, passage.chunk.heading_path) or is_message_header(unit):
                     continue  # a heading line restates the path, a message header its subject: neither answers
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
@@ -240,7 +241,7 @@ def _whole_entry(
     if not _is_entry_of(passage, named):
         return []
     body = passage.chunk.body
-    units = [(s, e) for s, e in spans if not body[s:e].lstrip().startswith("#")]
+    units = [(s, e) for s, e in spans if not is_heading_line(body[s:e], passage.chunk.heading_path)]
     if len(units) > max_units:
         return []
     return [(passage, start, end) for start, end in units]

@@ -28,6 +28,7 @@ from shared.text import (
     answer_units,
     content_terms,
     identifiers,
+    is_heading_line,
     is_list_item,
     is_message_header,
     is_table_header,
@@ -99,7 +100,7 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
         units = answer_units(body)
         for index, (start, end) in enumerate(units):
             text = body[start:end].strip()
-            if text.startswith("#") or is_message_header(text):
+            if is_heading_line(text, passage.chunk.heading_path) or is_message_header(text):
                 continue  # a heading line restates the path, a message header its subject: neither answers
             kind_table = text.startswith("|")
             if kind_table and is_table_header(body, end):

@@ -205,6 +205,55 @@ def test_chunk_ids_are_stable_and_change_with_content(chunker):
     assert len(changed) == 1
 
 
+PLAIN_TEXT_HEADINGS = """NORTHWIND CLOUD DISCOUNT PROGRAMS (2025)
+
+This document lists the standard discounts.
+
+1. ANNUAL PREPAY
+
+Paying annually gives about 17% off.
+
+1.1 EXCEPTIONS
+
+Not on add-ons.
+
+2. VOLUME SEATS
+
+More than 200 seats get 10% off.
+
+Approval limits
+---------------
+
+IMPORTANT!
+
+Deal desk approves anything above 25%.
+
+Ask the Sales Manager first.
+SEE ALSO
+"""
+
+
+def test_plain_text_headings_in_capitals_or_underlined_open_sections(chunker):
+    """A plain-text file's one-line capitals headings, numbered or not, and underlined ones head sections; they
+    were paragraphs, so "what is the annual prepay discount" met a sentence under another program."""
+    _, chunks = run(chunker, PLAIN_TEXT_HEADINGS, uri="discounts.txt")
+    path = {text: next(c.heading_path for c in chunks if text in c.body) for text in ("17%", "add-ons", "200", "25%")}
+    title = "NORTHWIND CLOUD DISCOUNT PROGRAMS (2025)"
+    assert path["17%"] == [title, "1. ANNUAL PREPAY"]
+    assert path["add-ons"] == [title, "1. ANNUAL PREPAY", "1.1 EXCEPTIONS"]
+    assert path["200"] == [title, "2. VOLUME SEATS"]
+    # "IMPORTANT!" ends a sentence, and a last line in capitals heads nothing: both are text.
+    assert path["25%"] == [title, "Approval limits"]
+    assert all("IMPORTANT!" not in c.heading_path and "SEE ALSO" not in c.heading_path for c in chunks)
+
+
+def test_a_capitals_line_inside_a_message_heads_a_section_under_it(chunker):
+    thread = "From: Ann <a@x.example>\nDate: 2025-01-01\n\nSTEPS TRIED\n\nRestarted the client twice.\n"
+    _, chunks = run(chunker, thread, uri="ticket.txt")
+    restarted = next(c for c in chunks if "Restarted" in c.body)
+    assert restarted.heading_path == ["Message 1 from Ann <a@x.example>", "STEPS TRIED"]
+
+
 def test_ticket_threads_get_one_section_per_message(chunker):
     thread = (
         "Ticket #1\n\nFrom: Ann <a@x.example>\nDate: 2025-01-01\n\nSync fails with E-4412.\n\n"

@@ -156,6 +156,16 @@ def test_a_signpost_answers_only_when_no_other_unit_does():
     assert [c.quote for c in answer.citations] == ["For volume discounts, see the discounts document."]
 
 
+def test_a_plain_text_heading_line_is_never_quoted():
+    """A plain-text heading ('3. NONPROFIT AND EDUCATION') restates the path like a Markdown '## ...' line."""
+    section = passage(
+        "3. NONPROFIT AND EDUCATION\n\nVerified nonprofits and schools get 40% off Team and Business.",
+        path=("DISCOUNT PROGRAMS", "3. NONPROFIT AND EDUCATION"),
+    )
+    answer = ExtractiveGenerator().run("nonprofit and education discount programs", [section])
+    assert [c.quote for c in answer.citations] == ["Verified nonprofits and schools get 40% off Team and Business."]
+
+
 def test_a_bare_number_in_the_question_does_not_name_an_entry():
     """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
     section = passage(
