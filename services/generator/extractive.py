@@ -22,6 +22,7 @@ from shared.text import (
     content_terms,
     identifiers,
     is_heading_line,
+    is_list_item,
     is_message_header,
     is_signpost,
     is_table_header,
@@ -204,7 +205,32 @@ class ExtractiveGenerator:
                 passages, spans, named, self.max_units
             )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
+        picked = _with_listed_items(picked, passages, spans)
         return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
+
+
+def _with_listed_items(
+    picked: list[tuple[ScoredChunk, int, int]],
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+    limit: int = 8,
+) -> list[tuple[ScoredChunk, int, int]]:
+    """A quoted lead-in ("These expenses are never reimbursed:") followed by its list: the list is what it says,
+    so its items (at most `limit`) are quoted after it; alone it answers nothing."""
+    out: list[tuple[ScoredChunk, int, int]] = []
+    for passage, start, end in picked:
+        if (passage, start, end) not in out:
+            out.append((passage, start, end))
+        body = passage.chunk.body
+        if not body[start:end].rstrip().endswith(":"):
+            continue
+        units = spans[next(i for i, p in enumerate(passages) if p is passage)]
+        for item_start, item_end in [u for u in units if u[0] >= end][:limit]:
+            if not is_list_item(body[item_start:item_end]):
+                break
+            if (passage, item_start, item_end) not in out:
+                out.append((passage, item_start, item_end))
+    return out
 
 
 def _entry_among(

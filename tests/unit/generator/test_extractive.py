@@ -166,6 +166,22 @@ def test_a_plain_text_heading_line_is_never_quoted():
     assert [c.quote for c in answer.citations] == ["Verified nonprofits and schools get 40% off Team and Business."]
 
 
+def test_a_quoted_lead_in_brings_its_list():
+    """'which expenses are never reimbursed': the sentence that holds the words ends in a colon; the list after it
+    is the answer."""
+    section = passage(
+        "These expenses are never reimbursed:\n\n- Alcohol, except at approved client dinners.\n"
+        "- Traffic and parking fines.\n\nSubmit claims within 60 days.",
+        path=("Expense FAQ", "What is reimbursable?"),
+    )
+    answer = ExtractiveGenerator().run("which expenses are never reimbursed", [section])
+    assert [c.quote for c in answer.citations] == [
+        "These expenses are never reimbursed:",
+        "- Alcohol, except at approved client dinners.",
+        "- Traffic and parking fines.",
+    ]
+
+
 def test_a_bare_number_in_the_question_does_not_name_an_entry():
     """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
     section = passage(
