@@ -29,6 +29,7 @@ from shared.text import (
     question_terms,
     read_row,
     table_header_before,
+    term_words,
     with_number_units,
 )
 
@@ -59,7 +60,7 @@ class SelectingGenerator:
         units = selection.candidates(query, passages)
         chosen, probability = card.decide(units, self.max_units)
         if not chosen:
-            return _below_threshold(wanted, passages, probability, card.threshold, self.generator_id)
+            return _below_threshold(query, wanted, passages, probability, card.threshold, self.generator_id)
         picked = [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen]
         return _quoted_answer(picked, self.generator_id)
 
@@ -102,7 +103,9 @@ class ReadingGenerator:
         scores = self.reader.score(query, [u.text for u in units])  # one batch: every unit of the context
         chosen, probability = self.card.decide(units, scores, self.max_units)
         if not chosen:
-            return _below_threshold(content_terms(query), passages, probability, self.card.threshold, self.generator_id)
+            return _below_threshold(
+                query, content_terms(query), passages, probability, self.card.threshold, self.generator_id
+            )
         return _quoted_answer(
             [(passages[units[i].passage], units[i].start, units[i].end) for i in chosen], self.generator_id
         )
@@ -188,7 +191,7 @@ class ExtractiveGenerator:
                 "",
                 [],
                 True,
-                missing=_missing(wanted, seen_terms),
+                missing=_missing(query, wanted, seen_terms),
                 reason="no_supporting_sentence",
                 generator_id=self.generator_id,
             )
@@ -297,7 +300,7 @@ def _empty_question(generator_id: str) -> Answer:
 
 
 def _below_threshold(
-    wanted: set[str], passages: list[ScoredChunk], probability: float, threshold: float, generator_id: str
+    query: str, wanted: set[str], passages: list[ScoredChunk], probability: float, threshold: float, generator_id: str
 ) -> Answer:
     """The abstention of a calibrated answer decision, naming the question's words no passage holds."""
     seen = set().union(*(content_terms(p.chunk.body + " " + " ".join(p.chunk.heading_path)) for p in passages))
@@ -305,7 +308,7 @@ def _below_threshold(
         "",
         [],
         True,
-        missing=_missing(wanted, seen & wanted),
+        missing=_missing(query, wanted, seen & wanted),
         reason=f"no_supporting_unit: p(answer) {probability:.3f} < {threshold:.3f}",
         generator_id=generator_id,
     )
@@ -341,8 +344,10 @@ def unit_citation(passage: ScoredChunk, start: int, end: int) -> Citation:
     )
 
 
-def _missing(wanted: set[str], seen: set[str]) -> str:
-    absent = sorted(wanted - seen)
+def _missing(query: str, wanted: set[str], seen: set[str]) -> str:
+    """What the passages lack, in the question's own words (terms are stems: "leav" is the asker's "leave")."""
+    words = term_words(query)
+    absent = sorted(words.get(term, term) for term in wanted - seen)
     if not absent:
         return "no passage sentence addresses the question"
     return "the passages do not mention: " + ", ".join(absent)
