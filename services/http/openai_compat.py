@@ -122,7 +122,8 @@ def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
         if reply.suggested_reading:
             lines += ["", "Suggested reading:"]
             for scored in reply.suggested_reading:
-                where = " > ".join(scored.chunk.heading_path) or scored.chunk.meta.title
+                # Named as a source is: its title, then its section path.
+                where = heading_prefix(scored.chunk.meta.title, list(scored.chunk.heading_path))
                 lines.append(f"- {scored.chunk.meta.document_id}@{scored.chunk.meta.version}: {where}")
         return lines
     text = answer.text

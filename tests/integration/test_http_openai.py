@@ -65,8 +65,9 @@ def test_an_abstention_is_a_completion_with_suggested_reading(chat, ingested):
     assert completion.model_extra["ragmesh"]["abstained"] and completion.model_extra["citations"] == []
     assert content.startswith("I cannot answer this from the documents: ") and "Suggested reading:" in content
     assert len(reading) == 3
-    for item in reading:
-        assert f"- {item['document_id']}@{item['version']}" in content
+    for item in reading:  # each named as a source is: the document, its title, then its section path
+        where = heading_prefix(item["title"], item["heading_path"])
+        assert f"- {item['document_id']}@{item['version']}: {where}\n" in content + "\n"
     assert not re.search(r"\[\d+\]", content)
     assert "answered from the documents on its own" not in content  # a first question
 
