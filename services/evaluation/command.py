@@ -26,6 +26,7 @@ from services.evaluation.cases import (
 )
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
+from services.evaluation.typos import with_typos
 from shared.calibration import AnswerDecision
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
@@ -110,6 +111,9 @@ def run(args) -> int:
         name = Path(args.cases).name
     cases, described = select_cases(cases, args.splits, args.answerable_stride)
     name += described
+    if args.typos is not None:
+        cases = with_typos(cases, args.typos)
+        name += f" (one slip per question, seed {args.typos})"
     if args.limit:
         cases = cases[: args.limit]
     with _mesh_or_gateway(args) as channel:
@@ -392,6 +396,13 @@ def add_parser(sub) -> None:
         default="all",
         help="case format: only the cases of these splits (comma-separated, e.g. train,dev; default all); "
         "--answerable-stride then applies within them",
+    )
+    p.add_argument(
+        "--typos",
+        type=int,
+        metavar="SEED",
+        help="ask each question with one slip in one of its longer words (a letter dropped, swapped or replaced; "
+        "services/evaluation/typos.py), seeded",
     )
     p.add_argument("--out", default="eval/out/latest")
     p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")

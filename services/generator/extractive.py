@@ -13,6 +13,7 @@ from services.generator import reading, selection, support
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import asks_for_number, question_amounts, states_number, terms_in_ranges
+from shared.spelling import corrected
 from shared.text import (
     abbreviated_terms,
     acronyms,
@@ -123,6 +124,10 @@ class ExtractiveGenerator:
         pass
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
+        # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
+        query = corrected(
+            query, [" ".join([p.chunk.meta.title, *p.chunk.heading_path, p.chunk.body]) for p in passages]
+        )
         wanted = question_terms(query)
         # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
         # answers it: a passage about E-4413 does not answer a question about E-6001.

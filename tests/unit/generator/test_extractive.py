@@ -182,6 +182,17 @@ def test_a_quoted_lead_in_brings_its_list():
     ]
 
 
+def test_a_question_typed_in_a_hurry_is_read_with_the_passages_words():
+    """'wat is the refund polcy for anual plans': 'polcy' and 'anual' are one slip from the passage's words, and
+    'wat' is a question word; read as written, two of five words matched and the answer was refused."""
+    section = passage(
+        "Annual plans cancelled within the 14-day window are refunded in full.", path=("Refund Policy", "Annual plans")
+    )
+    answer = ExtractiveGenerator().run("wat is the refund polcy for anual plans", [section])
+    assert not answer.abstained and answer.coverage == 1.0
+    assert ExtractiveGenerator().run("parental leave polcy", [section]).abstained
+
+
 def test_a_bare_number_in_the_question_does_not_name_an_entry():
     """'windows 7' is not section '7. Ownership': without words in common the rule abstains as before."""
     section = passage(

@@ -1,0 +1,43 @@
+"""Misspelled question words, read as the passages' words they are one slip from.
+
+Askers type fast: "wat is the refund polcy for anual plans". Dense retrieval still finds the passages, but a
+misspelled word matches no word of them, so the answer's coverage of the question falls and a right answer is
+refused. A question word is read as a passage word when the dictionary (simplemma's) does not know it, it has
+five letters or more, and exactly one word of the passages is one edit from it (two for nine letters or more;
+a swap of neighbours is one edit). A real word is never changed ("leave" stays "leave" beside "lease"), nor a
+word the passages hold, nor one two passage words are equally close to.
+"""
+
+import re
+from collections.abc import Iterable
+
+import simplemma
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+_WORD = re.compile(r"[a-z]+")
+MIN_LETTERS = 5
+
+
+def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
+    """{misspelled question word: the passage word it stands for}, lower-cased."""
+    vocabulary = {w for text in passages for w in _WORD.findall(text.lower()) if len(w) >= MIN_LETTERS - 1}
+    out: dict[str, str] = {}
+    for word in set(_WORD.findall(question.lower())):
+        if len(word) < MIN_LETTERS or word in vocabulary or simplemma.is_known(word, lang="en"):
+            continue
+        edits = 1 if len(word) < 9 else 2
+        close = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None)
+        best = min((distance for _, distance, _ in close), default=None)
+        nearest = [candidate for candidate, distance, _ in close if distance == best]
+        if len(nearest) == 1:
+            out[word] = nearest[0]
+    return out
+
+
+def corrected(question: str, passages: Iterable[str]) -> str:
+    """The question with each misspelled word replaced by the passage word it stands for (see corrections)."""
+    fixes = corrections(question, passages)
+    if not fixes:
+        return question
+    return re.sub(r"[A-Za-z]+", lambda m: fixes.get(m.group().lower(), m.group()), question)

@@ -1,0 +1,22 @@
+from shared.spelling import corrected, corrections
+
+PASSAGES = [
+    "Refund Policy > Annual plans",
+    "Annual plans cancelled within the 14-day window are refunded in full.",
+    "The office lease ends in May. Police and policies.",
+]
+
+
+def test_a_misspelled_word_reads_as_the_passage_word_one_edit_from_it():
+    assert corrected("wat is the refund polcy for anual plans", PASSAGES) == (
+        "wat is the refund policy for annual plans"
+    )
+    assert corrections("REFND window?", PASSAGES) == {"refnd": "refund"}  # any case; a dropped letter
+
+
+def test_real_words_short_words_and_ties_are_left_as_written():
+    assert corrections("parental leave", PASSAGES) == {}  # "leave" is a word, though "lease" is one edit away
+    assert corrections("anul plns", PASSAGES) == {}  # under five letters
+    assert corrections("plocies", PASSAGES) == {}  # two edits from "policies", and short of nine letters
+    # "policx" is one edit from both "policy" and "police": no guess.
+    assert corrections("policx", ["policy", "police"]) == {}
