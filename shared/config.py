@@ -217,6 +217,10 @@ class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     time_references: bool = True
     """read a past time the question names ("in 2025", "the previous policy") and search the versions in force
     then (services/gateway/time_reference.py); a request's own as_of or include_superseded always wins"""
+    read_misspellings: bool = True
+    """read a misspelled question word (one the dictionary does not know, five letters or more) as the word of the
+    retrieved passages one edit from it, and search again with it ("refund polcy": policy; shared/spelling.py);
+    the response says so in read_as"""
     max_in_flight: int = 0
     """Asks and Searches running the funnel at once; the rest wait their turn, up to their deadline
     (services/gateway/admission.py). 0 = no limit. `ragmesh up` sets it to twice the CPU count when unset: on one

@@ -15,7 +15,7 @@ import simplemma
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-_WORD = re.compile(r"[a-z]+")
+_WORD = re.compile(r"[^\W\d_]+")  # letters of any script: "bogota" is one slip from "bogotá"
 MIN_LETTERS = 5
 
 
@@ -40,4 +40,4 @@ def corrected(question: str, passages: Iterable[str]) -> str:
     fixes = corrections(question, passages)
     if not fixes:
         return question
-    return re.sub(r"[A-Za-z]+", lambda m: fixes.get(m.group().lower(), m.group()), question)
+    return _WORD.sub(lambda m: fixes.get(m.group().lower(), m.group()), question)

@@ -172,6 +172,8 @@ def cmd_search(args) -> int:
     if args.json:
         print(_json(response))
     else:
+        if response.read_as:
+            print(f"(read as: {response.read_as})")
         print(render_results(response.results))
     return 0
 

@@ -29,6 +29,8 @@ def render_answer(response: gateway_pb2.AskResponse) -> str:
         out.append(f"(degraded: {response.degraded_reason})")
     if response.time_reference:
         out.append(f"(searched: {response.time_reference})")
+    if response.read_as:
+        out.append(f"(read as: {response.read_as})")
     if answer.abstained:
         out.append(f"No answer: {answer.missing or 'the corpus does not answer this'} [{answer.reason}]")
         if response.suggested_reading:

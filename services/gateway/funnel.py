@@ -19,6 +19,7 @@ from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.limits import RequestLimits
 from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
 from services.gateway.scope_readers import ScopeReaders
+from shared import spelling
 from shared.calibration import AnswerDecision
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
@@ -63,6 +64,7 @@ class Funnel:
         timeouts: dict[str, float] | None = None,
         request_limits: RequestLimits | None = None,
         time_references: bool = True,
+        read_misspellings: bool = True,
         scope_readers: ScopeReaders | None = None,
         indexer_seconds_per_chunk: float = 1.0,
     ):
@@ -89,6 +91,7 @@ class Funnel:
         self.answer_log = answer_log
         self.limits = request_limits or RequestLimits()
         self.time_references = time_references
+        self.read_misspellings = read_misspellings
         # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
         self.private = strict()
         # How many candidates' view vectors the reranker reads (it says so in each response); None until it has,
@@ -240,6 +243,19 @@ class Funnel:
             candidates = time_reference.keep_former(candidates, utc_now())
         return candidates, response.query_embedding if response.HasField("query_embedding") else None
 
+    def _read_as(self, query: str, candidates: list) -> str:
+        """The query with each misspelled word read as the word of the candidates one edit from it; empty when
+        there is none (or the gateway reads queries as written). The candidates are the tenant's passages the
+        caller may read, so a correction never reveals another tenant's or a withheld document's words."""
+        if not self.read_misspellings or not candidates:
+            return ""
+        texts = [" ".join([c.chunk.meta.title, *c.chunk.heading_path, c.chunk.body]) for c in candidates]
+        read = spelling.corrected(query, texts)
+        if read == query:
+            return ""
+        trace.get_current_span().set_attribute("ragmesh.query.read_as", read if not self.private else "[redacted]")
+        return read
+
     def _rerank(self, query, candidates, top_n, context, timings, query_embedding=None):
         """(ranked, model_id, degraded_reason). An unreachable, failing or slow reranker degrades (it
         gets only part of the caller's remaining time, so the fused order can still be answered in
@@ -300,11 +316,24 @@ class Funnel:
             reranking=request.rerank,
             reference=reference,
         )
+        query = request.query
+        read_as = self._read_as(query, candidates)
+        if read_as:  # searched again as the passages spell it
+            query = read_as
+            candidates, query_embedding = self._retrieve(
+                request.tenant_id,
+                query,
+                request.filters,
+                request.mode,
+                max(top_k, self.candidates if request.rerank else top_k),
+                context,
+                timings,
+                reranking=request.rerank,
+                reference=reference,
+            )
         model_id, degraded = "", ""
         if request.rerank and candidates:
-            candidates, model_id, degraded = self._rerank(
-                request.query, candidates, top_k, context, timings, query_embedding
-            )
+            candidates, model_id, degraded = self._rerank(query, candidates, top_k, context, timings, query_embedding)
         else:
             candidates = _without_view_vectors(candidates)
         return gateway_pb2.SearchResponse(
@@ -313,6 +342,7 @@ class Funnel:
             degraded=bool(degraded),
             timings=timings,
             time_reference=reference.describe() if reference else "",
+            read_as=read_as,
         )
 
     def ask(self, request: gateway_pb2.AskRequest, context) -> gateway_pb2.AskResponse:
@@ -324,9 +354,10 @@ class Funnel:
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
         reference = self._time_reference(request.question, request.filters)
+        question = request.question
         candidates, query_embedding = self._retrieve(
             request.tenant_id,
-            request.question,
+            question,
             request.filters,
             request.mode,
             self.candidates,
@@ -334,12 +365,27 @@ class Funnel:
             timings,
             reference=reference,
         )
+        read_as = self._read_as(question, candidates)
+        if read_as:  # asked again as the passages spell it; the rest of the funnel reads it so
+            question = read_as
+            candidates, query_embedding = self._retrieve(
+                request.tenant_id,
+                question,
+                request.filters,
+                request.mode,
+                self.candidates,
+                context,
+                timings,
+                reference=reference,
+            )
         response = gateway_pb2.AskResponse(
-            abstain_threshold=self.decision.threshold, time_reference=reference.describe() if reference else ""
+            abstain_threshold=self.decision.threshold,
+            time_reference=reference.describe() if reference else "",
+            read_as=read_as,
         )
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
-            self._rerank(request.question, candidates, len(candidates), context, timings, query_embedding)
+            self._rerank(question, candidates, len(candidates), context, timings, query_embedding)
             if candidates
             else ([], "", "")
         )
@@ -371,7 +417,7 @@ class Funnel:
             "generate",
             self.generator,
             "Generate",
-            generator_pb2.GenerateRequest(query=request.question, passages=context_passages),
+            generator_pb2.GenerateRequest(query=question, passages=context_passages),
             context,
             timings,
         )

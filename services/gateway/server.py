@@ -181,6 +181,7 @@ def main() -> None:
         cfg.context_passages,
         answer_log=answer_log,
         time_references=cfg.time_references,
+        read_misspellings=cfg.read_misspellings,
         timeouts=cfg.stage_timeouts(),
         indexer_seconds_per_chunk=cfg.indexer_seconds_per_chunk,
         request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),

@@ -111,6 +111,8 @@ def render(reply: gateway_pb2.AskResponse, follow_up: bool = False) -> str:
     when the question named a past time, which versions were searched (an answer from a superseded version must
     say why it is not today's)."""
     searched = ["", f"Searched: {reply.time_reference}."] if reply.time_reference else []
+    if reply.read_as:  # the question answered is not the one written: say which
+        searched += ["", f"Read as: {reply.read_as}"]
     alone = ["", ALONE] if follow_up and reply.answer.abstained else []
     return "\n".join(_answer_lines(reply) + searched + alone)
 
@@ -151,6 +153,7 @@ def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
             "missing": answer.missing,
             "degraded": reply.degraded,
             "time_reference": reply.time_reference,
+            "read_as": reply.read_as,
         },
     }
 

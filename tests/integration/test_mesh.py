@@ -218,6 +218,26 @@ def test_access_scopes_are_enforced_in_the_query(gateway, ingested):
     assert "handbook/salary-bands" in docs(access_scopes=["hr-confidential"])
 
 
+def test_a_misspelled_question_is_read_as_the_passages_spell_it(gateway, ingested):
+    """'wat is the refund polcy for anual plans' was refused: two of its words matched no passage word."""
+    response = ask(gateway, "wat is the refund polcy for anual plans")
+    assert response.read_as == "wat is the refund policy for annual plans"
+    assert not response.answer.abstained
+    assert {c.document_id for c in response.answer.citations} == {"handbook/refund-policy"}
+    assert_citations_verifiable(response)
+    assert ask(gateway, "what is the refund policy for annual plans").read_as == ""  # as written when it can be
+
+
+def test_a_misspelling_is_read_only_from_passages_the_caller_may_read(gateway, ingested):
+    """The correction reads the retrieved candidates' words, so a word only a withheld document holds ("salary",
+    hr-confidential) is never revealed by it."""
+    question = "midpoint salery for a staff engineer"
+    assert "salary" not in ask(gateway, question).read_as
+    assert "salary" in ask(gateway, question, access_scopes=["hr-confidential"]).read_as
+    search = gateway.Search(gateway_pb2.SearchRequest(tenant_id=TENANT, query="refund polcy", top_k=3), timeout=60)
+    assert search.read_as == "refund policy"
+
+
 def test_search_reports_every_stage_score(gateway, ingested):
     response = gateway.Search(
         gateway_pb2.SearchRequest(tenant_id=TENANT, query="E-4412 sync conflict", top_k=5, rerank=True), timeout=60

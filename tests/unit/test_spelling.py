@@ -20,3 +20,10 @@ def test_real_words_short_words_and_ties_are_left_as_written():
     assert corrections("plocies", PASSAGES) == {}  # two edits from "policies", and short of nine letters
     # "policx" is one edit from both "policy" and "police": no guess.
     assert corrections("policx", ["policy", "police"]) == {}
+
+
+def test_letters_of_any_script_are_read_whole():
+    """'bogota' is one slip from 'Bogotá'; read as ASCII, 'Bogotá' was the word 'bogot'."""
+    assert corrected("when did the bogota edge open", ["| bog1 | Bogotá | Colombia |"]) == (
+        "when did the bogotá edge open"
+    )
