@@ -71,11 +71,8 @@ def test_a_signpost_points_elsewhere_or_describes_its_own_document():
         assert not is_signpost(text), text
 
 
-def test_content_terms_meet_across_derivation_and_name_the_words_they_were():
-    assert content_terms("who approves") == content_terms("approval") == content_terms("approved")
-    assert content_terms("cancellation") == content_terms("cancel")
-    words = term_words("parental leave")  # the stems, and the words the asker wrote
-    assert set(words) == content_terms("parental leave") and sorted(words.values()) == ["leave", "parental"]
+def test_content_terms_name_the_words_they_were():
+    assert term_words("backups were kept") == {"backup": "backups", "keep": "kept"}
 
 
 def test_content_terms_meet_an_inflected_verb_at_its_base_form():
