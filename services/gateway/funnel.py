@@ -243,6 +243,19 @@ class Funnel:
             candidates = time_reference.keep_former(candidates, utc_now())
         return candidates, response.query_embedding if response.HasField("query_embedding") else None
 
+    def _retrieve_as_spelled(self, tenant_id, query, filters, mode, top_k, context, timings, **options):
+        """(read_as, candidates, query_embedding): retrieval, and when a word of the query was misspelled
+        (_read_as), retrieval again with the query as the passages spell it."""
+        candidates, query_embedding = self._retrieve(
+            tenant_id, query, filters, mode, top_k, context, timings, **options
+        )
+        read_as = self._read_as(query, candidates)
+        if read_as:
+            candidates, query_embedding = self._retrieve(
+                tenant_id, read_as, filters, mode, top_k, context, timings, **options
+            )
+        return read_as, candidates, query_embedding
+
     def _read_as(self, query: str, candidates: list) -> str:
         """The query with each misspelled word read as the word of the candidates one edit from it; empty when
         there is none (or the gateway reads queries as written). The candidates are the tenant's passages the
@@ -305,7 +318,7 @@ class Funnel:
         timings: list = []
         top_k = request.top_k or 10
         reference = self._time_reference(request.query, request.filters)
-        candidates, query_embedding = self._retrieve(
+        read_as, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.query,
             request.filters,
@@ -316,21 +329,7 @@ class Funnel:
             reranking=request.rerank,
             reference=reference,
         )
-        query = request.query
-        read_as = self._read_as(query, candidates)
-        if read_as:  # searched again as the passages spell it
-            query = read_as
-            candidates, query_embedding = self._retrieve(
-                request.tenant_id,
-                query,
-                request.filters,
-                request.mode,
-                max(top_k, self.candidates if request.rerank else top_k),
-                context,
-                timings,
-                reranking=request.rerank,
-                reference=reference,
-            )
+        query = read_as or request.query
         model_id, degraded = "", ""
         if request.rerank and candidates:
             candidates, model_id, degraded = self._rerank(query, candidates, top_k, context, timings, query_embedding)
@@ -354,10 +353,9 @@ class Funnel:
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
         reference = self._time_reference(request.question, request.filters)
-        question = request.question
-        candidates, query_embedding = self._retrieve(
+        read_as, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
-            question,
+            request.question,
             request.filters,
             request.mode,
             self.candidates,
@@ -365,19 +363,7 @@ class Funnel:
             timings,
             reference=reference,
         )
-        read_as = self._read_as(question, candidates)
-        if read_as:  # asked again as the passages spell it; the rest of the funnel reads it so
-            question = read_as
-            candidates, query_embedding = self._retrieve(
-                request.tenant_id,
-                question,
-                request.filters,
-                request.mode,
-                self.candidates,
-                context,
-                timings,
-                reference=reference,
-            )
+        question = read_as or request.question  # the rest of the funnel reads it as the passages spell it
         response = gateway_pb2.AskResponse(
             abstain_threshold=self.decision.threshold,
             time_reference=reference.describe() if reference else "",
