@@ -99,6 +99,19 @@ def test_an_abstention_shows_suggested_reading(page, front_door, ingested, mesh)
     expect(page.locator("#passage-section mark#cited-span")).to_have_text(first["body"])
 
 
+def test_a_misspelled_question_says_how_it_was_read(page, front_door, ingested, mesh):
+    page.goto(f"{front_door}/review")
+    page.fill("#api-key", mesh.key_for(TENANT))
+    reply = ask(page, "wat is the refund polcy for anual plans")
+    assert reply["read_as"] == "wat is the refund policy for annual plans" and not reply["answer"]["abstained"]
+    expect(page.locator("#read-as")).to_have_text(f"Read as: {reply['read_as']}")
+    # Each citation named as the CLI and the chat door name it: title, then section path.
+    first = reply["answer"]["citations"][0]
+    expect(page.locator("#citations li").first).to_contain_text(" > ".join(first["heading_path"]))
+    ask(page, "what is the refund policy for annual plans")
+    expect(page.locator("#read-as")).to_be_hidden()
+
+
 def test_a_reviewer_names_scopes_to_read_and_open_confidential_passages(page, front_door, ingested, mesh):
     """The page read public documents only, so an hr reviewer could neither get nor open an hr answer."""
     from shared.keys import KEYS_FILE, KeyStore

@@ -120,8 +120,18 @@ function renderAnswerText(text, citations) {
   $("answer-text").replaceChildren(...parts);
 }
 
+// Where a passage sits, as the CLI and the chat door name it: its title, then its section path.
+function whereOf(title, path) {
+  const parts = [title, ...path].filter((part) => part);
+  if (parts.length > 1 && parts[0].trim().toLowerCase() === parts[1].trim().toLowerCase()) parts.shift();
+  return parts.join(" > ");
+}
+
 function renderAnswer(reply) {
   const answer = reply.answer;
+  // The question answered, when the gateway read a misspelled word as the passages spell it.
+  $("read-as").hidden = !reply.read_as;
+  $("read-as").textContent = reply.read_as ? `Read as: ${reply.read_as}` : "";
   $("citations").replaceChildren();
   $("suggested").replaceChildren();
   $("passage-panel").hidden = true;
@@ -135,7 +145,7 @@ function renderAnswer(reply) {
       link.href = "#";
       link.className = "suggestion";
       const chunk = scored.chunk;
-      link.textContent = `${chunk.meta.document_id}@${chunk.meta.version}: ${chunk.heading_path.join(" > ") || chunk.meta.title}`;
+      link.textContent = `${chunk.meta.document_id}@${chunk.meta.version}: ${whereOf(chunk.meta.title, chunk.heading_path)}`;
       link.addEventListener("click", (event) => {
         event.preventDefault();
         showPassage(chunk.chunk_id, null);
@@ -147,7 +157,7 @@ function renderAnswer(reply) {
     renderAnswerText(answer.text, answer.citations);
     answer.citations.forEach((citation, i) => {
       const item = document.createElement("li");
-      const where = citation.heading_path.join(" > ") || citation.title;
+      const where = whereOf(citation.title, citation.heading_path);
       item.append(citeLink(i + 1, citation), document.createTextNode(` ${citation.document_id}@${citation.version}${where ? ` — ${where}` : ""}`));
       $("citations").append(item);
     });
