@@ -350,7 +350,7 @@ def unit_citation(passage: ScoredChunk, start: int, end: int) -> Citation:
 
 
 def _missing(query: str, wanted: set[str], seen: set[str]) -> str:
-    """What the passages lack, in the question's own words (terms are stems: "leav" is the asker's "leave")."""
+    """What the passages lack, in the question's own words (terms are lemmas: "keep" is the asker's "kept")."""
     words = term_words(query)
     absent = sorted(words.get(term, term) for term in wanted - seen)
     if not absent:
