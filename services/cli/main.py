@@ -14,7 +14,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 
 import grpc
 from google.protobuf.json_format import MessageToDict
@@ -24,7 +23,7 @@ from services.cli import certs, copy_index, erase, feedback, keys, sync
 from services.cli.ingest import ingest
 from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port, stop_on_sigterm
 from services.cli.render import render_answer, render_chunk_view, render_documents, render_results
-from services.cli.supervisor import Supervisor
+from services.cli.supervisor import StopRequest, Supervisor
 from services.evaluation import command as eval_command
 from services.evaluation import compare
 from services.generator import reading_training, selector_training, support_training
@@ -76,7 +75,7 @@ def cmd_up(args) -> int:
         logging.basicConfig(
             level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
-    stop = threading.Event()
+    stop = StopRequest()  # set by the handlers below: a flag, since a handler must take no lock
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     if metrics_port > 0:

@@ -1,10 +1,14 @@
 """The supervisor's restart policy on a fake mesh and a fake clock (the real-process test is
 tests/integration/test_supervisor.py)."""
 
+import os
+import signal
 import threading
+import time
 from pathlib import Path
 
-from services.cli.supervisor import Supervisor
+from services.cli import supervisor as supervisor_module
+from services.cli.supervisor import StopRequest, Supervisor
 from shared.observability import metrics
 
 
@@ -152,3 +156,24 @@ def test_a_restarted_stage_that_never_serves_is_killed_after_the_start_timeout()
     assert sup.step() and stuck.poll() is None
     clock.now += 2
     assert sup.step() and stuck.poll() == -9
+
+
+def test_a_stop_set_by_a_signal_handler_in_the_middle_of_the_wait_ends_it(monkeypatch):
+    """`ragmesh up` hung on Ctrl-C: its handler set a threading.Event while the main thread was inside that Event's
+    wait, holding its lock. A StopRequest is set without a lock: here the handler runs inside the wait itself."""
+    stop = StopRequest()
+    monkeypatch.setattr(supervisor_module.time, "sleep", lambda seconds: stop.set())  # a signal arriving mid-wait
+    assert stop.wait(30) is True
+
+
+def test_a_real_signal_stops_the_supervisor():
+    stop = StopRequest()
+    previous = signal.signal(signal.SIGUSR1, lambda *_: stop.set())
+    try:
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGUSR1)).start()
+        started = time.monotonic()
+        assert Supervisor(FakeMesh(), poll=0.01).run(stop) == 0
+        assert time.monotonic() - started < 10
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert not StopRequest().wait(0.05)  # unset: the wait runs out
