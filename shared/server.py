@@ -2,7 +2,6 @@
 
 import logging
 import signal
-import threading
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent import futures
@@ -16,6 +15,7 @@ from shared.errors import RagmeshError
 from shared.observability.interceptor import ObservabilityInterceptor
 from shared.observability.metrics import start_metrics_server
 from shared.observability.tracing import server_tracing, setup_tracing
+from shared.stopping import StopRequest
 from shared.tls import MTLS_STAGES, server_credentials
 
 log = logging.getLogger("ragmesh.server")
@@ -158,7 +158,7 @@ def serve(
     if port == 0:
         raise SystemExit(f"{stage}: cannot bind {config.host}:{config.port}")
 
-    stopped = threading.Event()
+    stopped = StopRequest()  # set by the handler below: a flag, since a handler must take no lock
 
     def shutdown(signum, _frame):
         log.info("%s: signal %d, draining for up to %.0fs", stage, signum, config.grace_seconds)

@@ -23,7 +23,7 @@ from services.cli import certs, copy_index, erase, feedback, keys, sync
 from services.cli.ingest import ingest
 from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port, stop_on_sigterm
 from services.cli.render import render_answer, render_chunk_view, render_documents, render_results
-from services.cli.supervisor import StopRequest, Supervisor
+from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
 from services.evaluation import compare
 from services.generator import reading_training, selector_training, support_training
@@ -34,6 +34,7 @@ from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
 from shared.model import RETRIEVAL_MODES
 from shared.observability.metrics import start_metrics_server
+from shared.stopping import StopRequest
 from shared.stubs import gateway_pb2
 
 DEMO_QUESTIONS = (

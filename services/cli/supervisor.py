@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from services.cli import stage_logs
 from services.cli.mesh import Mesh, MeshError
 from shared.observability import metrics
+from shared.stopping import StopRequest
 
 # Stage logs are checked for size this often (seconds), not on every poll.
 LOG_CHECK_INTERVAL = 10.0
@@ -31,34 +32,6 @@ class _StageState:
     restart_at: float | None = None  # a restart is due then
     starting_since: float | None = None  # restarted, not yet SERVING
     silent_since: float | None = None  # its health checks have gone unanswered since then
-
-
-class StopRequest:
-    """Asked to stop by a signal handler: a plain flag. A threading.Event must not be set from a handler: the
-    handler runs in the main thread between two bytecodes, and when those are inside the Event's own wait (its
-    condition's lock held) Event.set waits for that lock forever; `ragmesh up` then ignored every Ctrl-C and
-    SIGTERM (seen: the main thread in Event.wait -> Condition.__exit__ -> handler -> Event.set ->
-    Condition.__enter__). Setting a flag takes no lock; wait() sleeps in short steps and reads it."""
-
-    def __init__(self, step: float = 0.05):
-        self.requested = False
-        self.step = step
-
-    def set(self) -> None:
-        self.requested = True
-
-    def is_set(self) -> bool:
-        return self.requested
-
-    def wait(self, timeout: float) -> bool:
-        """True as soon as a stop is requested, else False after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        while not self.requested:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(self.step, left))
-        return True
 
 
 class Supervisor:

@@ -7,9 +7,10 @@ import threading
 import time
 from pathlib import Path
 
-from services.cli import supervisor as supervisor_module
-from services.cli.supervisor import StopRequest, Supervisor
+from services.cli.supervisor import Supervisor
+from shared import stopping
 from shared.observability import metrics
+from shared.stopping import StopRequest
 
 
 class FakeProc:
@@ -162,7 +163,7 @@ def test_a_stop_set_by_a_signal_handler_in_the_middle_of_the_wait_ends_it(monkey
     """`ragmesh up` hung on Ctrl-C: its handler set a threading.Event while the main thread was inside that Event's
     wait, holding its lock. A StopRequest is set without a lock: here the handler runs inside the wait itself."""
     stop = StopRequest()
-    monkeypatch.setattr(supervisor_module.time, "sleep", lambda seconds: stop.set())  # a signal arriving mid-wait
+    monkeypatch.setattr(stopping.time, "sleep", lambda seconds: stop.set())  # a signal arriving mid-wait
     assert stop.wait(30) is True
 
 
