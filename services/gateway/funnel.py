@@ -266,6 +266,7 @@ class Funnel:
         read = spelling.corrected(query, texts)
         if read == query:
             return ""
+        metrics.READ_AS.inc()
         trace.get_current_span().set_attribute("ragmesh.query.read_as", read if not self.private else "[redacted]")
         return read
 

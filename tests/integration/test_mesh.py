@@ -218,10 +218,18 @@ def test_access_scopes_are_enforced_in_the_query(gateway, ingested):
     assert "handbook/salary-bands" in docs(access_scopes=["hr-confidential"])
 
 
-def test_a_misspelled_question_is_read_as_the_passages_spell_it(gateway, ingested):
+def test_a_misspelled_question_is_read_as_the_passages_spell_it(mesh, gateway, ingested):
     """'wat is the refund polcy for anual plans' was refused: two of its words matched no passage word."""
+
+    def read_as_total() -> float:
+        snapshot = metrics.scrape([mesh.metrics_url("gateway")], timeout=10)
+        return metrics.total(snapshot, "ragmesh_questions_read_as_total")
+
+    read_before = read_as_total()
     response = ask(gateway, "wat is the refund polcy for anual plans")
     assert response.read_as == "wat is the refund policy for annual plans"
+    # Operators see how often questions are read so (the gateway's Prometheus counter).
+    assert read_as_total() == read_before + 1
     assert not response.answer.abstained
     assert {c.document_id for c in response.answer.citations} == {"handbook/refund-policy"}
     assert_citations_verifiable(response)
