@@ -5,7 +5,8 @@ misspelled word matches no word of them, so the answer's coverage of the questio
 refused. A question word is read as a passage word when the dictionary (simplemma's) does not know it, it has
 five letters or more, and exactly one word of the passages is one edit from it (two for nine letters or more;
 a swap of neighbours is one edit). A real word is never changed ("leave" stays "leave" beside "lease"), nor a
-word the passages hold, nor one two passage words are equally close to.
+word the passages hold, nor one two passage words are equally close to, nor any word of a question most of whose
+longer words are unknown (another language, or all jargon).
 """
 
 import re
@@ -15,6 +16,8 @@ import simplemma
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from shared.text import STOPWORDS
+
 _WORD = re.compile(r"[^\W\d_]+")  # letters of any script: "bogota" is one slip from "bogotá"
 MIN_LETTERS = 5
 
@@ -22,10 +25,14 @@ MIN_LETTERS = 5
 def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
     """{misspelled question word: the passage word it stands for}, lower-cased."""
     vocabulary = {w for text in passages for w in _WORD.findall(text.lower()) if len(w) >= MIN_LETTERS - 1}
+    long_words = {w for w in _WORD.findall(question.lower()) if len(w) >= MIN_LETTERS and w not in STOPWORDS}
+    unknown = {w for w in long_words if w not in vocabulary and not simplemma.is_known(w, lang="en")}
+    # Most words unknown (two at least): a question in another language, or all jargon, not slips ("wie lange dauert die
+    # Rückerstattung" must not become "wie large ...").
+    if len(unknown) >= 2 and 2 * len(unknown) > len(long_words):
+        return {}
     out: dict[str, str] = {}
-    for word in set(_WORD.findall(question.lower())):
-        if len(word) < MIN_LETTERS or word in vocabulary or simplemma.is_known(word, lang="en"):
-            continue
+    for word in unknown:
         edits = 1 if len(word) < 9 else 2
         close = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None)
         best = min((distance for _, distance, _ in close), default=None)

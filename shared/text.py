@@ -82,7 +82,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return [(start + a, start + b) for a, b in spans if segment[a:b].strip()]
 
 
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     """
 a an and are as at be been but by can could did do does for from had has have how i if in into is it its
 me my of on or our should so than that the their them then there these they this to was we were what when
@@ -100,7 +100,7 @@ def _lemma(word: str) -> str:
     "paid" and "pay"); the light stemming below only matches plurals. A lemma that is a stopword keeps the word
     ("us" is not "we")."""
     lemma = simplemma.lemmatize(word, lang="en").lower()
-    return word if lemma in _STOPWORDS or not lemma.isalpha() else lemma
+    return word if lemma in STOPWORDS or not lemma.isalpha() else lemma
 
 
 def _stem(word: str) -> str:
@@ -134,7 +134,7 @@ def _term(word: str) -> str:
 def content_terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole, and a
     clipped unit word ("yr") counts as the word."""
-    return {_term(w) for w in _TERM.findall(text.lower()) if w not in _STOPWORDS}
+    return {_term(w) for w in _TERM.findall(text.lower()) if w not in STOPWORDS}
 
 
 # "how long", "how often": the word after "how" names the kind of answer (a duration, a frequency), not what the
@@ -160,7 +160,7 @@ def term_words(text: str) -> dict[str, str]:
     """Each content term of the text and the word it was first written as ("keep": "kept")."""
     words: dict[str, str] = {}
     for word in _TERM.findall(text.lower()):
-        if word not in _STOPWORDS:
+        if word not in STOPWORDS:
             words.setdefault(_term(word), word)
     return words
 

@@ -27,3 +27,17 @@ def test_letters_of_any_script_are_read_whole():
     assert corrected("when did the bogota edge open", ["| bog1 | Bogotá | Colombia |"]) == (
         "when did the bogotá edge open"
     )
+
+
+def test_a_question_most_of_whose_words_are_unknown_is_left_as_written():
+    """Another language, not slips: "lange" is one edit from "large", but the question is German."""
+    passages = ["Large refunds need approval. Annual plans are refunded in full."]
+    assert corrections("wie lange dauert die Rückerstattung für Jahrespläne", passages) == {}
+    assert corrections("how lange for annual refunds", passages) == {"lange": "large"}  # one slip among words
+
+
+def test_question_words_do_not_count_as_unknown():
+    """'whats' is no English word but a question word: one slip among the rest is still read."""
+    assert corrections("whats in the on-call handver note", ["Handover notes go in the on-call channel"]) == {
+        "handver": "handover"
+    }
