@@ -24,9 +24,12 @@ MIN_LETTERS = 5
 
 def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
     """{misspelled question word: the passage word it stands for}, lower-cased."""
-    vocabulary = {w for text in passages for w in _WORD.findall(text.lower()) if len(w) >= MIN_LETTERS - 1}
     long_words = {w for w in _WORD.findall(question.lower()) if len(w) >= MIN_LETTERS and w not in STOPWORDS}
-    unknown = {w for w in long_words if w not in vocabulary and not simplemma.is_known(w, lang="en")}
+    unknown = {w for w in long_words if not simplemma.is_known(w, lang="en")}
+    if not unknown:  # the usual question: every word is a word, and the passages' words need not be read
+        return {}
+    vocabulary = {w for text in passages for w in _WORD.findall(text.lower()) if len(w) >= MIN_LETTERS - 1}
+    unknown -= vocabulary
     # Most words unknown (two at least): a question in another language, or all jargon, not slips ("wie lange dauert die
     # Rückerstattung" must not become "wie large ...").
     if len(unknown) >= 2 and 2 * len(unknown) > len(long_words):
