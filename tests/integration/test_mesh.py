@@ -30,6 +30,17 @@ def restart(mesh, gateway, stage):
     in reconnect backoff for a moment after the stage is SERVING)."""
     mesh.start_stage(stage)
     mesh.wait_serving(120, [stage])
+    if stage == "indexer":  # a Search never calls the indexer: probe it with a delete of nothing
+        delete = indexer_pb2.DeleteDocumentRequest(tenant_id="restart-probe", document_id="none")
+        for _ in range(50):
+            try:
+                gateway.DeleteDocument(delete, timeout=10)
+                return
+            except grpc.RpcError as err:
+                if err.code() != grpc.StatusCode.UNAVAILABLE:
+                    return  # reached
+            time.sleep(0.2)
+        return
     request = gateway_pb2.SearchRequest(tenant_id=TENANT, query="E-4412", top_k=1, rerank=True)
     for _ in range(50):
         try:
