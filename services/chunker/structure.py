@@ -182,6 +182,8 @@ def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
     sections = [Section(heading_path=[], level=0)]
     stack: list[tuple[int, str]] = []  # the open headings, (level, text)
     lines = _lines(text, start)
+    # One past the last line with text: a heading heads something, so the last paragraph is never one.
+    text_end = max((n + 1 for n, ln in enumerate(lines) if ln[2].strip()), default=0)
     i = 0
     messages = 0
     while i < len(lines):
@@ -193,7 +195,7 @@ def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
         while j < len(lines) and lines[j][2].strip() and not _MESSAGE_START.match(lines[j][2]):
             j += 1
         kind = "paragraph"
-        later = any(ln[2].strip() for ln in lines[j:])  # a heading heads something: never the last paragraph
+        later = j < text_end
         underline = _SETEXT.match(lines[i + 1][2]) if j == i + 2 else None
         depth = _text_heading_depth(line) if j == i + 1 and later else None
         if _MESSAGE_START.match(line):
