@@ -10,6 +10,11 @@ Batches are real: each is one tuning query of the trained model with its first-s
 triton/raw is the cost of serving the model; service/raw adds the service (and maxsim, when fused).
 Prints a table and writes JSON to --out.
 
+With `--gpu` (a host with CUDA): raw is the checkpoint in fp16 on the GPU with torch, what Triton's GPU
+instance runs (model.py); in_process (ONNX Runtime on the CPU) is left out; Triton serves a repository made
+for the run with the checkpoint (install_into_triton's with_torch), so model.onnx is not needed there, and
+the run stops if Triton's log does not say the model runs on CUDA.
+
 Then the CPU trade-off curve (services/reranker/training/variants.py): int8 quantisations, windows, candidates,
 threads and graph optimisation, each with p50/p95 of a rerank and nDCG@10 on the model's held-out queries
 (the SciFact dev portion for a SciFact model); `--tradeoff-queries` bounds how many queries the timing-only
@@ -33,8 +38,9 @@ import numpy as np
 from loadtest.figures import figure, record
 from services.chunker.chunking import stable_id
 from services.cli.mesh import ROOT_DIR, free_port
-from services.reranker.cross_encoder import CARD_FILE, OnnxScorer, TritonScorer
+from services.reranker.cross_encoder import CARD_FILE, OnnxScorer, TritonScorer, served_version, serving_variant
 from services.reranker.training import variants
+from services.reranker.training.command import install_into_triton
 from services.reranker.training.data import load_queries
 from services.reranker.triton_server import TritonServer, rerankers_root
 from shared import convert
@@ -60,6 +66,57 @@ def as_request(query: str, passages: list[str]) -> reranker_pb2.RerankRequest:
     return reranker_pb2.RerankRequest(
         query=query, candidates=[convert.scored_to_pb(c) for c in chunks], top_n=len(passages)
     )
+
+
+class TorchCudaScorer:
+    """The trained checkpoint in fp16 on the GPU, as Triton's GPU instance runs it (model.py's torch path)."""
+
+    def __init__(self, model_dir: Path):
+        self.model_dir = model_dir
+        card = json.loads((model_dir / CARD_FILE).read_text())
+        self.model_id = card["model_id"]
+        self.model_version = served_version(card, serving_variant(card, "fp32"))
+        self.max_length = int(card.get("max_length", 128))
+        self._model, self._tokenizer, self._device = None, None, None
+
+    def warm_up(self) -> None:
+        import torch
+        from tokenizers import Tokenizer
+        from transformers import AutoModelForSequenceClassification
+
+        if not torch.cuda.is_available():
+            raise SystemExit("--gpu: torch sees no CUDA device")
+        self._device = torch.device("cuda", 0)
+        checkpoint = str(self.model_dir / "checkpoint")
+        self._model = AutoModelForSequenceClassification.from_pretrained(checkpoint).half().to(self._device).eval()
+        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:
+        encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
+        columns = {
+            "input_ids": [e.ids for e in encoded],
+            "attention_mask": [e.attention_mask for e in encoded],
+            "token_type_ids": [e.type_ids for e in encoded],
+        }
+        return {k: np.array(v, dtype=np.int64) for k, v in columns.items()}
+
+    def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        import torch
+
+        with torch.inference_mode():
+            tensors = {k: torch.from_numpy(v).to(self._device) for k, v in feeds.items()}
+            return self._model(**tensors).logits[:, 0].float().cpu().numpy()  # .cpu() waits for the GPU
+
+    def score(self, query: str, passages: list[str]) -> np.ndarray:
+        return self.run(self.feeds(query, passages))
+
+
+def triton_runtime(server: TritonServer) -> str:
+    """What model.py logged it runs on ("torch fp16 on cuda", "CPUExecutionProvider", ...)."""
+    lines = [line for line in server.log_tail(400).splitlines() if "cross_encoder:" in line and " on " in line]
+    return lines[-1].split(" on ", 1)[1].split(", max_length")[0] if lines else "unknown"
 
 
 def measure(fn, work: list) -> dict:
@@ -133,6 +190,7 @@ def main(argv=None) -> int:
     parser.add_argument("--candidates", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default="eval/out/bench-rerank.json")
+    parser.add_argument("--gpu", action="store_true", help="the model and Triton on CUDA (see the module's doc)")
     parser.add_argument("--tradeoff-queries", type=int, default=10, help="0: time every held-out query")
     parser.add_argument("--no-tradeoff", action="store_true", help="skip the CPU trade-off curve")
     parser.add_argument(
@@ -145,15 +203,23 @@ def main(argv=None) -> int:
     work = batches(model_dir, args.requests, args.candidates)
     results = {}
 
-    raw = OnnxScorer(model_dir, threads=args.threads)
+    raw = TorchCudaScorer(model_dir) if args.gpu else OnnxScorer(model_dir, threads=args.threads)
     raw.warm_up()
     tokenised = [(raw.feeds(query, passages), passages) for query, passages in work]
     results["raw"] = measure(lambda feeds, _: raw.run(feeds), tokenised)
-    results["in_process"] = measure(raw.score, work)
+    if not args.gpu:
+        results["in_process"] = measure(raw.score, work)
 
-    server = TritonServer(model_dir / "triton", free_port(), free_port(), free_port()).start(180)
+    repository = model_dir / "triton"
+    if args.gpu:
+        repository = install_into_triton(model_dir, Path(args.out).parent / "triton-gpu", with_torch=True).parent
+    server = TritonServer(repository, free_port(), free_port(), free_port()).start(180)
     service = None
     try:
+        runtime = triton_runtime(server)
+        print(f"Triton serves {raw.model_id} on {runtime}", flush=True)
+        if args.gpu and "cuda" not in runtime.lower():
+            raise SystemExit(f"--gpu: Triton's model runs on {runtime}, not CUDA; see {server.log_path}")
         triton = TritonScorer(server.grpc_address, timeout_s=60)
         triton.warm_up()
         maxsim_weight = triton.maxsim_weight
@@ -185,9 +251,10 @@ def main(argv=None) -> int:
             service.wait(30)
         server.stop()
 
+    where = f"{device_name()}, Triton on {runtime}" if args.gpu else f"{args.threads} threads"
     print(
         f"reranker {raw.model_id} ({raw.model_version}), {args.requests} requests x {args.candidates} candidates, "
-        f"max_length {raw.max_length}, {args.threads} threads"
+        f"max_length {raw.max_length}, {where}"
     )
     print(f"{'path':<12}{'pairs/s':>10}{'p50 ms':>10}{'p95 ms':>10}{'vs raw':>9}")
     for name, r in results.items():
@@ -202,6 +269,8 @@ def main(argv=None) -> int:
         "candidates": args.candidates,
         "max_length": raw.max_length,
         "threads": args.threads,
+        "device": device_name() if args.gpu else "cpu",
+        "triton_runtime": runtime,
     }
     print(
         "figures: "
@@ -229,12 +298,20 @@ def main(argv=None) -> int:
                 "model_version": raw.model_version,
                 "candidates": args.candidates,
                 "service_maxsim_weight": maxsim_weight,
+                "device": config["device"],
+                "triton_runtime": runtime,
                 **results,
             },
             indent=2,
         )
     )
     return 0
+
+
+def device_name() -> str:
+    import torch
+
+    return torch.cuda.get_device_name(0)
 
 
 if __name__ == "__main__":

@@ -125,8 +125,11 @@ class LoadMesh:
         trained = rerankers_root() / "sample"
         repository = trained / "triton"
         if not (repository / MODEL_NAME / "1" / "model.onnx").is_file():
-            # A trained model without its Triton repository (e.g. retrained by a variant run): this run's own.
-            repository = install_into_triton(trained, Path(self.mesh.data_dir) / "triton").parent
+            # A trained model without its Triton repository (e.g. retrained by a variant run): this run's own,
+            # with the checkpoint when there is one (a GPU instance runs it with torch; a GPU host may hold
+            # the checkpoint alone).
+            with_torch = (trained / "checkpoint" / "config.json").is_file()
+            repository = install_into_triton(trained, Path(self.mesh.data_dir) / "triton", with_torch).parent
         self.triton = TritonServer(
             repository,
             free_port(),

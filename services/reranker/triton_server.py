@@ -97,7 +97,8 @@ class TritonServer:
         }
 
     def start(self, timeout: float = 120.0) -> "TritonServer":
-        if not (self.repository / MODEL_NAME / "1" / "model.onnx").is_file():
+        version = self.repository / MODEL_NAME / "1"
+        if not (version / "model.onnx").is_file() and not (version / "hf" / "config.json").is_file():
             raise FileNotFoundError(f"{self.repository}/{MODEL_NAME}: no trained model; run `ragmesh train-reranker`")
         self.refresh_model_code()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -231,8 +231,14 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
     # the card's CPU variant is for the in-process scorer. An int8 graph's scores also move with the ONNX Runtime
     # version (seen: ~3e-3 between Triton's 1.23 and the services' 1.32), so one model id would score two ways.
     serving = serving_variant(card, "fp32")
+    # A GPU host can be given the checkpoint alone (model.onnx is twice the fp16 weights): such a repository
+    # serves only on a GPU, and model.py says so when it lands on a CPU.
+    onnx = (model_dir / "model.onnx").is_file()
+    if not onnx and not with_torch:
+        raise FileNotFoundError(f"{model_dir}: no model.onnx to serve (with_torch serves the checkpoint on a GPU)")
     for name in ("model.onnx", "tokenizer.json", CARD_FILE, "MODEL_CARD.md"):
-        shutil.copy2(model_dir / name, target / "1" / name)
+        if name != "model.onnx" or onnx:
+            shutil.copy2(model_dir / name, target / "1" / name)
     if with_torch:
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
     weights = served_weights(card)

@@ -31,6 +31,11 @@ class TritonPythonModel:
         self.session, self.torch_model = None, None
         if on_gpu and not ort_cuda and (here / "hf").is_dir():
             self.torch_model = _torch_on_cuda(here / "hf", device)
+        if self.torch_model is None and not (here / "model.onnx").is_file():
+            raise RuntimeError(
+                f"cross_encoder: {here} holds only the checkpoint (hf/), which runs with torch on a GPU; "
+                "this instance has none: install the model with its model.onnx"
+            )
         if self.torch_model is None:
             options = ort.SessionOptions()
             options.intra_op_num_threads = int(params.get("intra_op_threads", "2"))
