@@ -3,6 +3,7 @@ the whole mesh. The model is the sample corpus's self-supervised cross-encoder t
 trains (cached in ~/.cache/ragmesh/rerankers/sample)."""
 
 import os
+import shutil
 
 import grpc
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from services.cli.mesh import Mesh, free_port
 from services.reranker.cross_encoder import CARD_FILE, OnnxScorer, TritonScorer
+from services.reranker.training.command import install_into_triton
 from services.reranker.triton_server import TritonServer, rerankers_root
 from shared import convert
 from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
@@ -149,6 +151,33 @@ def test_the_relevant_passage_is_ranked_above_near_misses(reranker_service, quer
     assert response.model_id.startswith("ragmesh-ce/") and response.model_version
     scores = {c.chunk.body: c.scores.rerank_score for c in response.candidates}
     assert all(scores[relevant] > scores[n] for n in near_misses), scores
+
+
+def _checkpoint_only(model_dir, folder):
+    """The trained model as a GPU host may be given it: card, tokenizer and checkpoint, no model.onnx."""
+    folder.mkdir()
+    for name in (CARD_FILE, "tokenizer.json", "MODEL_CARD.md"):
+        shutil.copy2(model_dir / name, folder / name)
+    shutil.copytree(model_dir / "checkpoint", folder / "checkpoint")
+    return folder
+
+
+def test_a_checkpoint_only_repository_needs_the_checkpoint_flag(model_dir, tmp_path):
+    trained = _checkpoint_only(model_dir, tmp_path / "trained")
+    with pytest.raises(FileNotFoundError, match="no model.onnx"):
+        install_into_triton(trained, tmp_path / "repository")
+    served = install_into_triton(trained, tmp_path / "repository", with_torch=True) / "1"
+    assert (served / "hf" / "config.json").is_file() and not (served / "model.onnx").exists()
+
+
+def test_a_checkpoint_only_repository_refuses_an_instance_without_cuda(model_dir, tmp_path):
+    # This host has no GPU: the checkpoint's torch path is not taken, and there is no ONNX model to fall back on.
+    trained = _checkpoint_only(model_dir, tmp_path / "trained")
+    repository = install_into_triton(trained, tmp_path / "repository", with_torch=True).parent
+    server = TritonServer(repository, free_port(), free_port(), free_port(), log_path=tmp_path / "tritonserver.log")
+    with pytest.raises(RuntimeError, match="tritonserver exited"):
+        server.start(timeout=120)
+    assert "holds only the checkpoint (hf/), which runs with torch on a GPU" in server.log_path.read_text()
 
 
 def test_an_unreachable_triton_is_unavailable_with_its_address(tmp_path):
