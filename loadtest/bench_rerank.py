@@ -113,12 +113,6 @@ class TorchCudaScorer:
         return self.run(self.feeds(query, passages))
 
 
-def triton_runtime(server: TritonServer) -> str:
-    """What model.py logged it runs on ("torch fp16 on cuda", "CPUExecutionProvider", ...)."""
-    lines = [line for line in server.log_tail(400).splitlines() if "cross_encoder:" in line and " on " in line]
-    return lines[-1].split(" on ", 1)[1].split(", max_length")[0] if lines else "unknown"
-
-
 def measure(fn, work: list) -> dict:
     fn(*work[0])  # warm-up (first-call allocation, connection)
     seconds = []
@@ -216,7 +210,7 @@ def main(argv=None) -> int:
     server = TritonServer(repository, free_port(), free_port(), free_port()).start(180)
     service = None
     try:
-        runtime = triton_runtime(server)
+        runtime = server.runtime()
         print(f"Triton serves {raw.model_id} on {runtime}", flush=True)
         if args.gpu and "cuda" not in runtime.lower():
             raise SystemExit(f"--gpu: Triton's model runs on {runtime}, not CUDA; see {server.log_path}")

@@ -138,6 +138,7 @@ class LoadMesh:
             log_path=Path(self.mesh.log_dir) / "tritonserver.log",
         )
         self.triton.start(timeout=180)
+        log(f"Triton serves the cross-encoder on {self.triton.runtime()}")
         self.extra_env.update(
             {
                 "RAGMESH_RERANKER_MODEL": "triton",

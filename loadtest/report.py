@@ -93,7 +93,9 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
         f"- When: {report['started']}; took {report['seconds']:.0f} s on {setup['cpus']} CPU(s), load average at "
         f"start {setup['load_average']}, at the end {report.get('load_average_end', '-')} (ghz runs on the same "
         "machine, 1 CPU).",
-        f"- Mesh: {setup['backend']} index, {setup['reranker']} reranker, {setup['generator']} generator; gateway "
+        f"- Mesh: {setup['backend']} index, {setup['reranker']} reranker"
+        + (f" (on {setup['reranker_runtime']})" if setup.get("reranker_runtime") else "")
+        + f", {setup['generator']} generator; gateway "
         "rate limit off; every call carries the tenant's local API key.",
         f"- Corpus: {setup['documents']} documents, {setup['chunks']} chunks, ingested in {setup['ingest_s']:.1f} s"
         + (

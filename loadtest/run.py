@@ -249,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             "load_average": " ".join(f"{x:.1f}" for x in os.getloadavg()),
             "backend": args.backend,
             "reranker": env.get("RAGMESH_RERANKER_MODEL", "maxsim"),
+            # Where Triton's instance runs the model (a GPU host's instance may have fallen back to the CPU).
+            "reranker_runtime": harness.triton.runtime() if harness.triton else "",
             "generator": env.get("RAGMESH_GENERATOR_BACKEND", "extractive"),
             "documents": harness.documents,
             "chunks": harness.chunks,

@@ -134,6 +134,12 @@ class TritonServer:
         except OSError:
             return False
 
+    def runtime(self) -> str:
+        """What the served model logged it runs on ("torch fp16 on cuda", "CPUExecutionProvider", ...): a GPU
+        host whose instance fell back to the CPU says so here, where a load report or benchmark can print it."""
+        said = [line for line in self.log_tail(400).splitlines() if "cross_encoder:" in line and " on " in line]
+        return said[-1].split(" on ", 1)[1].split(", max_length")[0] if said else "unknown"
+
     def log_tail(self, lines: int = 30) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])

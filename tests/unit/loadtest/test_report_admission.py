@@ -53,3 +53,12 @@ def test_without_a_limit_the_table_has_the_stages_alone():
     text = markdown(_report(None), budgets.load(), [])
     assert "waiting for a slot" not in text
     assert "| 16 | 90.0 (40.0/100) |" in text
+
+
+def test_the_mesh_line_says_where_tritons_model_runs():
+    report = _report(None)
+    assert "triton reranker" not in markdown(report, budgets.load(), [])
+    report["setup"] = {**SETUP, "reranker": "triton", "reranker_runtime": "torch fp16 on cuda"}
+    assert "- Mesh: embedded index, triton reranker (on torch fp16 on cuda), extractive generator;" in markdown(
+        report, budgets.load(), []
+    )

@@ -73,3 +73,17 @@ def test_a_model_that_fuses_maxsim_refuses_to_run_without_an_embedder(tmp_path):
     assert reranker.model_id == "ragmesh-ce/m+maxsim"
     with pytest.raises(Unavailable, match="no embedder"):
         reranker._maxsim_ranker()
+
+
+def test_the_servers_runtime_is_what_the_model_logged_last(tmp_path):
+    from services.reranker.triton_server import TritonServer
+
+    log = tmp_path / "tritonserver.log"
+    server = TritonServer(tmp_path, log_path=log)
+    assert server.runtime() == "unknown"  # no log yet
+    log.write_text(
+        'I1204 18:27:13 python_be.cc:2249] "TRITONBACKEND_ModelInstanceInitialize: cross_encoder_0_0 (GPU device 0)"\n'
+        'I1204 18:31:02 model.py:49] "cross_encoder: ragmesh-ce/sample b530f8b228f0 on torch fp16 on cuda, '
+        'max_length 96"\n'
+    )
+    assert server.runtime() == "torch fp16 on cuda"
