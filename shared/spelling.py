@@ -5,8 +5,9 @@ misspelled word matches no word of them, so the answer's coverage of the questio
 refused. A question word is read as a passage word when the dictionary (simplemma's) does not know it, it has
 five letters or more, and exactly one word of the passages is one edit from it (two for nine letters or more;
 a swap of neighbours is one edit). A real word is never changed ("leave" stays "leave" beside "lease"), nor a
-word the passages hold, nor one two passage words are equally close to, nor any word of a question most of whose
-longer words are unknown (another language, or all jargon).
+word the passages hold, nor one two passage words are equally close to, nor one whose nearest passage word is the
+same word in the other number, nor any word of a question most of whose longer words are unknown (another
+language, or all jargon).
 """
 
 import re
@@ -16,7 +17,7 @@ import simplemma
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from shared.text import STOPWORDS
+from shared.text import STOPWORDS, content_terms
 
 _WORD = re.compile(r"[^\W\d_]+")  # letters of any script: "bogota" is one slip from "bogotá"
 MIN_LETTERS = 5
@@ -40,7 +41,8 @@ def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
         close = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None)
         best = min((distance for _, distance, _ in close), default=None)
         nearest = [candidate for candidate, distance, _ in close if distance == best]
-        if len(nearest) == 1:
+        # The same word in the other number ("subprocessor" beside "subprocessors") is no slip: nothing to read.
+        if len(nearest) == 1 and content_terms(nearest[0]) != content_terms(word):
             out[word] = nearest[0]
     return out
 

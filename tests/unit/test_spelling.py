@@ -41,3 +41,10 @@ def test_question_words_do_not_count_as_unknown():
     assert corrections("whats in the on-call handver note", ["Handover notes go in the on-call channel"]) == {
         "handver": "handover"
     }
+
+
+def test_the_same_word_in_the_other_number_is_not_a_slip():
+    """Found by use: "how much notice before adding a subprocessor" was read as "... subprocessors"."""
+    passages = ["Provider may engage new subprocessors with 30 days' notice."]
+    assert corrections("how much notice before adding a subprocessor", passages) == {}
+    assert corrections("how much notice before adding a subprocesor", passages) == {"subprocesor": "subprocessors"}
