@@ -38,13 +38,20 @@ import numpy as np
 from loadtest.figures import figure, record
 from services.chunker.chunking import stable_id
 from services.cli.mesh import ROOT_DIR, free_port
-from services.reranker.cross_encoder import CARD_FILE, OnnxScorer, TritonScorer, served_version, serving_variant
+from services.reranker.cross_encoder import (
+    CARD_FILE,
+    OnnxScorer,
+    TritonScorer,
+    served_version,
+    serving_variant,
+)
 from services.reranker.training import variants
 from services.reranker.training.command import install_into_triton
 from services.reranker.training.data import load_queries
 from services.reranker.triton_server import TritonServer, rerankers_root
 from shared import convert
 from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
+from shared.pairs import pair_feeds, pair_tokenizer
 from shared.stubs import reranker_pb2, reranker_pb2_grpc
 
 
@@ -81,7 +88,6 @@ class TorchCudaScorer:
 
     def warm_up(self) -> None:
         import torch
-        from tokenizers import Tokenizer
         from transformers import AutoModelForSequenceClassification
 
         if not torch.cuda.is_available():
@@ -89,18 +95,10 @@ class TorchCudaScorer:
         self._device = torch.device("cuda", 0)
         checkpoint = str(self.model_dir / "checkpoint")
         self._model = AutoModelForSequenceClassification.from_pretrained(checkpoint).half().to(self._device).eval()
-        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = pair_tokenizer(self.model_dir / "tokenizer.json", self.max_length)
 
     def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:
-        encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
-        columns = {
-            "input_ids": [e.ids for e in encoded],
-            "attention_mask": [e.attention_mask for e in encoded],
-            "token_type_ids": [e.type_ids for e in encoded],
-        }
-        return {k: np.array(v, dtype=np.int64) for k, v in columns.items()}
+        return pair_feeds(self._tokenizer, query, passages)
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         import torch

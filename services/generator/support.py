@@ -18,6 +18,7 @@ import numpy as np
 
 from shared import config
 from shared.model import ScoredChunk
+from shared.pairs import pair_feeds, pair_tokenizer
 from shared.text import heading_prefix, read_row
 
 log = logging.getLogger("ragmesh.generator")
@@ -65,7 +66,6 @@ class SupportReader:
 
     def warm_up(self) -> None:
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
@@ -73,9 +73,7 @@ class SupportReader:
             str(self.model_dir / self.onnx_file), options, providers=["CPUExecutionProvider"]
         )
         self._input_names = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = pair_tokenizer(self.model_dir / "tokenizer.json", self.max_length)
         log.info("support reader %s from %s", self.model_id, self.model_dir)
 
     def score(self, question: str, texts: list[str]) -> np.ndarray:
@@ -84,12 +82,6 @@ class SupportReader:
             return np.zeros(0, dtype=np.float32)
         if self._session is None:
             raise RuntimeError(f"{self.model_dir}: the support reader is not loaded (warm_up() first)")
-        encoded = self._tokenizer.encode_batch([(question, t) for t in texts])
-        columns = {
-            "input_ids": [e.ids for e in encoded],
-            "attention_mask": [e.attention_mask for e in encoded],
-            "token_type_ids": [e.type_ids for e in encoded],
-        }
-        feeds = {k: np.array(v, dtype=np.int64) for k, v in columns.items() if k in self._input_names}
+        feeds = pair_feeds(self._tokenizer, question, texts, self._input_names)
         logits = self._session.run(None, feeds)[0][:, 0].astype(np.float64)
         return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)

@@ -23,6 +23,7 @@ import numpy as np
 from services.reranker import fusion
 from shared.errors import InvalidArgument, Unavailable
 from shared.model import ScoredChunk
+from shared.pairs import pair_feeds, pair_tokenizer
 
 log = logging.getLogger("ragmesh.reranker")
 CARD_FILE = "ragmesh-reranker.json"
@@ -150,7 +151,6 @@ class OnnxScorer:
 
     def warm_up(self) -> None:
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         path = self.model_dir / self.model_file
         if not path.is_file():
@@ -163,19 +163,11 @@ class OnnxScorer:
         options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_LEVELS[self.optimization])
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input_names = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = pair_tokenizer(self.model_dir / "tokenizer.json", self.max_length)
 
     def feeds(self, query: str, passages: list[str]) -> dict[str, np.ndarray]:
         """The tokenised pairs, as the ONNX model takes them."""
-        encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
-        columns = {
-            "input_ids": [e.ids for e in encoded],
-            "attention_mask": [e.attention_mask for e in encoded],
-            "token_type_ids": [e.type_ids for e in encoded],
-        }
-        return {k: np.array(v, dtype=np.int64) for k, v in columns.items() if k in self._input_names}
+        return pair_feeds(self._tokenizer, query, passages, self._input_names)
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """The model alone: one relevance logit per pair."""
