@@ -287,7 +287,7 @@ def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
     rpcs = [rpc for rpc, steps in report["steps"].items() if len(steps) > 1]
     if not rpcs:
         return None
-    fig, axes = plt.subplots(1, len(rpcs), figsize=(6 * len(rpcs), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(rpcs), figsize=(6 * len(rpcs), 5), squeeze=False)
     for ax, rpc in zip(axes[0], rpcs, strict=True):
         steps = report["steps"][rpc]
         levels = [s["concurrency"] for s in steps]
@@ -301,7 +301,15 @@ def _saturation(out_dir: Path, report: dict, budgets: Budgets) -> Path | None:
         ax.set_ylim(bottom=0)
         right.set_ylim(bottom=0)
         handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
-        ax.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="upper left")
+        # Below the axes: inside, it sat on the budget line or the curves whichever corner it took.
+        ax.legend(
+            handles,
+            [h.get_label() for h in handles],
+            fontsize=8,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+            ncol=3,
+        )
         ax.grid(True, alpha=0.3)
     return _save(fig, out_dir / "saturation.png")
 
