@@ -107,9 +107,6 @@ class TorchCudaScorer:
             tensors = {k: torch.from_numpy(v).to(self._device) for k, v in feeds.items()}
             return self._model(**tensors).logits[:, 0].float().cpu().numpy()  # .cpu() waits for the GPU
 
-    def score(self, query: str, passages: list[str]) -> np.ndarray:
-        return self.run(self.feeds(query, passages))
-
 
 def measure(fn, work: list) -> dict:
     fn(*work[0])  # warm-up (first-call allocation, connection)
@@ -243,7 +240,8 @@ def main(argv=None) -> int:
             service.wait(30)
         server.stop()
 
-    where = f"{device_name()}, Triton on {runtime}" if args.gpu else f"{args.threads} threads"
+    device = device_name() if args.gpu else "cpu"
+    where = f"{device}, Triton on {runtime}" if args.gpu else f"{args.threads} threads"
     print(
         f"reranker {raw.model_id} ({raw.model_version}), {args.requests} requests x {args.candidates} candidates, "
         f"max_length {raw.max_length}, {where}"
@@ -261,7 +259,7 @@ def main(argv=None) -> int:
         "candidates": args.candidates,
         "max_length": raw.max_length,
         "threads": args.threads,
-        "device": device_name() if args.gpu else "cpu",
+        "device": device,
         "triton_runtime": runtime,
     }
     print(
@@ -290,7 +288,7 @@ def main(argv=None) -> int:
                 "model_version": raw.model_version,
                 "candidates": args.candidates,
                 "service_maxsim_weight": maxsim_weight,
-                "device": config["device"],
+                "device": device,
                 "triton_runtime": runtime,
                 **results,
             },

@@ -236,9 +236,8 @@ def install_into_triton(model_dir: Path, repository: Path, with_torch: bool = Fa
     onnx = (model_dir / "model.onnx").is_file()
     if not onnx and not with_torch:
         raise FileNotFoundError(f"{model_dir}: no model.onnx to serve (with_torch serves the checkpoint on a GPU)")
-    for name in ("model.onnx", "tokenizer.json", CARD_FILE, "MODEL_CARD.md"):
-        if name != "model.onnx" or onnx:
-            shutil.copy2(model_dir / name, target / "1" / name)
+    for name in ("tokenizer.json", CARD_FILE, "MODEL_CARD.md") + (("model.onnx",) if onnx else ()):
+        shutil.copy2(model_dir / name, target / "1" / name)
     if with_torch:
         shutil.copytree(model_dir / "checkpoint", target / "1" / "hf")
     weights = served_weights(card)
