@@ -21,7 +21,16 @@ from google.protobuf.json_format import MessageToDict
 from ragmesh.client import Filters, RagmeshClient
 from services.cli import certs, copy_index, erase, feedback, keys, sync
 from services.cli.ingest import ingest
-from services.cli.mesh import DEFAULT_HTTP_PORT, HTTP, Mesh, MeshError, free_port, stop_on_sigterm
+from services.cli.mesh import (
+    DEFAULT_HTTP_PORT,
+    HTTP,
+    REPLICABLE,
+    Mesh,
+    MeshError,
+    free_port,
+    parse_replicas,
+    stop_on_sigterm,
+)
 from services.cli.render import render_answer, render_chunk_view, render_documents, render_results
 from services.cli.supervisor import Supervisor
 from services.evaluation import command as eval_command
@@ -65,10 +74,16 @@ def _json(message) -> str:
 
 def cmd_up(args) -> int:
     http = not args.no_http
+    try:
+        replicas = parse_replicas(args.replicas)
+    except MeshError as err:
+        print(f"ragmesh up: {err}", file=sys.stderr)
+        return 2
     if args.free_ports:
-        mesh = Mesh.on_free_ports(args.data_dir, http=http)
+        mesh = Mesh.on_free_ports(args.data_dir, http=http, replicas=replicas)
     else:
-        mesh = Mesh(args.data_dir, ports={**DEFAULT_PORTS, HTTP: args.http_port} if http else None, http=http)
+        ports = {**DEFAULT_PORTS, HTTP: args.http_port} if http else None
+        mesh = Mesh(args.data_dir, ports=ports, http=http, replicas=replicas)
     metrics_port = args.metrics_port
     if metrics_port is None:
         metrics_port = free_port() if args.free_ports else DEFAULT_LAUNCHER_METRICS_PORT
@@ -94,19 +109,19 @@ def cmd_up(args) -> int:
     except MeshError as err:
         print(f"ragmesh up failed: {err}", file=sys.stderr)
         return 1
-    for stage in STAGES:
+    for stage in mesh.stage_names():
         print(
-            f"{stage:<10} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
+            f"{stage:<11} {mesh.address(stage):<22} pid {mesh.processes[stage].pid:<8} "
             f"metrics {mesh.host}:{mesh.metrics_ports[stage]:<6} {mesh.health(stage)}"
         )
     if http:
         print(
-            f"{HTTP:<10} {mesh.http_url():<22} pid {mesh.processes[HTTP].pid:<8} {'':<21} {mesh.health(HTTP)} "
+            f"{HTTP:<11} {mesh.http_url():<22} pid {mesh.processes[HTTP].pid:<8} {'':<21} {mesh.health(HTTP)} "
             f"(reviewer page {mesh.http_url()}/review, API {mesh.http_url()}/openapi.json)"
         )
     if metrics_port > 0:
         print(
-            f"{'launcher':<10} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
+            f"{'launcher':<11} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
             "(ragmesh_stage_restarts_total)"
         )
     print(
@@ -246,6 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--free-ports", action="store_true", help="pick free ports instead of 7070-7075")
     up.add_argument("--no-http", action="store_true", help="do not start the HTTP front door (services/http)")
+    up.add_argument(
+        "--replicas",
+        action="append",
+        default=[],
+        metavar="STAGE=N",
+        help=f"run N processes of a stage ({', '.join(REPLICABLE)}), called round robin by the gateway; "
+        "repeatable, e.g. --replicas retriever=2 (default 1 each)",
+    )
     up.add_argument(
         "--http-port",
         type=int,

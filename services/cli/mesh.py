@@ -35,6 +35,11 @@ STAGE_UMASK = 0o077
 START_ORDER = ("chunker", "indexer", "retriever", "reranker", "generator", "gateway")
 # The HTTP front door (services/http): a client of the gateway, started after it when a mesh asks for it.
 HTTP = "http"
+# Stages that may run as several processes (`--replicas retriever=2`): each keeps nothing another replica
+# must see (the retriever's k-NN views follow the index file's generation; erasure's Forget reaches every one).
+# The gateway calls them round robin (shared/clients.py). The indexer is the index's one writer, the gateway
+# the callers' one address and answer log.
+REPLICABLE = ("chunker", "retriever", "reranker", "generator")
 # A stage drains in-flight calls for its grace (10 s by default) on SIGTERM; past this it is killed.
 STOP_TIMEOUT = 15.0
 
@@ -97,6 +102,30 @@ class MeshError(RuntimeError):
     pass
 
 
+def replica_name(stage: str, n: int) -> str:
+    """The process name of a stage's n-th replica: the stage's own name for the first, then "retriever-2"..."""
+    return stage if n == 1 else f"{stage}-{n}"
+
+
+def stage_of(name: str) -> str:
+    """The stage a process name runs ("retriever-2": retriever)."""
+    stage, _, n = name.rpartition("-")
+    return stage if stage and n.isdigit() else name
+
+
+def parse_replicas(specs: Iterable[str]) -> dict[str, int]:
+    """`retriever=2` (repeatable) as {"retriever": 2}, refusing a stage that cannot be replicated."""
+    replicas: dict[str, int] = {}
+    for spec in specs:
+        stage, sep, count = spec.partition("=")
+        if not sep or not count.isdigit() or int(count) < 1:
+            raise MeshError(f"--replicas {spec!r}: expected STAGE=N with N >= 1, e.g. retriever=2")
+        if stage not in REPLICABLE:
+            raise MeshError(f"--replicas {spec!r}: only {', '.join(REPLICABLE)} run as several processes")
+        replicas[stage] = int(count)
+    return replicas
+
+
 def stop_on_sigterm() -> None:
     """SIGTERM unwinds like Ctrl-C (SystemExit 143), so a launcher stopped by `kill` or a CI timeout runs its
     `finally` and `with` exits and stops the stages it started (by pid). Python's default for SIGTERM ends the
@@ -153,19 +182,33 @@ class Mesh:
         extra_env: dict[str, str] | None = None,
         host: str = "127.0.0.1",
         http: bool = False,
+        replicas: dict[str, int] | None = None,
     ):
         self.host = host
         self.ports = dict(ports or DEFAULT_PORTS)
         if http:
             self.ports.setdefault(HTTP, DEFAULT_HTTP_PORT)
-        self.start_order = (*START_ORDER, HTTP) if http else START_ORDER
-        self.metrics_ports = metrics_ports or dict(DEFAULT_METRICS_PORTS)
+        self.replicas = {stage: 1 for stage in STAGES} | (replicas or {})
+        # Process names in start order: a stage's replicas follow it ("retriever", "retriever-2").
+        self.start_order = tuple(
+            replica_name(stage, n) for stage in START_ORDER for n in range(1, self.replicas[stage] + 1)
+        ) + ((HTTP,) if http else ())
+        self.metrics_ports = dict(metrics_ports or DEFAULT_METRICS_PORTS)
+        for name in self.start_order:  # a replica beyond the first listens where the machine has room
+            if name != HTTP and name not in self.ports:
+                self.ports[name] = free_port()
+            if name != HTTP and name not in self.metrics_ports:
+                self.metrics_ports[name] = free_port()
         self.data_dir = os.path.abspath(data_dir)
         self.log_dir = Path(log_dir or os.path.join(self.data_dir, "logs"))
         self.extra_env = extra_env or {}
         self.processes: dict[str, subprocess.Popen] = {}
         self._keys: dict[str, str] = {}
         self._lock = DataDirLock(self.data_dir)
+
+    def stage_names(self, stages: Iterable[str] = STAGES) -> list[str]:
+        """The process names of these stages, each stage's replicas included."""
+        return [name for name in self.start_order if stage_of(name) in stages]
 
     @classmethod
     def on_free_ports(cls, data_dir: str, **kwargs) -> "Mesh":
@@ -178,7 +221,12 @@ class Mesh:
         )
 
     def address(self, stage: str) -> str:
+        """Where one process listens (a stage name is its first replica)."""
         return f"{self.host}:{self.ports[stage]}"
+
+    def stage_address(self, stage: str) -> str:
+        """Where the gateway finds a stage: every replica's address, comma-separated (shared/clients.py)."""
+        return ",".join(self.address(name) for name in self.stage_names((stage,)))
 
     def metrics_url(self, stage: str) -> str:
         return f"http://{self.host}:{self.metrics_ports[stage]}/metrics"
@@ -189,7 +237,7 @@ class Mesh:
         for stage in STAGES:
             env[f"RAGMESH_{stage.upper()}_PORT"] = str(self.ports[stage])
             env[f"RAGMESH_{stage.upper()}_HOST"] = self.host
-            env[f"RAGMESH_{stage.upper()}_ADDR"] = self.address(stage)
+            env[f"RAGMESH_{stage.upper()}_ADDR"] = self.stage_address(stage)
             env[f"RAGMESH_{stage.upper()}_METRICS_PORT"] = str(self.metrics_ports[stage])
         if HTTP in self.start_order:
             env.update({"RAGMESH_HTTP_HOST": self.host, "RAGMESH_HTTP_PORT": str(self.ports[HTTP])})
@@ -197,12 +245,22 @@ class Mesh:
         env.update(self.extra_env)
         return env
 
+    def process_env(self, name: str) -> dict[str, str]:
+        """The mesh's environment with this process's own ports (a replica's are not its stage's first)."""
+        env = self.env()
+        stage = stage_of(name)
+        if name != stage:
+            env[f"RAGMESH_{stage.upper()}_PORT"] = str(self.ports[name])
+            env[f"RAGMESH_{stage.upper()}_METRICS_PORT"] = str(self.metrics_ports[name])
+        return env
+
     def start_stage(self, stage: str) -> None:
+        """Start one process: a stage, or one of its replicas by its process name ("retriever-2")."""
         self.log_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
         log = stage_logs.open_for_stage(self.log_path(stage))
         self.processes[stage] = subprocess.Popen(
-            [sys.executable, "-m", f"services.{stage}.server"],
-            env=self.env(),
+            [sys.executable, "-m", f"services.{stage_of(stage)}.server"],
+            env=self.process_env(stage),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -237,8 +295,8 @@ class Mesh:
             )
         try:
             self.key_for(DEFAULT_TENANT)  # `ragmesh up` and `make demo` work with no key step
-            for stage in START_ORDER:
-                self.start_stage(stage)
+            for name in self.stage_names():
+                self.start_stage(name)
             self.wait_serving(timeout)
             if HTTP in self.start_order:
                 self.start_stage(HTTP)
@@ -259,7 +317,7 @@ class Mesh:
     def health(self, stage: str, timeout: float = 1.0) -> str:
         if stage == HTTP:
             return self._http_health(timeout)
-        return stage_health(self.address(stage), stage, self.env().get(TLS_ENV, ""), timeout)
+        return stage_health(self.address(stage), stage_of(stage), self.env().get(TLS_ENV, ""), timeout)
 
     def alive(self, stage: str, timeout: float) -> bool:
         """The stage's process answers at all (liveness, not readiness): a gRPC stage its health check with any
@@ -282,9 +340,10 @@ class Mesh:
         except OSError as err:
             return f"UNREACHABLE ({type(err).__name__})"
 
-    def wait_serving(self, timeout: float, stages=STAGES) -> None:
+    def wait_serving(self, timeout: float, stages: Iterable[str] | None = None) -> None:
+        """Wait until these processes (default: every stage's, replicas included) are SERVING."""
         deadline = time.monotonic() + timeout
-        pending = set(stages)
+        pending = set(self.stage_names() if stages is None else stages)
         while pending:
             for stage in sorted(pending):
                 code = self.processes[stage].poll()

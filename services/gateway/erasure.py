@@ -86,8 +86,9 @@ class Eraser:
         stores = [_check_from_pb(s) for s in index.stores]
         if self.answer_log is not None:
             stores += self.answer_log.erase(tenant, asked, chunk_ids, probes)
-        stores.append(self._forget_retriever(tenant, context))
-        stores.append(self._forget_reranker(sorted(chunk_ids), context))
+        # Every replica of the retriever and the reranker holds its own memory: each reports as a store.
+        stores += self._forget_retriever(tenant, context)
+        stores += self._forget_reranker(sorted(chunk_ids), context)
         for store in self.extra_stores:
             stores.append(store(tenant, asked, request.whole_tenant))
         response = gateway_pb2.EraseResponse(
@@ -117,39 +118,45 @@ class Eraser:
         )
         return response
 
-    def _forget_retriever(self, tenant_id: str, context) -> StoreCheck:
-        check = StoreCheck(
-            "retriever:memory",
-            self.retriever.address,
-            "the tenant's in-memory k-NN view dropped (rebuilt from the erased file on the next query)",
-        )
+    def _forget_retriever(self, tenant_id: str, context) -> list[StoreCheck]:
+        method = "the tenant's in-memory k-NN view dropped (rebuilt from the erased file on the next query)"
         try:
-            reply = self.retriever.call("Forget", retriever_pb2.ForgetRequest(tenant_id=tenant_id), context)
-        except StageCallError as err:
-            check.unchecked, check.note = True, f"retriever unreachable: {err.message}"
-            return check
-        check.removed = reply.views_dropped
-        check.note = f"backend {reply.backend}; views dropped: {reply.views_dropped}"
-        return check
+            replies = self.retriever.call_each("Forget", retriever_pb2.ForgetRequest(tenant_id=tenant_id), context)
+        except StageCallError as err:  # its replicas could not be listed
+            return [StoreCheck("retriever:memory", self.retriever.address, method, unchecked=True, note=err.message)]
+        checks = []
+        for one in replies:
+            check = StoreCheck("retriever:memory", one.address, method)
+            if one.error is not None:
+                check.unchecked, check.note = True, f"retriever unreachable: {one.error.message}"
+            else:
+                check.removed = one.reply.views_dropped
+                check.note = f"backend {one.reply.backend}; views dropped: {one.reply.views_dropped}"
+            checks.append(check)
+        return checks
 
-    def _forget_reranker(self, chunk_ids: list[str], context) -> StoreCheck:
-        check = StoreCheck(
-            "reranker:cache",
-            self.reranker.address,
-            "per-chunk cache entries removed by chunk id; verified by looking each id up again",
-            ids_checked=len(chunk_ids),
-        )
+    def _forget_reranker(self, chunk_ids: list[str], context) -> list[StoreCheck]:
+        method = "per-chunk cache entries removed by chunk id; verified by looking each id up again"
+        checks: dict[str, StoreCheck] = {}
         try:
             for start in range(0, max(len(chunk_ids), 1), _FORGET_BATCH):
                 part = chunk_ids[start : start + _FORGET_BATCH]
-                reply = self.reranker.call("ForgetChunks", reranker_pb2.ForgetChunksRequest(chunk_ids=part), context)
-                check.removed += reply.removed
-                check.before += reply.removed + reply.remaining
-                check.after += reply.remaining
-                check.ids_found += reply.remaining
-        except StageCallError as err:
-            check.unchecked, check.note = True, f"reranker unreachable: {err.message}"
-        return check
+                for one in self.reranker.call_each(
+                    "ForgetChunks", reranker_pb2.ForgetChunksRequest(chunk_ids=part), context
+                ):
+                    check = checks.setdefault(
+                        one.address, StoreCheck("reranker:cache", one.address, method, ids_checked=len(chunk_ids))
+                    )
+                    if one.error is not None:
+                        check.unchecked, check.note = True, f"reranker unreachable: {one.error.message}"
+                        continue
+                    check.removed += one.reply.removed
+                    check.before += one.reply.removed + one.reply.remaining
+                    check.after += one.reply.remaining
+                    check.ids_found += one.reply.remaining
+        except StageCallError as err:  # its replicas could not be listed
+            return [StoreCheck("reranker:cache", self.reranker.address, method, unchecked=True, note=err.message)]
+        return list(checks.values())
 
     def _store(self, request_id: str, report: dict) -> str:
         os.makedirs(self.reports_dir, exist_ok=True)
