@@ -192,6 +192,9 @@ class ServerConfig(MeshSettings):
     health_port: int = 0
     """the health service alone on a plaintext port, for probes that cannot present the mesh's client
     certificate (Kubernetes' gRPC probe); 0 = none. Nothing else is served there"""
+    max_connection_age_seconds: float = Field(0.0, ge=0.0)
+    """close each client connection (gracefully, calls in flight finish) after this long, so a caller that
+    balances over a DNS name's addresses resolves it again and finds replicas added since (Kubernetes); 0 = never"""
 
 
 class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):

@@ -122,6 +122,16 @@ def serve_health_only(stage: str, health_servicer: health.HealthServicer, host: 
     return server
 
 
+def connection_age_options(seconds: float, grace: float) -> list[tuple[str, int]]:
+    """gRPC's server options that end a connection after `seconds` (0: none), calls in flight given `grace`."""
+    if seconds <= 0:
+        return []
+    return [
+        ("grpc.max_connection_age_ms", int(seconds * 1000)),
+        ("grpc.max_connection_age_grace_ms", int(grace * 1000)),
+    ]
+
+
 def serve(
     stage: str,
     config: ServerConfig,
@@ -141,6 +151,7 @@ def serve(
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            *connection_age_options(config.max_connection_age_seconds, config.grace_seconds),
         ],
     )
     health_servicer = health.HealthServicer()

@@ -160,13 +160,45 @@ def test_every_stage_reads_the_environment_the_chart_gives_it(full):
     assert (retriever.opensearch_shards, retriever.opensearch_ef_search) == (3, 640)
 
 
-def test_the_gateway_finds_each_stage_at_its_service(full):
-    (container,) = named(full, "Deployment")["ragmesh-gateway"]["spec"]["template"]["spec"]["containers"]
+def test_the_gateway_reaches_every_pod_of_each_stage(full):
+    """Through a ClusterIP Service the gateway's one HTTP/2 connection would stay on one pod of a stage, so pods an
+    HPA adds would get none of its calls: it is given a dns:/// name of a headless Service selecting the stage's
+    pods (shared/clients.py balances round robin over them), and each stage closes connections after a while so
+    the name is resolved again."""
+    deployments = named(full, "Deployment")
+    (container,) = deployments["ragmesh-gateway"]["spec"]["template"]["spec"]["containers"]
     env = {e["name"]: e.get("value") for e in container["env"]}
     services = named(full, "Service")
     for stage in MTLS_STAGES:
+        pods = services[f"ragmesh-{stage}-pods"]["spec"]
+        (grpc_port,) = [p["port"] for p in pods["ports"] if p["name"] == "grpc"]
+        assert stage_address(stage, env) == f"dns:///ragmesh-{stage}-pods:{grpc_port}"
+        assert pods["clusterIP"] == "None"
+        selector = deployments[f"ragmesh-{stage}"]["spec"]["selector"]["matchLabels"]
+        assert pods["selector"] == selector
+        assert [p["name"] for p in pods["ports"]] == ["grpc"]  # metrics are scraped through the stage's Service
+    for stage in STAGES:
+        settings = STAGE_SETTINGS[stage].from_env(container_env(deployments[f"ragmesh-{stage}"]))
+        assert settings.max_connection_age_seconds == 300, stage
+    http = container_env(deployments["ragmesh-http"])
+    assert stage_address("gateway", http) == "dns:///ragmesh-gateway-pods:7070"
+
+
+def test_without_pod_balancing_the_gateway_calls_each_stage_service():
+    rendered = helm_template("-f", str(CI_VALUES / "full-values.yaml"), "--set", "gateway.balanceOverPods=false")
+    assert rendered.returncode == 0, rendered.stderr
+    deployments = named(rendered.stdout, "Deployment")
+    (container,) = deployments["ragmesh-gateway"]["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    services = named(rendered.stdout, "Service")
+    for stage in MTLS_STAGES:
         (grpc_port,) = [p["port"] for p in services[f"ragmesh-{stage}"]["spec"]["ports"] if p["name"] == "grpc"]
         assert stage_address(stage, env) == f"ragmesh-{stage}:{grpc_port}"
+        assert f"ragmesh-{stage}-pods" not in services
+    assert (
+        STAGE_SETTINGS["retriever"].from_env(container_env(deployments["ragmesh-retriever"])).max_connection_age_seconds
+        == 0
+    )
 
 
 def test_service_monitor_keeps_the_metrics_own_labels_and_names_the_component(full):

@@ -7,6 +7,7 @@ import grpc
 import pytest
 
 from shared.clients import StageClient, channel_target, replica_addresses
+from shared.server import connection_age_options
 
 METHOD = "/test.Echo/Call"
 
@@ -77,3 +78,22 @@ def test_call_each_reports_a_replica_that_is_down_and_still_calls_the_others(two
     assert replies[0].error is not None and down[1] in replies[0].error.message
     assert replies[0].error.code == grpc.StatusCode.UNAVAILABLE
     assert [r.reply for r in replies[1:]] == [b"first", b"second"]
+
+
+def test_a_dns_target_is_balanced_over_what_the_name_resolves_to(two_replicas):
+    port = two_replicas[0].rpartition(":")[2]
+    client = StageClient("retriever", f"dns:///localhost:{port}", _EchoStub, default_timeout=5)
+    try:
+        assert client.call("Call", b"") == b"first"  # whichever of localhost's addresses the server is bound on
+        reached = [r for r in client.call_each("Call", b"") if r.error is None]
+    finally:
+        client.close()
+    assert [(r.address, r.reply) for r in reached] == [(two_replicas[0], b"first")]
+
+
+def test_a_server_closes_connections_after_their_age_only_when_asked():
+    assert connection_age_options(0, 10) == []
+    assert dict(connection_age_options(300, 10)) == {
+        "grpc.max_connection_age_ms": 300_000,
+        "grpc.max_connection_age_grace_ms": 10_000,
+    }

@@ -49,10 +49,21 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace 
 {{- printf "RAGMESH_%s" (upper .) }}
 {{- end }}
 
-{{/* Where the gateway finds a stage: its Service, as RAGMESH_<STAGE>_ADDR. */}}
+{{/* Where the gateway finds a stage, as RAGMESH_<STAGE>_ADDR: with gateway.balanceOverPods, the stage's headless
+Service as a dns:/// target (every ready pod's address; the gateway balances its calls round robin over them),
+else its ClusterIP Service (one connection, so one pod, per gateway replica). */}}
 {{- define "ragmesh.stageAddress" -}}
 {{- $port := (index .root.Values.stages .component).port }}
+{{- if .root.Values.gateway.balanceOverPods }}
+{{- printf "dns:///%s:%v" (include "ragmesh.podsService" .) $port }}
+{{- else }}
 {{- printf "%s:%v" (include "ragmesh.component" .) $port }}
+{{- end }}
+{{- end }}
+
+{{/* The headless Service listing a stage's pods (gateway.balanceOverPods). */}}
+{{- define "ragmesh.podsService" -}}
+{{- printf "%s-pods" (include "ragmesh.component" .) }}
 {{- end }}
 
 {{- define "ragmesh.tlsSecret" -}}

@@ -6,6 +6,7 @@ is retried for the calls that are safe to repeat (ragmesh.client.retry).
 """
 
 import dataclasses
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, cast
@@ -14,7 +15,7 @@ import grpc
 
 from ragmesh.client.auth import DEFAULT_GATEWAY_ADDR, GATEWAY_ADDR_ENV, KeySource, bearer_metadata, key_from_env
 from ragmesh.client.ingest import SECONDS_PER_KIB, ingest_per_document
-from ragmesh.client.retry import RetryPolicy
+from ragmesh.client.retry import ROUND_ROBIN, RetryPolicy
 from ragmesh.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, indexer_pb2, retriever_pb2
 
 Mode = Literal["hybrid", "bm25", "dense"]
@@ -141,7 +142,7 @@ class RagmeshClient:
         if retry is not None:
             options += [("grpc.enable_retries", 1), ("grpc.service_config", retry.service_config())]
         else:
-            options.append(("grpc.enable_retries", 0))
+            options += [("grpc.enable_retries", 0), ("grpc.service_config", json.dumps(ROUND_ROBIN))]
         options += list(channel_options)
         if channel is not None:
             self.channel = channel

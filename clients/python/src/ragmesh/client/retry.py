@@ -17,6 +17,9 @@ RETRIED_METHODS = ("Ask", "Search", "GetChunk", "DeleteDocument", "Ingest", "Lis
 # Erase stores a report per call (one erasure, one report); RecordFeedbackExport records an export per call.
 NOT_RETRIED_METHODS = ("Feedback", "Erase", "RecordFeedbackExport")
 RETRYABLE_CODES = ("UNAVAILABLE",)
+# Round robin over every address the target resolves to: a `dns:///` name listing several gateways spreads the
+# calls (gRPC keeps one connection per address); a target of one address is one connection, as with pick_first.
+ROUND_ROBIN = {"loadBalancingConfig": [{"round_robin": {}}]}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +38,9 @@ class RetryPolicy:
             raise ValueError("backoffs must be positive, max_backoff >= initial_backoff, multiplier >= 1")
 
     def service_config(self) -> str:
-        """The channel's `grpc.service_config`: the policy for the retried methods, none for the others."""
+        """The channel's `grpc.service_config`: round robin over the addresses the target resolves to (a
+        `dns:///` name of several gateways; one address is one), the policy for the retried methods, none for
+        the others."""
         policy = {
             "maxAttempts": self.max_attempts,
             "initialBackoff": f"{self.initial_backoff}s",
@@ -45,8 +50,9 @@ class RetryPolicy:
         }
         return json.dumps(
             {
+                **ROUND_ROBIN,
                 "methodConfig": [
                     {"name": [{"service": SERVICE, "method": m} for m in RETRIED_METHODS], "retryPolicy": policy}
-                ]
+                ],
             }
         )
