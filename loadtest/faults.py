@@ -4,7 +4,8 @@ back, and what callers saw is read from ghz's per-request record and the gateway
 Each drill checks the expectation that applies to it:
   reranker (kill -9) / triton (SIGSTOP)  no failed Ask: every one answered, degraded, within its deadline
   generator / retriever (kill -9)         failures are UNAVAILABLE naming the stage; Asks succeed again within
-                                          RECOVERY_LIMIT_S of the restart, the gateway never restarted
+                                          RECOVERY_LIMIT_S of the restart, the gateway never restarted; with
+                                          replicas (--replicas), the first is killed and no Ask fails
   opensearch (stop/start)                 failures name the retriever; recovery after the node is back
   indexer (kill -9 mid-ingest)            re-ingesting the folder leaves exactly the chunks a clean ingest does
 and for all: no request runs past its deadline, and the load corpus keeps every chunk.
@@ -214,6 +215,12 @@ class Drill:
             expectation = "re-ingest after the kill holds exactly a clean ingest's chunks; Asks unaffected"
             if errors:
                 problems.append(f"{len(errors)} Ask(s) failed while the indexer was down: {failed}")
+        elif fault in ("generator", "retriever") and self.harness.mesh.replicas[fault] > 1:
+            # One replica of several killed: the gateway's round robin sends every Ask to the others.
+            others = self.harness.mesh.replicas[fault] - 1
+            expectation = f"no failed Ask: {others} other {fault} replica(s) answer while one is down"
+            if errors:
+                problems.append(f"{len(errors)} Ask(s) failed: {failed}")
         else:
             stage = "retriever" if fault.startswith("opensearch") else fault
             expectation = f"UNAVAILABLE naming the {stage}; Asks succeed within {RECOVERY_LIMIT_S:g}s of the restart"

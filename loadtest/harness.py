@@ -84,7 +84,14 @@ class PrivateOpenSearch:
 
 class LoadMesh:
     def __init__(
-        self, scenario: Scenario, data_dir: str, backend: str, reranker: str, scifact: Path, use_snapshot: bool = True
+        self,
+        scenario: Scenario,
+        data_dir: str,
+        backend: str,
+        reranker: str,
+        scifact: Path,
+        use_snapshot: bool = True,
+        replicas: dict[str, int] | None = None,
     ):
         self.scenario, self.backend, self.reranker_kind, self.scifact = scenario, backend, reranker, scifact
         self.use_snapshot = use_snapshot
@@ -109,7 +116,7 @@ class LoadMesh:
             if self.private_opensearch and self.private_opensearch.nodes == 2:
                 env["RAGMESH_OPENSEARCH_REPLICAS"] = "1"  # each shard on both nodes
         self.extra_env = env
-        self.mesh = Mesh.on_free_ports(data_dir, extra_env=env)
+        self.mesh = Mesh.on_free_ports(data_dir, extra_env=env, replicas=replicas)
         self.questions: list[str] = []
         self.ingest_seconds = 0.0
         self.documents = 0
@@ -238,7 +245,8 @@ class LoadMesh:
         return [{"tenant_id": TENANT, field: q} for q in self.questions]
 
     def metrics_urls(self, stages=STAGES) -> list[str]:
-        return [self.mesh.metrics_url(stage) for stage in stages]
+        """Every process of these stages (each replica's), so a scrape sums what all of them did."""
+        return [self.mesh.metrics_url(name) for name in self.mesh.stage_names(stages)]
 
     def chunk_set(self, tenant: str) -> set[tuple[str, str, int, str]]:
         """(document id, version, position, body digest) of every chunk the tenant has in the index: what an
@@ -274,11 +282,17 @@ def _embed_model(env: dict[str, str]) -> str:
 
 @contextlib.contextmanager
 def load_mesh(
-    scenario: Scenario, backend: str, reranker: str, scifact: Path, keep: bool, use_snapshot: bool = True
+    scenario: Scenario,
+    backend: str,
+    reranker: str,
+    scifact: Path,
+    keep: bool,
+    use_snapshot: bool = True,
+    replicas: dict[str, int] | None = None,
 ) -> Iterator[LoadMesh]:
     """A started, ingested mesh in a fresh data dir; stopped (and the dir removed unless `keep`) afterwards."""
     data_dir = tempfile.mkdtemp(prefix=f"ragmesh-loadtest-{scenario.name}-")
-    harness = LoadMesh(scenario, data_dir, backend, reranker, scifact, use_snapshot)
+    harness = LoadMesh(scenario, data_dir, backend, reranker, scifact, use_snapshot, replicas)
     try:
         harness.start()
         yield harness

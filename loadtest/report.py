@@ -95,8 +95,9 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
         "machine, 1 CPU).",
         f"- Mesh: {setup['backend']} index, {setup['reranker']} reranker"
         + (f" (on {setup['reranker_runtime']})" if setup.get("reranker_runtime") else "")
-        + f", {setup['generator']} generator; gateway "
-        "rate limit off; every call carries the tenant's local API key.",
+        + f", {setup['generator']} generator"
+        + "".join(f"; {n} {stage} processes" for stage, n in setup.get("replicas", {}).items())
+        + "; gateway rate limit off; every call carries the tenant's local API key.",
         f"- Corpus: {setup['documents']} documents, {setup['chunks']} chunks, ingested in {setup['ingest_s']:.1f} s"
         + (
             f" (when its index snapshot {setup['ingest_cached']} was made; this run restored it)"

@@ -21,7 +21,7 @@ from loadtest import ghz, metrics, report
 from loadtest.faults import run_faults
 from loadtest.harness import TENANT, LoadMesh, load_mesh, log
 from loadtest.scenario import Scenario, Step, load
-from services.cli.mesh import stop_on_sigterm
+from services.cli.mesh import MeshError, parse_replicas, stop_on_sigterm
 from shared.config import STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,7 +214,18 @@ def main(argv: list[str] | None = None) -> int:
         help="ingest the corpus even when a snapshot of its index is cached (loadtest/snapshot.py)",
     )
     parser.add_argument("--only", default="", help="run only these fault drills of the scenario (comma-separated)")
+    parser.add_argument(
+        "--replicas",
+        action="append",
+        default=[],
+        metavar="STAGE=N",
+        help="run N processes of a stage, as `ragmesh up --replicas` (repeatable; a fault drill kills the first)",
+    )
     args = parser.parse_args(argv)
+    try:
+        replicas = parse_replicas(args.replicas)
+    except MeshError as err:
+        parser.error(str(err))
     scenario = load(args.scenario)
     if args.only and scenario.faults:
         chosen = tuple(f for f in scenario.faults.faults if f in args.only.split(","))
@@ -241,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         phases[name] = phases.get(name, 0.0) + now - mark
         mark = now
 
-    with load_mesh(scenario, args.backend, args.reranker, args.scifact, args.keep, not args.fresh_ingest) as harness:
+    with load_mesh(
+        scenario, args.backend, args.reranker, args.scifact, args.keep, not args.fresh_ingest, replicas
+    ) as harness:
         phase("mesh start and ingest")
         env = harness.mesh.env()
         out["setup"] = {
@@ -249,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             "load_average": " ".join(f"{x:.1f}" for x in os.getloadavg()),
             "backend": args.backend,
             "reranker": env.get("RAGMESH_RERANKER_MODEL", "maxsim"),
+            # Processes per stage where more than one (`--replicas`).
+            "replicas": {stage: n for stage, n in harness.mesh.replicas.items() if n > 1},
             # Where Triton's instance runs the model (a GPU host's instance may have fallen back to the CPU).
             "reranker_runtime": harness.triton.runtime() if harness.triton else "",
             "generator": env.get("RAGMESH_GENERATOR_BACKEND", "extractive"),
