@@ -141,9 +141,10 @@ class Eraser:
         try:
             for start in range(0, max(len(chunk_ids), 1), _FORGET_BATCH):
                 part = chunk_ids[start : start + _FORGET_BATCH]
-                for one in self.reranker.call_each(
+                replies = self.reranker.call_each(
                     "ForgetChunks", reranker_pb2.ForgetChunksRequest(chunk_ids=part), context
-                ):
+                )
+                for one in replies:
                     check = checks.setdefault(
                         one.address, StoreCheck("reranker:cache", one.address, method, ids_checked=len(chunk_ids))
                     )
@@ -154,6 +155,8 @@ class Eraser:
                     check.before += one.reply.removed + one.reply.remaining
                     check.after += one.reply.remaining
                     check.ids_found += one.reply.remaining
+                if all(one.error is not None for one in replies):
+                    break  # no replica answers: the rest of the ids would only wait on the same errors
         except StageCallError as err:  # its replicas could not be listed
             return [StoreCheck("reranker:cache", self.reranker.address, method, unchecked=True, note=err.message)]
         return list(checks.values())
