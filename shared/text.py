@@ -324,6 +324,12 @@ def answer_units(text: str) -> list[tuple[int, int]]:
     return units
 
 
+def chunk_words(chunk) -> str:
+    """Every word a passage shows its reader: its document's title, its heading path, its body (a protobuf Chunk
+    or a shared.model one). What the misspelling reader and the coverage features read a passage as."""
+    return " ".join([chunk.meta.title, *chunk.heading_path, chunk.body])
+
+
 def heading_prefix(title: str, path: list[str]) -> str:
     parts = [p for p in [title, *path] if p]
     if len(parts) > 1 and parts[0].strip().lower() == parts[1].strip().lower():

@@ -43,6 +43,7 @@ from shared.stubs import (
     retriever_pb2,
     retriever_pb2_grpc,
 )
+from shared.text import chunk_words
 
 log = logging.getLogger("ragmesh.gateway")
 UNCALIBRATED_RERANKERS = ("passthrough",)
@@ -262,8 +263,7 @@ class Funnel:
         caller may read, so a correction never reveals another tenant's or a withheld document's words."""
         if not self.read_misspellings or not candidates:
             return ""
-        texts = [" ".join([c.chunk.meta.title, *c.chunk.heading_path, c.chunk.body]) for c in candidates]
-        read = spelling.corrected(query, texts)
+        read = spelling.corrected(query, [chunk_words(c.chunk) for c in candidates])
         if read == query:
             return ""
         metrics.READ_AS.inc()

@@ -20,6 +20,7 @@ from shared.text import (
     answer_units,
     cell_acronyms,
     cell_demonyms,
+    chunk_words,
     content_terms,
     identifiers,
     is_heading_line,
@@ -125,9 +126,7 @@ class ExtractiveGenerator:
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
-        query = corrected(
-            query, [" ".join([p.chunk.meta.title, *p.chunk.heading_path, p.chunk.body]) for p in passages]
-        )
+        query = corrected(query, [chunk_words(p.chunk) for p in passages])
         wanted = question_terms(query)
         # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
         # answers it: a passage about E-4413 does not answer a question about E-6001.

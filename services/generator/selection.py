@@ -26,6 +26,7 @@ from services.generator.support import unit_text
 from shared.model import ScoredChunk
 from shared.text import (
     answer_units,
+    chunk_words,
     content_terms,
     identifiers,
     is_heading_line,
@@ -96,7 +97,7 @@ def candidates(query: str, passages: list[ScoredChunk]) -> list[UnitCandidate]:
         body = passage.chunk.body
         heading = content_terms(" ".join(passage.chunk.heading_path) or passage.chunk.meta.title)
         similarity = passage.scores.unit_similarity
-        passage_terms = content_terms(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path, body]))
+        passage_terms = content_terms(chunk_words(passage.chunk))
         units = answer_units(body)
         for index, (start, end) in enumerate(units):
             text = body[start:end].strip()
