@@ -124,6 +124,8 @@ def cmd_up(args) -> int:
             f"{'launcher':<11} {'':<22} pid {os.getpid():<8} metrics {mesh.host}:{metrics_port:<6} "
             "(ragmesh_stage_restarts_total)"
         )
+    targets = mesh.write_scrape_targets(max(metrics_port, 0))
+    print(f"Prometheus targets of every process: {targets} (file_sd; deploy/observability/prometheus.yml)")
     print(
         f"API key for tenant {DEFAULT_TENANT!r}: {os.path.join(mesh.data_dir, LOCAL_KEYS_DIR, DEFAULT_TENANT)} "
         "(mode 0600; the CLI reads it there with RAGMESH_DATA_DIR set, or set RAGMESH_API_KEY)"

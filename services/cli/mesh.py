@@ -2,6 +2,7 @@
 the HTTP front door as a seventh process (ready when its /readyz says the gateway answers)."""
 
 import fcntl
+import json
 import os
 import random
 import signal
@@ -136,6 +137,9 @@ def stop_on_sigterm() -> None:
 
 
 LOCK_FILE = "mesh.lock"
+# Every process's metrics endpoint in Prometheus' file_sd form, written by `ragmesh up` into the data dir:
+# replicas listen on ports the shipped static scrape config cannot know.
+SCRAPE_TARGETS_FILE = "prometheus-targets.json"
 
 
 class DataDirLock:
@@ -219,6 +223,25 @@ class Mesh:
             metrics_ports={stage: free_port() for stage in STAGES},
             **kwargs,
         )
+
+    def scrape_targets(self, launcher_metrics_port: int = 0) -> list[dict]:
+        """Each process's metrics endpoint (replicas included, and the launcher's own when it serves one) as
+        Prometheus file_sd entries, labelled with its stage as `component` (never a label a ragmesh metric uses:
+        deploy/observability/prometheus.yml); Prometheus' own `instance` tells replicas apart."""
+        ports = [(stage_of(name), self.metrics_ports[name]) for name in self.stage_names() if self.metrics_ports[name]]
+        if launcher_metrics_port:
+            ports.append(("launcher", launcher_metrics_port))
+        return [{"targets": [f"{self.host}:{port}"], "labels": {"component": stage}} for stage, port in ports]
+
+    def write_scrape_targets(self, launcher_metrics_port: int = 0) -> str:
+        """The scrape targets into the data dir, replaced whole (Prometheus re-reads a file_sd file when it
+        changes and must never see half of one); returns its path."""
+        path = os.path.join(self.data_dir, SCRAPE_TARGETS_FILE)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="utf-8") as out:
+            json.dump(self.scrape_targets(launcher_metrics_port), out, indent=2)
+        os.replace(partial, path)
+        return path
 
     def address(self, stage: str) -> str:
         """Where one process listens (a stage name is its first replica)."""

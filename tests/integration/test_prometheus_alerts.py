@@ -3,22 +3,17 @@
 pending, then firing, once questions are asked. Before the scrape config stopped setting a `stage` target
 label, Prometheus renamed the metric's own `stage` to `exported_stage` and these alerts could never fire."""
 
-import json
 import re
-import shutil
-import subprocess
 import time
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
 import yaml
 
-from services.cli.mesh import free_port
 from shared.config import DEFAULT_METRICS_PORTS, STAGES
 from shared.stubs import gateway_pb2
 from tests.support.mesh import TENANT
+from tests.support.prometheus import api, running_prometheus
 
 pytestmark = pytest.mark.integration
 
@@ -73,59 +68,12 @@ def tiny_budget_rules() -> dict:
     return rules
 
 
-def api(base: str, path: str, **params) -> dict:
-    url = f"{base}{path}" + (f"?{urllib.parse.urlencode(params)}" if params else "")
-    with urllib.request.urlopen(url, timeout=5) as reply:
-        body = json.load(reply)
-    assert body["status"] == "success", body
-    return body["data"]
-
-
 @pytest.fixture
 def prometheus(mesh, tmp_path):
-    binary = shutil.which("prometheus")
-    assert binary, "Prometheus is not installed: `make promtool` installs Debian's prometheus package"
     rules = tmp_path / "alerts.yml"
     rules.write_text(yaml.safe_dump(tiny_budget_rules(), sort_keys=False))
-    config = tmp_path / "prometheus.yml"
-    config.write_text(yaml.safe_dump(scrape_config(mesh, rules), sort_keys=False))
-    check = subprocess.run(["promtool", "check", "config", str(config)], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
-    port = free_port()
-    log = open(tmp_path / "prometheus.log", "wb")
-    proc = subprocess.Popen(
-        [
-            binary,
-            f"--config.file={config}",
-            f"--storage.tsdb.path={tmp_path / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "prometheus.log").read_text()[-3000:]
-            try:
-                with urllib.request.urlopen(f"{base}/-/ready", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "Prometheus not ready in 60 s"
-            time.sleep(0.3)
+    with running_prometheus(scrape_config(mesh, rules), tmp_path) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def test_per_stage_latency_alerts_fire_in_a_real_prometheus(prometheus, gateway, ingested):

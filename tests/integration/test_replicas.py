@@ -16,6 +16,7 @@ from shared.stubs import gateway_pb2
 from shared.stubs import gateway_pb2_grpc as gateway_grpc
 from shared.tls import TLS_ENV, make_certs
 from tests.support.mesh import TENANT, ingest_paths
+from tests.support.prometheus import api, running_prometheus
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -127,3 +128,25 @@ def test_an_erasure_reaches_every_replica(replicated):
     assert where["reranker:cache"] == {mesh.address(n) for n in mesh.stage_names(("reranker",))}
     dropped = [s["removed"] for s in report["stores"] if s["store"] == "retriever:memory"]
     assert dropped == [1, 1], report["stores"]
+
+
+def test_prometheus_scrapes_every_replica_from_the_launchers_targets(replicated, tmp_path):
+    """The file `ragmesh up` writes for Prometheus' file_sd lists every process, so a real Prometheus scrapes both
+    retrievers and both rerankers, each labelled with its stage."""
+    mesh, _ = replicated
+    targets_file = mesh.write_scrape_targets()
+    config = {
+        "global": {"scrape_interval": "1s"},
+        "scrape_configs": [{"job_name": "ragmesh", "file_sd_configs": [{"files": [targets_file]}]}],
+    }
+    with running_prometheus(config, tmp_path) as base:
+        deadline = time.monotonic() + 30
+        while True:
+            targets = api(base, "/api/v1/targets")["activeTargets"]
+            if len(targets) == len(mesh.stage_names()) and all(t["health"] == "up" for t in targets):
+                break
+            assert time.monotonic() < deadline, [(t["scrapeUrl"], t["health"], t.get("lastError")) for t in targets]
+            time.sleep(0.5)
+        up = api(base, "/api/v1/query", query='count by (component) (up{job="ragmesh"} == 1)')["result"]
+    counts = {r["metric"]["component"]: int(r["value"][1]) for r in up}
+    assert counts == {"chunker": 1, "indexer": 1, "retriever": 2, "reranker": 2, "generator": 1, "gateway": 1}

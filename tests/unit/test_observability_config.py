@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
+from services.cli.mesh import SCRAPE_TARGETS_FILE, Mesh
 from shared.observability import metrics
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "observability"
@@ -95,3 +96,16 @@ def test_collision_check_sees_a_stage_target_label():
         ]
     }
     assert scrape_label_names(config) & metric_label_names() == {"stage", "service"}
+
+
+def test_the_launchers_scrape_targets_set_no_label_a_ragmesh_metric_uses(tmp_path):
+    """`ragmesh up` writes every process's target (replicas included) for file_sd: the same rule holds."""
+    mesh = Mesh(str(tmp_path), replicas={"retriever": 2})
+    targets = json.loads(Path(mesh.write_scrape_targets(9476)).read_text())
+    names = {name for entry in targets for name in entry["labels"]}
+    assert names == {"component"} and not names & metric_label_names()
+    by_target = {entry["targets"][0]: entry["labels"]["component"] for entry in targets}
+    assert len(by_target) == len(mesh.stage_names()) + 1
+    assert by_target[f"127.0.0.1:{mesh.metrics_ports['retriever-2']}"] == "retriever"
+    assert by_target["127.0.0.1:9476"] == "launcher"
+    assert list(tmp_path.iterdir()) == [tmp_path / SCRAPE_TARGETS_FILE]  # no partial file left beside it
