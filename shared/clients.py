@@ -118,6 +118,13 @@ def channel_target(address: str, setting: str = "stage address") -> tuple[str, s
     return "ipv4:" + ",".join(parts), first_host
 
 
+def _dns_name(address: str) -> str | None:
+    """The host name of a `dns:///name:port` address (None for any other form)."""
+    if not address.startswith(DNS_SCHEME):
+        return None
+    return _host_port(address.removeprefix(DNS_SCHEME), "stage address")[0]
+
+
 def replica_addresses(address: str) -> list[str]:
     """Each replica's own address, for a call every replica must receive (erasure's Forget): the listed ones,
     or what a `dns:///` name resolves to now; a plain `host:port` is one server."""
@@ -185,29 +192,25 @@ class StageClient:
             addresses = replica_addresses(self.address)
         except OSError as err:  # a name that does not resolve: no replica can be reached (UNAVAILABLE, naming it)
             raise StageCallError(self.stage, self.address, err) from None
-        if addresses == [self.address]:
-            one = ReplicaReply(self.address)
-            try:
-                one.reply = self.call(method, request, context)
-            except StageCallError as err:
-                one.error = err
-            return [one]
-        # A per-replica channel is checked against the name the stage's certificate holds, not the pod's address.
-        name = None
-        if self.address.startswith(DNS_SCHEME):
-            name, _ = _host_port(self.address.removeprefix(DNS_SCHEME), "stage address")
+        if addresses == [self.address]:  # one server: this client's own channel
+            return [self._reply(self._stub, self.address, method, request, context)]
+        # A replica's channel is checked against the name the stage's certificate holds, not the pod's address.
+        authority = _dns_name(self.address) or channel_target(self.address)[1]
         replies = []
         for address in addresses:
-            one = ReplicaReply(address)
-            channel = _channel(self.stage, address, name or channel_target(self.address)[1])
+            channel = _channel(self.stage, address, authority)
             try:
-                one.reply = self._call(self._stub_cls(traced_channel(channel)), address, method, request, context)
-            except StageCallError as err:
-                one.error = err
+                stub = self._stub_cls(traced_channel(channel))
+                replies.append(self._reply(stub, address, method, request, context))
             finally:
                 channel.close()
-            replies.append(one)
         return replies
+
+    def _reply(self, stub, address: str, method: str, request, context) -> ReplicaReply:
+        try:
+            return ReplicaReply(address, reply=self._call(stub, address, method, request, context))
+        except StageCallError as err:
+            return ReplicaReply(address, error=err)
 
     def _call(self, stub, address: str, method: str, request, context, share: float = 1.0, cap: float | None = None):
         cap = self.default_timeout if cap is None else cap
