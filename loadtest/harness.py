@@ -105,6 +105,7 @@ class LoadMesh:
             else os.environ.get("OPENSEARCH_URL", DEFAULT_OPENSEARCH_URL)
         )
         self.triton = None
+        self.reranker_runtime = ""  # where Triton's instance runs the model, when Triton serves it
         env = {
             # A load test measures capacity: the per-key rate limit (50/s by default) would measure the limiter.
             "RAGMESH_GATEWAY_RATE_LIMIT_PER_SECOND": "0",
@@ -145,7 +146,8 @@ class LoadMesh:
             log_path=Path(self.mesh.log_dir) / "tritonserver.log",
         )
         self.triton.start(timeout=180)
-        log(f"Triton serves the cross-encoder on {self.triton.runtime()}")
+        self.reranker_runtime = self.triton.runtime()  # read from Triton's log once, for the log and the report
+        log(f"Triton serves the cross-encoder on {self.reranker_runtime}")
         self.extra_env.update(
             {
                 "RAGMESH_RERANKER_MODEL": "triton",

@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             # Processes per stage where more than one (`--replicas`).
             "replicas": {stage: n for stage, n in harness.mesh.replicas.items() if n > 1},
             # Where Triton's instance runs the model (a GPU host's instance may have fallen back to the CPU).
-            "reranker_runtime": harness.triton.runtime() if harness.triton else "",
+            "reranker_runtime": harness.reranker_runtime,
             "generator": env.get("RAGMESH_GENERATOR_BACKEND", "extractive"),
             "documents": harness.documents,
             "chunks": harness.chunks,
