@@ -3,7 +3,10 @@
 answers a question about a value it never writes out; matching words alone cannot see that.
 
 Only amounts with a unit take part (a percentage, a currency, or the word after the number: seats, days, hours),
-and a range holds an amount only in the same unit: a bare number ("windows 7", "clause 9") is never in a range.
+and a range holds an amount only in the same unit: a bare number ("windows 7", "clause 9") is never in a range,
+unless the question bounds it ("trip over 5000", "uptime under 95": the bound says it is an amount, the document
+says of what). A question's bound is part of its amount: "over $5,000" is held by "above $5,000", not by
+"$1,500 to $5,000". "5k" is 5,000.
 """
 
 import dataclasses
@@ -12,9 +15,11 @@ import re
 
 from shared.text import content_terms
 
-# A number with an optional currency before it and a percent sign or a word after it: "$1,500", "99.0%", "500 seats".
+# A number with an optional currency before it and a percent sign or a word after it: "$1,500", "99.0%", "500 seats";
+# "5k" is thousands.
 _AMOUNT = re.compile(
-    r"(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?:[ \t]+(?P<word>[A-Za-z]+))?"
+    r"(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<k>[kK]\b)?(?P<pct>\s?%)?"
+    r"(?:[ \t]+(?P<word>[A-Za-z]+))?"
 )
 # What joins the two ends of a range: "99.0% to below 99.9%", "$1,500 to $5,000", "5% – 10%" ("and" lists amounts).
 _JOIN = re.compile(r"\s*(?:to|through|-|–|—)\s*(?P<open>below|under|less than)?\s*$", re.IGNORECASE)
@@ -52,6 +57,8 @@ class Amount:
     terms: frozenset[str]  # the content terms the number is written as ("1", "500" for "$1,500")
     start: int
     end: int
+    # A question's bound on it: "above" for "over 5000" (any value past it), "below" for "under 95", "" for a value.
+    bound: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,8 +70,12 @@ class Range:
     high_open: bool = False
 
     def holds(self, amount: Amount) -> bool:
-        if amount.unit != self.unit:
-            return False
+        if amount.unit != self.unit and (amount.unit or not amount.bound):
+            return False  # a bare number is in a range only when the question bounds it ("over 5000")
+        if amount.bound == "above":  # the values just past it: "over $5,000" is in "above $5,000"
+            return self.low <= amount.value < self.high
+        if amount.bound == "below":
+            return self.low < amount.value <= self.high
         above_low = amount.value > self.low if self.low_open else amount.value >= self.low
         below_high = amount.value < self.high if self.high_open else amount.value <= self.high
         return above_low and below_high
@@ -85,15 +96,30 @@ def amounts(text: str) -> list[Amount]:
     for m in _AMOUNT.finditer(text):
         if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "-."):
             continue  # inside an identifier or version (E-4412, v2.1), not an amount
-        value = float(m["num"].replace(",", ""))
-        end = m.end("pct") if m["pct"] else m.end("num")  # the word after it is its unit, not part of it
-        out.append(Amount(value, _unit(m), frozenset(content_terms(m["num"])), m.start(), end))
+        value = float(m["num"].replace(",", "")) * (1000 if m["k"] else 1)
+        # The word after it is its unit, not part of it.
+        end = m.end("pct") if m["pct"] else m.end("k") if m["k"] else m.end("num")
+        out.append(Amount(value, _unit(m), frozenset(content_terms(m["num"] + (m["k"] or ""))), m.start(), end))
     return out
 
 
+def _bound(text: str, amount: Amount) -> str:
+    """How the words around an amount bound it: "below", "upto", "above", "atleast" or "" (no bound)."""
+    before, after = text[max(0, amount.start - 24) : amount.start], text[amount.end :][:32]
+    side = next((s for pattern, s in _BEFORE if pattern.search(before)), None)
+    return side or next((s for pattern, s in _AFTER if pattern.search(after)), "")
+
+
 def question_amounts(question: str) -> list[Amount]:
-    """The amounts of a question that a range can hold: those with a unit."""
-    return [a for a in amounts(question) if a.unit]
+    """The amounts of a question that a range can hold: those with a unit, and bare numbers the question bounds
+    ("over 5000", "under 95"), each with its bound."""
+    out = []
+    for a in amounts(question):
+        bound = _bound(question, a)
+        bound = bound if bound in ("above", "below") else ""
+        if a.unit or bound:
+            out.append(dataclasses.replace(a, bound=bound))
+    return out
 
 
 def ranges(text: str) -> list[Range]:
@@ -113,9 +139,7 @@ def ranges(text: str) -> list[Range]:
     for i, a in enumerate(found):
         if i in paired or not a.unit:
             continue
-        before, after = text[max(0, a.start - 24) : a.start], text[a.end :][:32]
-        side = next((s for pattern, s in _BEFORE if pattern.search(before)), None)
-        side = side or next((s for pattern, s in _AFTER if pattern.search(after)), None)
+        side = _bound(text, a)
         if side == "below":
             out.append(Range(-math.inf, a.value, a.unit, high_open=True))
         elif side == "upto":

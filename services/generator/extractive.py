@@ -28,6 +28,7 @@ from shared.text import (
     is_message_header,
     is_signpost,
     is_table_header,
+    question_parts,
     question_terms,
     read_row,
     table_header_before,
@@ -127,6 +128,38 @@ class ExtractiveGenerator:
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
         query = corrected(query, [chunk_words(p.chunk) for p in passages])
+        if not question_terms(query):
+            return _empty_question(self.generator_id)
+        spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
+        whole = self._select(query, passages, spans)
+        if whole.picked:
+            return dataclasses.replace(_quoted_answer(whole.picked, self.generator_id), coverage=whole.coverage)
+        # A question in parts ("api v1 shutdown date and how do i see remaining quota in v2") rarely has one unit
+        # holding half its words: each part is answered on its own, and the answer quotes every part that is.
+        # Its coverage is the share of the question's words the parts' best units hold, so the gateway's
+        # answer decision sees an answer to half a question as one.
+        parts = question_parts(query)
+        if len(parts) > 1:
+            answered = [(part, found) for part in parts if (found := self._select(part, passages, spans)).picked]
+            if answered:
+                picked: list[tuple[ScoredChunk, int, int]] = []
+                for _, found in answered:
+                    picked += [unit for unit in found.picked if unit not in picked]
+                held = sum(found.coverage * len(question_terms(part)) for part, found in answered)
+                coverage = min(1.0, held / sum(len(question_terms(part)) for part in parts))
+                return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
+        return Answer(
+            "",
+            [],
+            True,
+            missing=_missing(query, question_terms(query), whole.seen_terms),
+            reason="no_supporting_sentence",
+            generator_id=self.generator_id,
+        )
+
+    def _select(self, query: str, passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> "_Selection":
+        """The units that answer the question (none: no unit supports it), the share of its words the best one
+        holds, and the question's words seen anywhere in the passages (for an abstention's "missing")."""
         wanted = question_terms(query)
         # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
         # answers it: a passage about E-4413 does not answer a question about E-6001.
@@ -138,12 +171,9 @@ class ExtractiveGenerator:
         required = named | money_terms
         # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
         number = asks_for_number(query)
-        if not wanted:
-            return _empty_question(self.generator_id)
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         seen_terms: set[str] = set()
-        spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
             # The heading path and what its names abbreviate to ("msa clause 7.2" under "Master Services Agreement").
@@ -188,17 +218,10 @@ class ExtractiveGenerator:
         if not scored:
             entry = _named_entry(passages, spans, named, self.max_units)
             if entry:
-                return _quoted_answer(entry, self.generator_id)
+                return _Selection(entry, 0.0, seen_terms)  # the entry answers for the thing named, not its words
             scored = signposts
         if not scored:
-            return Answer(
-                "",
-                [],
-                True,
-                missing=_missing(query, wanted, seen_terms),
-                reason="no_supporting_sentence",
-                generator_id=self.generator_id,
-            )
+            return _Selection([], 0.0, seen_terms)
         best = max(s[0] for s in scored)
         coverage = min(1.0, best / len(wanted))
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
@@ -212,8 +235,14 @@ class ExtractiveGenerator:
                 passages, spans, named, self.max_units
             )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
-        picked = _with_listed_items(picked, passages, spans)
-        return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
+        return _Selection(_with_listed_items(picked, passages, spans), coverage, seen_terms)
+
+
+@dataclasses.dataclass
+class _Selection:
+    picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
+    coverage: float
+    seen_terms: set[str]
 
 
 def _with_listed_items(

@@ -1,5 +1,6 @@
 import textwrap
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from shared.text import (
     identifiers,
     is_message_header,
     is_signpost,
+    question_parts,
     question_terms,
     read_row,
     sentence_spans,
@@ -223,3 +225,33 @@ def test_a_number_joined_to_its_unit_also_counts_as_both_and_a_clipped_unit_as_t
     assert content_terms("24 hrs") == {"24", "hour"}
     # Identifiers stay whole where they are matched exactly.
     assert identifiers("E-4412 on a 3-year plan") == {"e-4412", "3-year"}
+
+
+def test_the_plural_of_a_name_is_the_name():
+    assert {"p3", "pir"} <= content_terms("do P3s need a PIR")
+    assert "e-4412" in content_terms("seeing lots of E-4412s")
+    assert "10s" in content_terms("wait 10s")  # a number with a unit letter is not a name's plural
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "api v1 shutdown date and how do i see remaining quota in v2",
+            ["api v1 shutdown date", "how do i see remaining quota in v2"],
+        ),
+        (
+            "onboarding started, can we still get refund + when do leftover hours lapse",
+            ["onboarding started", "can we still get refund", "when do leftover hours lapse"],
+        ),
+        (
+            "E-3050 on a 6GB upload via proxy - what is it and was it fixed",
+            ["E-3050 on a 6GB upload via proxy", "was it fixed"],
+        ),
+        # One thing asked: "and" between nouns, a hyphen inside a word.
+        ("refund and cancellation policy for add-ons", ["refund and cancellation policy for add-ons"]),
+        ("whats E-4412", ["whats E-4412"]),
+    ],
+)
+def test_the_parts_of_a_question(question, parts):
+    assert question_parts(question) == parts

@@ -364,3 +364,29 @@ def test_an_answer_reports_the_share_of_the_question_its_best_unit_covers():
     answer = ExtractiveGenerator().run("refund window for consumers?", [passage(REFUND)])
     assert not answer.abstained and answer.coverage == pytest.approx(2 / 3)
     assert ExtractiveGenerator().run("parental leave policy", [passage(REFUND)]).coverage == 0.0
+
+
+def test_a_question_in_parts_is_answered_part_by_part():
+    """No unit holds half of 'api v1 shutdown date and how do i see remaining quota in v2'; each part has its unit,
+    and the answer quotes both, reporting the share of the question's words they hold together."""
+    deprecation = passage(
+        "- API v1 is deprecated and will stop working on 2026-03-31. Migrate to API v2.", path=("Release notes 2.1",)
+    )
+    quotas = passage(
+        "Each workspace has a monthly quota. The remaining quota is shown in the dashboard under Usage.",
+        path=("API v2", "Quotas"),
+    )
+    question = "api v1 shutdown date and how do i see remaining quota in v2"
+    answer = ExtractiveGenerator().run(question, [deprecation, quotas])
+    assert not answer.abstained
+    assert [c.quote for c in answer.citations] == [
+        "- API v1 is deprecated and will stop working on 2026-03-31. Migrate to API v2.",
+        "The remaining quota is shown in the dashboard under Usage.",
+    ]
+    assert 0 < answer.coverage < 1
+    # A part nothing answers leaves the answer to the other part, with the smaller share.
+    alone = ExtractiveGenerator().run(question, [deprecation])
+    assert [c.quote for c in alone.citations] == [answer.citations[0].quote]
+    assert alone.coverage < answer.coverage
+    # A question asking one thing is not split: it abstains as before when no unit holds enough of it.
+    assert ExtractiveGenerator().run("parental leave policy, remote", [passage(REFUND)]).abstained
