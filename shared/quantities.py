@@ -103,22 +103,29 @@ def amounts(text: str) -> list[Amount]:
     return out
 
 
-def _bound(text: str, amount: Amount) -> str:
-    """How the words around an amount bound it: "below", "upto", "above", "atleast" or "" (no bound)."""
+def _bound(text: str, amount: Amount) -> tuple[str, str]:
+    """How the words around an amount bound it ("below", "upto", "above", "atleast" or "": no bound), and those
+    words."""
     before, after = text[max(0, amount.start - 24) : amount.start], text[amount.end :][:32]
-    side = next((s for pattern, s in _BEFORE if pattern.search(before)), None)
-    return side or next((s for pattern, s in _AFTER if pattern.search(after)), "")
+    for patterns, around in ((_BEFORE, before), (_AFTER, after)):
+        for pattern, side in patterns:
+            match = pattern.search(around)
+            if match:
+                return side, match.group(0)
+    return "", ""
 
 
 def question_amounts(question: str) -> list[Amount]:
     """The amounts of a question that a range can hold: those with a unit, and bare numbers the question bounds
-    ("over 5000", "under 95"), each with its bound."""
+    ("over 5000", "under 95"), each with its bound. The bound's words are the amount's as much as its digits: a range
+    holding "over 5000" holds the question's "over" too."""
     out = []
     for a in amounts(question):
-        bound = _bound(question, a)
-        bound = bound if bound in ("above", "below") else ""
-        if a.unit or bound:
-            out.append(dataclasses.replace(a, bound=bound))
+        bound, words = _bound(question, a)
+        if bound in ("above", "below"):
+            out.append(dataclasses.replace(a, bound=bound, terms=a.terms | content_terms(words)))
+        elif a.unit:
+            out.append(a)
     return out
 
 
@@ -139,7 +146,7 @@ def ranges(text: str) -> list[Range]:
     for i, a in enumerate(found):
         if i in paired or not a.unit:
             continue
-        side = _bound(text, a)
+        side, _ = _bound(text, a)
         if side == "below":
             out.append(Range(-math.inf, a.value, a.unit, high_open=True))
         elif side == "upto":

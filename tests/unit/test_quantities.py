@@ -86,10 +86,11 @@ def test_a_bare_number_the_question_bounds_is_an_amount_of_any_unit():
     """'trip over 5000', 'uptime under 95': the bound makes the number an amount; the document says of what."""
     over = question_amounts("approval for a trip over 5000")
     assert [(a.value, a.unit, a.bound) for a in over] == [(5000.0, "", "above")]
-    assert terms_in_ranges(over, "- Trips above $5,000 require approval by the CFO.") == {"5000"}
+    # The bound's word is the amount's too: the range holds the question's "over" as much as its 5000.
+    assert terms_in_ranges(over, "- Trips above $5,000 require approval by the CFO.") == {"5000", "over"}
     assert terms_in_ranges(over, "- Trips from $1,500 to $5,000 require a Director.") == set()
     under = question_amounts("credit for uptime under 95")
-    assert terms_in_ranges(under, "| below 95.0% | 50% |") == {"95"}
+    assert terms_in_ranges(under, "| below 95.0% | 50% |") == {"95", "under"}
     assert terms_in_ranges(under, "| 95.0% to below 99.0% | 25% |") == set()
     assert question_amounts("what does msa clause 9") == []  # unbounded, a bare number stays a name
 
@@ -97,7 +98,7 @@ def test_a_bare_number_the_question_bounds_is_an_amount_of_any_unit():
 def test_a_question_bound_is_part_of_its_amount():
     """'over $5,000' is past 5,000: 'above $5,000' holds it and '$1,500 to $5,000', which ends at it, does not."""
     over = question_amounts("who approves trips over $5,000")
-    assert terms_in_ranges(over, "- Trips above $5,000 require approval by the CFO.") == {"5", "000"}
+    assert terms_in_ranges(over, "- Trips above $5,000 require approval by the CFO.") == {"5", "000", "over"}
     assert terms_in_ranges(over, "- Trips from $1,500 to $5,000 require a Director.") == set()
     # Without a bound the amount is the value itself, which the closed range holds.
     assert terms_in_ranges(question_amounts("trip of $5,000"), "Trips from $1,500 to $5,000 need a Director.")
@@ -106,5 +107,5 @@ def test_a_question_bound_is_part_of_its_amount():
 def test_thousands_written_with_k():
     refund = question_amounts("refund over 5k who signs off")
     assert [(a.value, a.bound) for a in refund] == [(5000.0, "above")]
-    assert terms_in_ranges(refund, "- Refunds above $2,500 require approval by the VP of Finance.") == {"5k"}
+    assert terms_in_ranges(refund, "- Refunds above $2,500 require approval by the VP of Finance.") == {"5k", "over"}
     assert terms_in_ranges(refund, "- Refunds from $250 to $2,500 require a Billing Specialist.") == set()
