@@ -87,7 +87,7 @@ STOPWORDS = frozenset(
 a an and are as at be been but by can could did do does for from had has have how i if in into is it its
 me my of on or our should so than that the their them then there these they this to was we were what when
 where which who whom why will with would you your about any after also all per not no yes just get got
-whats hows whos wheres much many tell please pls need know
+whats hows whos wheres much many tell please pls need know vs versus
 wat wut wht hw abt plz thx ur u
 """.split()
 )
@@ -131,7 +131,11 @@ _UNIT_CLIPS = {"yr": "year", "yrs": "year", "hr": "hour", "hrs": "hour", "wk": "
 
 
 def _term(word: str) -> str:
-    """One lower-cased word as a content term: a clipped unit word as the word, then stemmed."""
+    """One lower-cased word as a content term: a clipped unit word as the word, then stemmed. A hyphenated word
+    of letters is the same word without its hyphens ("add-on" and "addon", "e-mail" and "email"); one with a digit
+    is a name and stays whole (E-4412)."""
+    if "-" in word and word.replace("-", "").isalpha():
+        word = word.replace("-", "")
     return _stem(_UNIT_CLIPS.get(word, word))
 
 

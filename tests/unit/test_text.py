@@ -255,3 +255,13 @@ def test_the_plural_of_a_name_is_the_name():
 )
 def test_the_parts_of_a_question(question, parts):
     assert question_parts(question) == parts
+
+
+def test_a_hyphenated_word_of_letters_is_the_word_without_its_hyphens():
+    assert content_terms("advanced sso addon cost") & content_terms("| Add-on | Price |") == {"addon"}
+    assert "email" in content_terms("send an e-mail")
+    assert "e-4412" in content_terms("E-4412 again")  # a name with a digit stays whole
+
+
+def test_vs_is_not_what_a_question_is_about():
+    assert question_terms("sdk vs nwctl default retries") == {"sdk", "nwctl", "default", "retry"}
