@@ -440,8 +440,8 @@ def identifiers(text: str) -> set[str]:
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}
 
 
-# Where a question asks a second thing: a semicolon, a question mark before more words, a spaced "+", "&" or dash,
-# or a comma or "and" before a question word ("... date and how do i see ...", ", can we still get a refund").
+# Where a question asks a second thing: a semicolon, a question mark before more words, a spaced "+" or "&", or a
+# comma, spaced dash or "and" before a question word ("... date and how do i see ...", ", can we still get a refund").
 # "refund and cancellation policy" asks one thing, and so does a claim ("For every 1,000 children, more than 300
 # ...", "... T cells, which causes ..."): after a comma "which" opens a relative clause, after "and" a question.
 _ASKING = r"(?:what|when|where|who|why|how|can|could|do|does|did|is|are|was|were|will|should|may)\b"

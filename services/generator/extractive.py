@@ -114,6 +114,15 @@ class ReadingGenerator:
         )
 
 
+@dataclasses.dataclass
+class _Selection:
+    """What one question (or one part of it) finds among the passages."""
+
+    picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
+    coverage: float
+    seen_terms: set[str]
+
+
 class ExtractiveGenerator:
     generator_id = "extractive-v1"
 
@@ -157,7 +166,7 @@ class ExtractiveGenerator:
             generator_id=self.generator_id,
         )
 
-    def _select(self, query: str, passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> "_Selection":
+    def _select(self, query: str, passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> _Selection:
         """The units that answer the question (none: no unit supports it), the share of its words the best one
         holds, and the question's words seen anywhere in the passages (for an abstention's "missing")."""
         wanted = question_terms(query)
@@ -236,13 +245,6 @@ class ExtractiveGenerator:
             )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
         return _Selection(_with_listed_items(picked, passages, spans), coverage, seen_terms)
-
-
-@dataclasses.dataclass
-class _Selection:
-    picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
-    coverage: float
-    seen_terms: set[str]
 
 
 def _with_listed_items(
