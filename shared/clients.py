@@ -108,14 +108,15 @@ def channel_target(address: str, setting: str = "stage address") -> tuple[str, s
     if "," not in address:
         return address, None
     parts = [part.strip() for part in address.split(",")]
+    hosts = []
     for part in parts:
         host, _ = _host_port(part, setting)
         try:
             ipaddress.IPv4Address(host)
         except ValueError:
             raise ValueError(f"{setting}: replicas are listed by IPv4 address and port, not {part!r}") from None
-    first_host, _ = _host_port(parts[0], setting)
-    return "ipv4:" + ",".join(parts), first_host
+        hosts.append(host)
+    return "ipv4:" + ",".join(parts), hosts[0]
 
 
 def _dns_name(address: str) -> str | None:

@@ -137,7 +137,8 @@ class ExtractiveGenerator:
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
         query = corrected(query, [chunk_words(p.chunk) for p in passages])
-        if not question_terms(query):
+        wanted = question_terms(query)
+        if not wanted:
             return _empty_question(self.generator_id)
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
         whole = self._select(query, passages, spans)
@@ -161,7 +162,7 @@ class ExtractiveGenerator:
             "",
             [],
             True,
-            missing=_missing(query, question_terms(query), whole.seen_terms),
+            missing=_missing(query, wanted, whole.seen_terms),
             reason="no_supporting_sentence",
             generator_id=self.generator_id,
         )
