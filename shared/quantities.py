@@ -6,7 +6,7 @@ Only amounts with a unit take part (a percentage, a currency, or the word after 
 and a range holds an amount only in the same unit: a bare number ("windows 7", "clause 9") is never in a range,
 unless the question bounds it ("trip over 5000", "uptime under 95": the bound says it is an amount, the document
 says of what). A question's bound is part of its amount: "over $5,000" is held by "above $5,000", not by
-"$1,500 to $5,000". "5k" is 5,000.
+"$1,500 to $5,000". "5k" is 5,000. Durations meet across units: "2 weeks" is the "14-day window".
 """
 
 import dataclasses
@@ -19,7 +19,7 @@ from shared.text import content_terms
 # "5k" is thousands.
 _AMOUNT = re.compile(
     r"(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<k>[kK]\b)?(?P<pct>\s?%)?"
-    r"(?:[ \t]+(?P<word>[A-Za-z]+))?"
+    r"(?:(?:[ \t]+|-)(?P<word>[A-Za-z]+))?"  # "500 seats", and "14-day" as a unit word too
 )
 # What joins the two ends of a range: "99.0% to below 99.9%", "$1,500 to $5,000", "5% – 10%" ("and" lists amounts).
 _JOIN = re.compile(r"\s*(?:to|through|-|–|—)\s*(?P<open>below|under|less than)?\s*$", re.IGNORECASE)
@@ -50,6 +50,29 @@ _AFTER = (
 )
 
 
+# Units a reader converts without a second thought ("2 weeks" is "14 days", "48 hours" is "2 days"), each as a
+# multiple of its family's smallest. A month is not a whole number of days, so months and years are their own family.
+_CONVERSIONS = {
+    "second": ("time", 1),
+    "minute": ("time", 60),
+    "hour": ("time", 3600),
+    "day": ("time", 86400),
+    "week": ("time", 604800),
+    "month": ("calendar", 1),
+    "quarter": ("calendar", 3),
+    "year": ("calendar", 12),
+}
+
+
+def _converted(value: float, unit: str, into: str) -> float | None:
+    """The value in another unit of its family (None: not convertible; the value itself in its own unit)."""
+    if unit == into:
+        return value
+    if unit not in _CONVERSIONS or into not in _CONVERSIONS or _CONVERSIONS[unit][0] != _CONVERSIONS[into][0]:
+        return None
+    return value * _CONVERSIONS[unit][1] / _CONVERSIONS[into][1]
+
+
 @dataclasses.dataclass(frozen=True)
 class Amount:
     value: float
@@ -70,14 +93,16 @@ class Range:
     high_open: bool = False
 
     def holds(self, amount: Amount) -> bool:
-        if amount.unit != self.unit and (amount.unit or not amount.bound):
-            return False  # a bare number is in a range only when the question bounds it ("over 5000")
+        # A bare number is in a range only when the question bounds it ("over 5000"); "3 weeks" is in "up to 30 days".
+        value = amount.value if not amount.unit and amount.bound else _converted(amount.value, amount.unit, self.unit)
+        if value is None:
+            return False
         if amount.bound == "above":  # the values just past it: "over $5,000" is in "above $5,000"
-            return self.low <= amount.value < self.high
+            return self.low <= value < self.high
         if amount.bound == "below":
-            return self.low < amount.value <= self.high
-        above_low = amount.value > self.low if self.low_open else amount.value >= self.low
-        below_high = amount.value < self.high if self.high_open else amount.value <= self.high
+            return self.low < value <= self.high
+        above_low = value > self.low if self.low_open else value >= self.low
+        below_high = value < self.high if self.high_open else value <= self.high
         return above_low and below_high
 
 
@@ -159,11 +184,25 @@ def ranges(text: str) -> list[Range]:
 
 
 def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
-    """The content terms of the question's amounts that a range of the text holds."""
+    """The content terms of the question's amounts that the text holds in a range, or states in another unit ("2
+    weeks" and "14-day window": the question's unit word is held with its number)."""
     if not wanted:
         return set()
     stated = ranges(text)
-    return {t for a in wanted if any(r.holds(a) for r in stated) for t in a.terms}
+    held: set[str] = set()
+    for a in wanted:
+        within = [r for r in stated if r.holds(a)]
+        # A value the text states outright in another unit; a bounded one ("over 2 days") is a range's end.
+        equal = not a.bound and any(
+            b.unit != a.unit and not _bound(text, b)[0] and _converted(a.value, a.unit, b.unit) == b.value
+            for b in amounts(text)
+        )
+        if within or equal:
+            held |= a.terms
+        # Held in another unit, the question's unit word is held with its number: the text has the other word.
+        if equal or any(r.unit != a.unit for r in within) and a.unit in _CONVERSIONS:
+            held.add(a.unit)
+    return held
 
 
 # Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter

@@ -8,6 +8,7 @@ applies: abstain when no unit (read under its heading path) covers enough of the
 
 import dataclasses
 import logging
+import re
 
 from services.generator import reading, selection, support
 from shared.currencies import currency_terms_held, question_currencies
@@ -226,7 +227,9 @@ class ExtractiveGenerator:
                     # it answers only when no other unit does.
                     (signposts if is_signpost(unit) else scored).append((score, rank, start, end, passage))
         if not scored:
-            entry = _named_entry(passages, spans, named, self.max_units)
+            entry = _named_entry(passages, spans, named, self.max_units) or _numbered_clause(
+                passages, spans, named, wanted, self.max_units
+            )
             if entry:
                 return _Selection(entry, 0.0, seen_terms)  # the entry answers for the thing named, not its words
             scored = signposts
@@ -325,6 +328,45 @@ def _named_entry(
         entry = _whole_entry(passage, passage_spans, named, max_units)
         if entry:
             return entry
+    return []
+
+
+# Words that name the kind of a numbered clause ("clause 10.3", "section 4.2"), not what it is about.
+_CLAUSE_WORDS = frozenset({"clause", "section", "article", "paragraph"})
+_PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")
+_LEADING_NUMBER = re.compile(r"\s*(?:clause\s+|section\s+|§\s*)?(\d+(?:\.\d+)+)[.)]?\s", re.IGNORECASE)
+
+
+def _numbered_clause(
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+    named: set[str],
+    wanted: set[str],
+    max_units: int,
+) -> list[tuple[ScoredChunk, int, int]]:
+    """When no unit covers the question's words, the best-ranked paragraph numbered with the identifier it names
+    ("10.3 Assignment. Neither party may assign ..." for "clause 10.3 can we assign the contract to our
+    subsidiary"): contracts and policies number their clauses inside a section, so the clause, not the section,
+    is the entry. Quoted whole when short enough. The passage must hold one of the question's other words, if it
+    has any, in the paragraph, its heading path or its title's initials: "dpa clause 9.1" is not the MSA's 9.1.
+    Empty when there is none."""
+    others = wanted - named - _CLAUSE_WORDS
+    for passage, passage_spans in zip(passages, spans, strict=True):
+        names = [passage.chunk.meta.title, *passage.chunk.heading_path]
+        about = content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)
+        for paragraph in _PARAGRAPH.finditer(passage.chunk.body):
+            number = _LEADING_NUMBER.match(paragraph.group())
+            if (
+                not number
+                or number.group(1) not in named
+                or not named <= identifiers(" ".join(names)) | {number.group(1)}
+            ):
+                continue
+            if others and not others & (about | with_number_units(content_terms(paragraph.group()))):
+                continue
+            units = [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]
+            if 0 < len(units) <= max_units:
+                return [(passage, start, end) for start, end in units]
     return []
 
 

@@ -109,3 +109,17 @@ def test_thousands_written_with_k():
     assert [(a.value, a.bound) for a in refund] == [(5000.0, "above")]
     assert terms_in_ranges(refund, "- Refunds above $2,500 require approval by the VP of Finance.") == {"5k", "over"}
     assert terms_in_ranges(refund, "- Refunds from $250 to $2,500 require a Billing Specialist.") == set()
+
+
+def test_durations_meet_across_units():
+    """'2 weeks' is the '14-day window' and is in 'up to 30 days'; a month is not a number of days."""
+    two_weeks = question_amounts("cancel in the first 2 weeks")
+    assert [(a.value, a.unit) for a in two_weeks] == [(2.0, "week")]
+    assert terms_in_ranges(two_weeks, "Plans cancelled within the 14-day window are refunded.") == {"2", "week"}
+    assert terms_in_ranges(two_weeks, "Plans cancelled within the 15-day window are refunded.") == set()
+    assert terms_in_ranges(two_weeks, "Refunds may be requested up to 30 days after purchase.") == {"2", "week"}
+    assert terms_in_ranges(two_weeks, "Refunds may be requested up to 10 days after purchase.") == set()
+    assert terms_in_ranges(question_amounts("a 72 hour outage"), "Outages over 2 days are reviewed.") == {"72", "hour"}
+    assert terms_in_ranges(question_amounts("a 48 hour outage"), "Outages over 2 days are reviewed.") == set()
+    assert terms_in_ranges(question_amounts("after 1 month"), "Invoices are due within 30 days.") == set()
+    assert terms_in_ranges(question_amounts("3 yr deal"), "A 36-month agreement gets 15% off.") == {"3", "year"}

@@ -119,6 +119,42 @@ def test_the_named_entry_answers_before_a_sentence_elsewhere_that_holds_more_of_
     assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
 
 
+GENERAL = (
+    "## 10. General\n\n"
+    "10.2 Venue. The courts located in New York County have exclusive jurisdiction.\n\n"
+    "10.3 Assignment. Neither party may assign this Agreement without the other party's consent, except to an\n"
+    "Affiliate or in a merger or acquisition.\n"
+)
+
+
+def test_a_numbered_clause_the_question_names_is_its_entry():
+    """'clause 10.3 can we assign the contract to our subsidiary': no unit holds half its words, but the paragraph
+    numbered 10.3 is the clause it names, quoted whole; a clause of another document ('dpa clause 10.3', the MSA's
+    passage) or a number no paragraph opens with is not."""
+    msa = passage(GENERAL, doc="msa", path=("Master Services Agreement", "10. General"))
+    msa.chunk.meta.title = "Master Services Agreement"
+    answer = ExtractiveGenerator().run("clause 10.3 can we assign the contract to our subsidiary", [msa])
+    assert not answer.abstained
+    assert [c.quote for c in answer.citations] == [
+        "10.3 Assignment.",
+        "Neither party may assign this Agreement without the other party's consent, except to an\n"
+        "Affiliate or in a merger or acquisition.",
+    ]
+    assert ExtractiveGenerator().run("dpa clause 10.3", [msa]).abstained
+    assert ExtractiveGenerator().run("clause 10.5 can we assign the contract to our subsidiary", [msa]).abstained
+
+
+def test_a_duration_meets_its_value_in_another_unit():
+    """'cancel in the first 2 weeks' is the '14-day window'."""
+    refunds = passage(
+        "Annual plans cancelled within the 14-day window are refunded in full. Later cancellations are prorated.",
+        path=("Refund policy", "Annual plans"),
+    )
+    answer = ExtractiveGenerator().run("annual plan cancel in first 2 weeks full refund?", [refunds])
+    assert answer.citations[0].quote.startswith("Annual plans cancelled within the 14-day window")
+    assert ExtractiveGenerator().run("annual plan cancel in first 3 weeks full refund?", [refunds]).abstained
+
+
 def test_an_inflected_verb_answers_its_base_form_and_how_long_is_not_a_topic():
     """'how long do we keep backups': the backups sentence says 'kept'; the policy's opening sentence says 'how
     long ... keeps' and answers nothing."""
