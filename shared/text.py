@@ -130,12 +130,19 @@ def _stem(word: str) -> str:
 _UNIT_CLIPS = {"yr": "year", "yrs": "year", "hr": "hour", "hrs": "hour", "wk": "week", "wks": "week"}
 
 
+# A dotted version written with its "v" ("v2.1.2") is the version ("what got fixed in 2.1.2"); "v2" alone is a name
+# (API v2), not the number 2.
+_PREFIXED_VERSION = re.compile(r"v\d+(?:\.\d+)+")
+
+
 def _term(word: str) -> str:
     """One lower-cased word as a content term: a clipped unit word as the word, then stemmed. A hyphenated word
     of letters is the same word without its hyphens ("add-on" and "addon", "e-mail" and "email"); one with a digit
-    is a name and stays whole (E-4412)."""
+    is a name and stays whole (E-4412); a dotted version loses its "v" ("v2.1.2" is 2.1.2)."""
     if "-" in word and word.replace("-", "").isalpha():
         word = word.replace("-", "")
+    if _PREFIXED_VERSION.fullmatch(word):
+        return word[1:]
     return _stem(_UNIT_CLIPS.get(word, word))
 
 
@@ -187,6 +194,17 @@ def with_number_units(terms: set[str]) -> set[str]:
         if joined:
             out |= {joined.group(1), _term(joined.group(2))}
     return out
+
+
+# Letters joined by a hyphen: "max-retries", "on-call", "non-solicitation".
+_COMPOUND_HYPHEN = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+
+
+def compound_parts(text: str) -> set[str]:
+    """The content terms of the text's hyphenated words read apart: a document's `--max-retries` holds a
+    question's "max retries" (content_terms reads it as the one word "maxretries", which "max-retries" in a
+    question also is). For what a document holds, not for a question's words."""
+    return content_terms(_COMPOUND_HYPHEN.sub(" ", text)) if "-" in text else set()
 
 
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")

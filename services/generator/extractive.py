@@ -22,6 +22,7 @@ from shared.text import (
     cell_acronyms,
     cell_demonyms,
     chunk_words,
+    compound_parts,
     content_terms,
     identifiers,
     is_heading_line,
@@ -200,7 +201,8 @@ class ExtractiveGenerator:
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                hits = (with_number_units(content_terms(unit)) & wanted) | terms_in_ranges(amounts, unit)
+                held = with_number_units(content_terms(unit)) | compound_parts(unit)
+                hits = (held & wanted) | terms_in_ranges(amounts, unit)
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
                     hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
                 if row:

@@ -10,6 +10,7 @@ from shared.text import (
     answer_units,
     cell_acronyms,
     cell_demonyms,
+    compound_parts,
     content_terms,
     heading_prefix,
     identifiers,
@@ -91,7 +92,10 @@ def test_the_measure_word_of_a_how_question_is_not_a_question_term():
 
 
 def test_content_terms_keep_identifiers_whole_and_drop_stopwords():
-    assert content_terms("whats the fix for E-4412 in v2.1.0?") == {"fix", "e-4412", "v2.1.0"}
+    assert content_terms("whats the fix for E-4412 in v2.1.0?") == {"fix", "e-4412", "2.1.0"}
+    # A dotted version is the same with or without its "v"; "v2" alone names an API, not the number 2.
+    assert content_terms("what got fixed in 2.1.2") & content_terms("v2.1.2 (2025-06-24)") == {"2.1.2"}
+    assert content_terms("api v2 quota") == {"api", "v2", "quota"}
     assert content_terms("monthly prices") == {"month", "price"}
 
 
@@ -265,3 +269,11 @@ def test_a_hyphenated_word_of_letters_is_the_word_without_its_hyphens():
 
 def test_vs_is_not_what_a_question_is_about():
     assert question_terms("sdk vs nwctl default retries") == {"sdk", "nwctl", "default", "retry"}
+
+
+def test_a_documents_hyphenated_words_hold_their_parts():
+    """`--max-retries` holds "max retries"; content_terms keeps it one word, as a question's "max-retries" is."""
+    assert {"max", "retry"} <= compound_parts("- `--max-retries` now accepts values up to 10 (previously 5).")
+    assert {"call", "engineer"} <= compound_parts("Every rotation has a primary and a secondary on-call engineer.")
+    assert compound_parts("E-4412 in v2.1") == {"e-4412", "2.1"}  # a letter and a digit: a name, kept whole
+    assert compound_parts("No hyphen here.") == set()

@@ -155,6 +155,19 @@ def test_a_duration_meets_its_value_in_another_unit():
     assert ExtractiveGenerator().run("annual plan cancel in first 3 weeks full refund?", [refunds]).abstained
 
 
+def test_a_version_and_a_flag_are_read_as_the_question_writes_them():
+    """'what was the max retries limit before 2.1.3': the release note's heading says v2.1.3 and its line
+    `--max-retries`; both hold the question's words."""
+    note = passage(
+        "- `--max-retries` now accepts values up to 10 (previously 5).",
+        doc="notes",
+        path=("Release Notes", "v2.1.3 (2025-07-10)", "Changes"),
+    )
+    answer = ExtractiveGenerator().run("what was the max retries limit before 2.1.3", [note])
+    assert answer.citations[0].quote.startswith("- `--max-retries` now accepts")
+    assert ExtractiveGenerator().run("what was the max retries limit before 2.1.2", [note]).abstained
+
+
 def test_an_inflected_verb_answers_its_base_form_and_how_long_is_not_a_topic():
     """'how long do we keep backups': the backups sentence says 'kept'; the policy's opening sentence says 'how
     long ... keeps' and answers nothing."""
