@@ -196,15 +196,21 @@ def with_number_units(terms: set[str]) -> set[str]:
     return out
 
 
-# Letters joined by a hyphen: "max-retries", "on-call", "non-solicitation".
-_COMPOUND_HYPHEN = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+# A word of letters joined by hyphens: "max-retries", "on-call", "pro-apoptotic".
+_COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
 
-def compound_parts(text: str) -> set[str]:
-    """The content terms of the text's hyphenated words read apart: a document's `--max-retries` holds a
-    question's "max retries" (content_terms reads it as the one word "maxretries", which "max-retries" in a
-    question also is). For what a document holds, not for a question's words."""
-    return content_terms(_COMPOUND_HYPHEN.sub(" ", text)) if "-" in text else set()
+def compound_parts(text: str, wanted: set[str]) -> set[str]:
+    """The question's words (`wanted`) that the text's hyphenated words hold when read apart, each compound only
+    when the question has all its parts: a document's `--max-retries` holds "max retries", "fixed-fee" holds
+    "fixed fee" (content_terms reads each as one word, as it does "max-retries" in a question). A part alone is
+    not the compound: "pro-apoptotic" does not hold "apoptotic", nor "anti-apoptotic"."""
+    held: set[str] = set()
+    for compound in _COMPOUND.findall(text):
+        parts = content_terms(compound.replace("-", " "))
+        if parts and parts <= wanted:
+            held |= parts
+    return held
 
 
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")

@@ -8,6 +8,7 @@ applies: abstain when no unit (read under its heading path) covers enough of the
 
 import dataclasses
 import logging
+import math
 import re
 
 from services.generator import reading, selection, support
@@ -121,7 +122,7 @@ class _Selection:
     """What one question (or one part of it) finds among the passages."""
 
     picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
-    coverage: float
+    covered: set[str]  # the question's words the best unit holds (with its heading)
     seen_terms: set[str]
 
 
@@ -143,22 +144,24 @@ class ExtractiveGenerator:
         if not wanted:
             return _empty_question(self.generator_id)
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
+        weights = _term_weights(wanted, passages, spans)
         whole = self._select(query, passages, spans)
         if whole.picked:
-            return dataclasses.replace(_quoted_answer(whole.picked, self.generator_id), coverage=whole.coverage)
+            coverage = _weighted_share(whole.covered, wanted, weights)
+            return dataclasses.replace(_quoted_answer(whole.picked, self.generator_id), coverage=coverage)
         # A question in parts ("api v1 shutdown date and how do i see remaining quota in v2") rarely has one unit
         # holding half its words: each part is answered on its own, and the answer quotes every part that is.
         # Its coverage is the share of the question's words the parts' best units hold, so the gateway's
         # answer decision sees an answer to half a question as one.
         parts = question_parts(query)
         if len(parts) > 1:
-            answered = [(part, found) for part in parts if (found := self._select(part, passages, spans)).picked]
+            answered = [found for part in parts if (found := self._select(part, passages, spans)).picked]
             if answered:
                 picked: list[tuple[ScoredChunk, int, int]] = []
-                for _, found in answered:
+                for found in answered:
                     picked += [unit for unit in found.picked if unit not in picked]
-                held = sum(found.coverage * len(question_terms(part)) for part, found in answered)
-                coverage = min(1.0, held / sum(len(question_terms(part)) for part in parts))
+                asked = set().union(*(question_terms(part) for part in parts))
+                coverage = _weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
                 return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
         return Answer(
             "",
@@ -170,8 +173,8 @@ class ExtractiveGenerator:
         )
 
     def _select(self, query: str, passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> _Selection:
-        """The units that answer the question (none: no unit supports it), the share of its words the best one
-        holds, and the question's words seen anywhere in the passages (for an abstention's "missing")."""
+        """The units that answer the question (none: no unit supports it), the words of it the best one holds,
+        and the question's words seen anywhere in the passages (for an abstention's "missing")."""
         wanted = question_terms(query)
         # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
         # answers it: a passage about E-4413 does not answer a question about E-6001.
@@ -185,6 +188,7 @@ class ExtractiveGenerator:
         number = asks_for_number(query)
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
+        covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
@@ -201,7 +205,7 @@ class ExtractiveGenerator:
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                held = with_number_units(content_terms(unit)) | compound_parts(unit)
+                held = with_number_units(content_terms(unit)) | compound_parts(unit, wanted)
                 hits = (held & wanted) | terms_in_ranges(amounts, unit)
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
                     hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
@@ -228,19 +232,19 @@ class ExtractiveGenerator:
                     # A signpost ("See the discounts document ...") shares the question's words, not its answer:
                     # it answers only when no other unit does.
                     (signposts if is_signpost(unit) else scored).append((score, rank, start, end, passage))
+                    covered_by[(rank, start)] = covered
         if not scored:
             entry = _named_entry(passages, spans, named, self.max_units) or _numbered_clause(
                 passages, spans, named, wanted, self.max_units
             )
             if entry:
-                return _Selection(entry, 0.0, seen_terms)  # the entry answers for the thing named, not its words
+                return _Selection(entry, set(), seen_terms)  # the entry answers for the thing named, not its words
             scored = signposts
         if not scored:
-            return _Selection([], 0.0, seen_terms)
+            return _Selection([], set(), seen_terms)
         best = max(s[0] for s in scored)
-        coverage = min(1.0, best / len(wanted))
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
-        _, top_rank, _, _, top = chosen[0]
+        _, top_rank, top_start, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
             # The named thing's entry answers before a sentence elsewhere that mentions it, even where the entry
@@ -250,7 +254,28 @@ class ExtractiveGenerator:
                 passages, spans, named, self.max_units
             )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
-        return _Selection(_with_listed_items(picked, passages, spans), coverage, seen_terms)
+        return _Selection(_with_listed_items(picked, passages, spans), covered_by[(top_rank, top_start)], seen_terms)
+
+
+def _term_weights(
+    wanted: set[str], passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]
+) -> dict[str, float]:
+    """How much each of the question's words says about what it asks, from the passages it is answered from:
+    log(1 + units / (1 + units holding the word)). A word most units hold ("plan", "price" among price lists) says
+    little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
+    names what the passages may not have, so an answer without it covers less of the question."""
+    held = [
+        with_number_units(content_terms(unit)) | compound_parts(unit, wanted)
+        for passage, units in zip(passages, spans, strict=True)
+        for unit in (passage.chunk.body[start:end] for start, end in units)
+    ]
+    return {term: math.log(1 + len(held) / (1 + sum(term in terms for terms in held))) for term in wanted}
+
+
+def _weighted_share(covered: set[str], wanted: set[str], weights: dict[str, float]) -> float:
+    """The share of the question's words, each by its weight, that an answer holds: its coverage."""
+    total = sum(weights.get(term, 0.0) for term in wanted)
+    return min(1.0, sum(weights.get(term, 0.0) for term in covered & wanted) / total) if total else 0.0
 
 
 def _with_listed_items(
