@@ -200,7 +200,7 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
         if within or equal:
             held |= a.terms
         # Held in another unit, the question's unit word is held with its number: the text has the other word.
-        if equal or any(r.unit != a.unit for r in within) and a.unit in _CONVERSIONS:
+        if equal or (a.unit in _CONVERSIONS and any(r.unit != a.unit for r in within)):
             held.add(a.unit)
     return held
 

@@ -205,8 +205,7 @@ class ExtractiveGenerator:
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                held = with_number_units(content_terms(unit)) | compound_parts(unit, wanted)
-                hits = (held & wanted) | terms_in_ranges(amounts, unit)
+                hits = (_held_terms(unit, wanted) & wanted) | terms_in_ranges(amounts, unit)
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
                     hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
                 if row:
@@ -265,17 +264,24 @@ def _term_weights(
     little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
     names what the passages may not have, so an answer without it covers less of the question."""
     held = [
-        with_number_units(content_terms(unit)) | compound_parts(unit, wanted)
+        _held_terms(passage.chunk.body[start:end], wanted)
         for passage, units in zip(passages, spans, strict=True)
-        for unit in (passage.chunk.body[start:end] for start, end in units)
+        for start, end in units
     ]
     return {term: math.log(1 + len(held) / (1 + sum(term in terms for terms in held))) for term in wanted}
 
 
+def _held_terms(unit: str, wanted: set[str]) -> set[str]:
+    """The words a unit holds as a question reads them: its content terms, a number joined to its unit word
+    ("3-year") as both, and its hyphenated words apart where the question has their parts."""
+    return with_number_units(content_terms(unit)) | compound_parts(unit, wanted)
+
+
 def _weighted_share(covered: set[str], wanted: set[str], weights: dict[str, float]) -> float:
-    """The share of the question's words, each by its weight, that an answer holds: its coverage."""
-    total = sum(weights.get(term, 0.0) for term in wanted)
-    return min(1.0, sum(weights.get(term, 0.0) for term in covered & wanted) / total) if total else 0.0
+    """The share of the question's words, each by its weight, that an answer holds: its coverage. Summed exactly
+    (fsum), so the share does not depend on the order a set yields its words in, which varies between processes."""
+    total = math.fsum(weights.get(term, 0.0) for term in wanted)
+    return min(1.0, math.fsum(weights.get(term, 0.0) for term in covered & wanted) / total) if total else 0.0
 
 
 def _with_listed_items(
