@@ -206,6 +206,8 @@ def compound_parts(text: str, wanted: set[str]) -> set[str]:
     "fixed fee" (content_terms reads each as one word, as it does "max-retries" in a question). A part alone is
     not the compound: "pro-apoptotic" does not hold "apoptotic", nor "anti-apoptotic"."""
     held: set[str] = set()
+    if "-" not in text:
+        return held
     for compound in _COMPOUND.findall(text):
         parts = content_terms(compound.replace("-", " "))
         if parts and parts <= wanted:

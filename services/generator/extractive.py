@@ -144,8 +144,14 @@ class ExtractiveGenerator:
         if not wanted:
             return _empty_question(self.generator_id)
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
-        weights = _term_weights(wanted, passages, spans)
-        whole = self._select(query, passages, spans)
+        # Each unit's words, read once for the weights and every part of the question (not kept past this call:
+        # the generator holds no document text between requests, so an erased document leaves nothing here).
+        words = [
+            [_unit_words(p.chunk.body[start:end]) for start, end in units]
+            for p, units in zip(passages, spans, strict=True)
+        ]
+        weights = _term_weights(wanted, passages, spans, words)
+        whole = self._select(query, passages, spans, words)
         if whole.picked:
             coverage = _weighted_share(whole.covered, wanted, weights)
             return dataclasses.replace(_quoted_answer(whole.picked, self.generator_id), coverage=coverage)
@@ -155,7 +161,7 @@ class ExtractiveGenerator:
         # answer decision sees an answer to half a question as one.
         parts = question_parts(query)
         if len(parts) > 1:
-            answered = [found for part in parts if (found := self._select(part, passages, spans)).picked]
+            answered = [found for part in parts if (found := self._select(part, passages, spans, words)).picked]
             if answered:
                 picked: list[tuple[ScoredChunk, int, int]] = []
                 for found in answered:
@@ -172,7 +178,13 @@ class ExtractiveGenerator:
             generator_id=self.generator_id,
         )
 
-    def _select(self, query: str, passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> _Selection:
+    def _select(
+        self,
+        query: str,
+        passages: list[ScoredChunk],
+        spans: list[list[tuple[int, int]]],
+        words: list[list[frozenset[str]]],
+    ) -> _Selection:
         """The units that answer the question (none: no unit supports it), the words of it the best one holds,
         and the question's words seen anywhere in the passages (for an abstention's "missing")."""
         wanted = question_terms(query)
@@ -198,14 +210,15 @@ class ExtractiveGenerator:
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             header_terms: set[str] = set()
-            for start, end in spans[rank]:
+            for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
                 if is_heading_line(unit, passage.chunk.heading_path) or is_message_header(unit):
                     continue  # a heading line restates the path, a message header its subject: neither answers
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                hits = (_held_terms(unit, wanted) & wanted) | terms_in_ranges(amounts, unit)
+                held = compound_parts(unit, wanted) | unit_words  # a set, as the rest of this loop builds
+                hits = (held & wanted) | terms_in_ranges(amounts, unit)
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
                     hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
                 if row:
@@ -257,24 +270,27 @@ class ExtractiveGenerator:
 
 
 def _term_weights(
-    wanted: set[str], passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]
+    wanted: set[str],
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+    words: list[list[frozenset[str]]],
 ) -> dict[str, float]:
     """How much each of the question's words says about what it asks, from the passages it is answered from:
     log(1 + units / (1 + units holding the word)). A word most units hold ("plan", "price" among price lists) says
     little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
     names what the passages may not have, so an answer without it covers less of the question."""
     held = [
-        _held_terms(passage.chunk.body[start:end], wanted)
-        for passage, units in zip(passages, spans, strict=True)
-        for start, end in units
+        unit_words | compound_parts(passage.chunk.body[start:end], wanted)
+        for passage, units, passage_words in zip(passages, spans, words, strict=True)
+        for (start, end), unit_words in zip(units, passage_words, strict=True)
     ]
     return {term: math.log(1 + len(held) / (1 + sum(term in terms for terms in held))) for term in wanted}
 
 
-def _held_terms(unit: str, wanted: set[str]) -> set[str]:
-    """The words a unit holds as a question reads them: its content terms, a number joined to its unit word
-    ("3-year") as both, and its hyphenated words apart where the question has their parts."""
-    return with_number_units(content_terms(unit)) | compound_parts(unit, wanted)
+def _unit_words(unit: str) -> frozenset[str]:
+    """The words a unit holds as a question reads them: its content terms, and a number joined to its unit word
+    ("3-year") as both. Its hyphenated words read apart depend on the question (compound_parts)."""
+    return frozenset(with_number_units(content_terms(unit)))
 
 
 def _weighted_share(covered: set[str], wanted: set[str], weights: dict[str, float]) -> float:
