@@ -189,13 +189,14 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
     if not wanted:
         return set()
     stated = ranges(text)
+    # The values the text states outright; a bounded one ("over 2 days") is a range's end.
+    outright = [b for b in amounts(text) if not _bound(text, b)[0]]
     held: set[str] = set()
     for a in wanted:
         within = [r for r in stated if r.holds(a)]
-        # A value the text states outright in another unit; a bounded one ("over 2 days") is a range's end.
+        # The same value stated in another unit ("2 weeks" and "14-day").
         equal = not a.bound and any(
-            b.unit != a.unit and not _bound(text, b)[0] and _converted(a.value, a.unit, b.unit) == b.value
-            for b in amounts(text)
+            b.unit != a.unit and _converted(a.value, a.unit, b.unit) == b.value for b in outright
         )
         if within or equal:
             held |= a.terms

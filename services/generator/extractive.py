@@ -204,9 +204,7 @@ class ExtractiveGenerator:
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
-            # The heading path and what its names abbreviate to ("msa clause 7.2" under "Master Services Agreement").
-            names = [passage.chunk.meta.title, *passage.chunk.heading_path]
-            heading_terms = (content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)) & wanted
+            heading_terms = _heading_words(passage) & wanted
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             header_terms: set[str] = set()
@@ -285,6 +283,13 @@ def _term_weights(
         for (start, end), unit_words in zip(units, passage_words, strict=True)
     ]
     return {term: math.log(1 + len(held) / (1 + sum(term in terms for terms in held))) for term in wanted}
+
+
+def _heading_words(passage: ScoredChunk) -> set[str]:
+    """The words every unit of a passage is read under: its heading path's, and what the names of its title and
+    headings abbreviate to ("msa clause 7.2" under "Master Services Agreement")."""
+    names = [passage.chunk.meta.title, *passage.chunk.heading_path]
+    return content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)
 
 
 def _unit_words(unit: str) -> frozenset[str]:
@@ -401,17 +406,13 @@ def _numbered_clause(
     Empty when there is none."""
     others = wanted - named - _CLAUSE_WORDS
     for passage, passage_spans in zip(passages, spans, strict=True):
-        names = [passage.chunk.meta.title, *passage.chunk.heading_path]
-        about = content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)
+        about = _heading_words(passage)
+        names = identifiers(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
         for paragraph in _PARAGRAPH.finditer(passage.chunk.body):
             number = _LEADING_NUMBER.match(paragraph.group())
-            if (
-                not number
-                or number.group(1) not in named
-                or not named <= identifiers(" ".join(names)) | {number.group(1)}
-            ):
+            if not number or number.group(1) not in named or not named <= names | {number.group(1)}:
                 continue
-            if others and not others & (about | with_number_units(content_terms(paragraph.group()))):
+            if others and not others & (about | _unit_words(paragraph.group())):
                 continue
             units = [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]
             if 0 < len(units) <= max_units:
