@@ -27,7 +27,11 @@ _JOIN = re.compile(r"\s*(?:to|through|-|–|—)\s*(?P<open>below|under|less tha
 _BEFORE = (
     (re.compile(r"(?:below|under|less than|fewer than)\s*$", re.IGNORECASE), "below"),
     (
-        re.compile(r"(?:up to|at most|no more than|not more than|maximum of|max\.?|not exceeding)\s*$", re.IGNORECASE),
+        re.compile(
+            r"(?:up to|at most|no more than|not more than|maximum of|max\.?|not exceeding|not exceed|limited to|"
+            r"capped at|a cap of)\s*$",
+            re.IGNORECASE,
+        ),
         "upto",
     ),
     (re.compile(r"(?:above|over|more than|greater than|exceeding|in excess of)\s*$", re.IGNORECASE), "above"),
@@ -204,6 +208,24 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
         if equal or (a.unit in _CONVERSIONS and any(r.unit != a.unit for r in within)):
             held.add(a.unit)
     return held
+
+
+# "max"/"min" in a question names the kind of answer (a bound), as "how long" names a duration: a unit that bounds
+# an amount from that side holds the word ("max webhook delivery rate": "limited to 50 deliveries per second").
+_BOUND_WORDS = {"upper": {"max", "maximum"}, "lower": {"min", "minimum"}}
+# Only a limit bounds: "below 95.0%" and "above $5,000" state when something applies ("uptime below 95.0%"), not
+# the most or least it may be.
+_SIDES = {"upto": "upper", "atleast": "lower"}
+
+
+def bound_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "max"/"maximum" ("min"/"minimum") terms that the text holds by bounding an amount from above
+    ("up to 10 seats", "will not exceed 50%") or below ("TLS 1.2 or higher", "at least 4 hours")."""
+    asked = wanted & (_BOUND_WORDS["upper"] | _BOUND_WORDS["lower"])
+    if not asked:
+        return set()
+    sides = {_SIDES[side] for a in amounts(text) if (side := _bound(text, a)[0]) in _SIDES}
+    return asked & set().union(*(_BOUND_WORDS[side] for side in sides))
 
 
 # Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter

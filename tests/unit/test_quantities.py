@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from shared.quantities import Range, asks_for_number, question_amounts, ranges, states_number, terms_in_ranges
+from shared.quantities import (
+    Range,
+    asks_for_number,
+    bound_terms,
+    question_amounts,
+    ranges,
+    states_number,
+    terms_in_ranges,
+)
 
 
 @pytest.mark.parametrize(
@@ -123,3 +131,23 @@ def test_durations_meet_across_units():
     assert terms_in_ranges(question_amounts("a 48 hour outage"), "Outages over 2 days are reviewed.") == set()
     assert terms_in_ranges(question_amounts("after 1 month"), "Invoices are due within 30 days.") == set()
     assert terms_in_ranges(question_amounts("3 yr deal"), "A 36-month agreement gets 15% off.") == {"3", "year"}
+
+
+@pytest.mark.parametrize(
+    ("wanted", "text", "held"),
+    [
+        ({"max", "rate"}, "Outgoing webhooks are limited to 50 deliveries per second per endpoint.", {"max"}),
+        ({"maximum"}, "Total Service Credits in any month will not exceed 50% of the monthly fees.", {"maximum"}),
+        ({"max"}, "The Starter plan cannot exceed 5 seats.", {"max"}),
+        ({"min", "tls"}, "encryption in transit with TLS 1.2 or higher.", {"min"}),
+        ({"minimum"}, "Training is booked for at least 4 hours.", {"minimum"}),
+        ({"max"}, "encryption in transit with TLS 1.2 or higher.", set()),  # a floor is not a ceiling
+        ({"min"}, "Managers may give up to 10% off.", set()),
+        # A condition is not a limit: the credit for "uptime below 95.0%" is not the most a credit can be.
+        ({"max"}, "| below 95.0% | 50% |", set()),
+        ({"min"}, "Trips above $5,000 need a director.", set()),
+        ({"rate"}, "Outgoing webhooks are limited to 50 deliveries per second.", set()),  # only bound words
+    ],
+)
+def test_a_limit_holds_the_question_s_max_or_min(wanted, text, held):
+    assert bound_terms(wanted, text) == held

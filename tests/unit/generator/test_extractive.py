@@ -153,6 +153,24 @@ def test_a_duration_meets_its_value_in_another_unit():
     assert ExtractiveGenerator().run("annual plan cancel in first 3 weeks full refund?", [refunds]).abstained
 
 
+def test_a_limit_answers_a_question_for_the_max():
+    """'max webhook delivery rate' is answered by the sentence that limits the rate, with all of the question's
+    words: "max" asks for a limit, as "how long" asks for a duration."""
+    limits = passage(
+        "Webhook deliveries are signed with the endpoint secret. Outgoing webhooks are limited to 50 deliveries"
+        " per second per endpoint.",
+        path=("API rate limits", "Webhooks"),
+    )
+    answer = ExtractiveGenerator().run("max webhook delivery rate", [limits])
+    assert [c.quote for c in answer.citations] == [
+        "Outgoing webhooks are limited to 50 deliveries per second per endpoint."
+    ]
+    assert answer.coverage == 1.0
+    # A condition is not a limit: "below 95.0%" does not hold the "max" of "max credit".
+    credits = passage("| Uptime | Credit |\n| --- | --- |\n| below 95.0% | 50% |", path=("SLA", "Credits"))
+    assert ExtractiveGenerator().run("max sla credit", [credits]).coverage < 1.0
+
+
 def test_a_version_and_a_flag_are_read_as_the_question_writes_them():
     """'what was the max retries limit before 2.1.3': the release note's heading says v2.1.3 and its line
     `--max-retries`; both hold the question's words."""
