@@ -94,12 +94,31 @@ wat wut wht hw abt plz thx ur u
 _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
+# Where simplemma's English table is wrong: "fixed" and "fixes" lemmatize to "fixe" (so "fix" never met them),
+# British "-lled" forms keep both l's ("cancelled" to "cancell", not "cancel"), "gone" becomes "gan", and the
+# superlative "latest" (most recent) becomes "late" (after a deadline: "latest version" is not a "late request").
+_LEMMA_FIXES = {
+    "fixe": "fix",
+    "mixe": "mix",
+    "prefixe": "prefix",
+    "cancell": "cancel",
+    "labell": "label",
+    "modell": "model",
+    "signall": "signal",
+    "travell": "travel",
+}
+_WORD_FIXES = {"gone": "gone", "latest": "latest"}
+
+
 @functools.lru_cache(maxsize=65536)
 def _lemma(word: str) -> str:
     """The word's dictionary form, so an inflected verb meets its base ("kept" and "keep", "deleted" and "delete",
     "paid" and "pay"); the light stemming below only matches plurals. A lemma that is a stopword keeps the word
     ("us" is not "we")."""
+    if word in _WORD_FIXES:
+        return _WORD_FIXES[word]
     lemma = simplemma.lemmatize(word, lang="en").lower()
+    lemma = _LEMMA_FIXES.get(lemma, lemma)
     return word if lemma in STOPWORDS or not lemma.isalpha() else lemma
 
 

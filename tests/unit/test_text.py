@@ -85,6 +85,16 @@ def test_content_terms_meet_an_inflected_verb_at_its_base_form():
     assert content_terms("US dollars") == {"us", "dollar"}  # a lemma that is a stopword ("we") keeps the word
 
 
+def test_the_lemmatizer_s_known_mistakes_are_mended():
+    """simplemma lemmatizes "fixed" to "fixe" and "cancelled" to "cancell", so "how did they fix it" never met
+    "Fixed in 2.1.3" and "cancel" never met the British "cancelled"; "latest version" is not a "late request"."""
+    assert content_terms("fixed fixes fixing") == content_terms("fix")
+    assert content_terms("cancelled cancelling") == content_terms("canceled cancel")
+    assert content_terms("labelled travelled") == content_terms("labeled traveled")
+    assert content_terms("latest") != content_terms("late")
+    assert content_terms("gone") == {"gone"}
+
+
 def test_the_measure_word_of_a_how_question_is_not_a_question_term():
     assert question_terms("how long do we keep invoices") == content_terms("keep invoices")
     assert question_terms("How often are backups taken?") == content_terms("backups take")
