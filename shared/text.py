@@ -95,7 +95,8 @@ _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
 # Where simplemma's English table is wrong: "fixed" and "fixes" lemmatize to "fixe" (so "fix" never met them),
-# British "-lled" forms keep both l's ("cancelled" to "cancell", not "cancel"), "gone" becomes "gan", and the
+# British "-lled" forms keep both l's ("cancelled" to "cancell", not "cancel"), "gone" becomes "gan", "buying" stays
+# "buying", and the
 # superlative "latest" (most recent) becomes "late" (after a deadline: "latest version" is not a "late request").
 _LEMMA_FIXES = {
     "fixe": "fix",
@@ -107,7 +108,7 @@ _LEMMA_FIXES = {
     "signall": "signal",
     "travell": "travel",
 }
-_WORD_FIXES = {"gone": "gone", "latest": "latest"}
+_WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 
 
 @functools.lru_cache(maxsize=65536)

@@ -93,6 +93,7 @@ def test_the_lemmatizer_s_known_mistakes_are_mended():
     assert content_terms("labelled travelled") == content_terms("labeled traveled")
     assert content_terms("latest") != content_terms("late")
     assert content_terms("gone") == {"gone"}
+    assert content_terms("buying") == content_terms("bought")
 
 
 def test_the_measure_word_of_a_how_question_is_not_a_question_term():
