@@ -95,9 +95,9 @@ _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
 
 # Where simplemma's English table is wrong: "fixed" and "fixes" lemmatize to "fixe" (so "fix" never met them),
-# British "-lled" forms keep both l's ("cancelled" to "cancell", not "cancel"), "gone" becomes "gan", "buying" stays
-# "buying", and the
-# superlative "latest" (most recent) becomes "late" (after a deadline: "latest version" is not a "late request").
+# British "-lled" forms keep both l's ("cancelled" to "cancell", not "cancel"), "gone" becomes "gan", "buying"
+# stays "buying", and the superlative "latest" (most recent) becomes "late" (after a deadline: "latest version" is
+# not a "late request").
 _LEMMA_FIXES = {
     "fixe": "fix",
     "mixe": "mix",
