@@ -292,3 +292,15 @@ def test_a_documents_hyphenated_words_hold_their_parts_when_the_question_has_the
     assert compound_parts(oncall, {"call", "rotation"}) == {"call"}  # "on" is not a content word
     assert compound_parts("Anti-apoptotic BCL-2 proteins regulate survival.", {"apoptotic", "bcl-2"}) == set()
     assert compound_parts("E-4412 in v2.1", {"e", "4412"}) == set()  # a letter and a digit: a name, kept whole
+
+
+def test_a_particle_or_a_comparison_is_not_what_a_question_asks_about():
+    """A question "locked out" is about being locked, "looked like milliseconds" about milliseconds: the unit that says so
+    should not need the "out" or the "like" as well."""
+    assert question_terms("how many users were locked out") == {"user", "lock"}
+    assert question_terms("X-RateLimit-Reset values looked like milliseconds") == {
+        "xratelimitreset",
+        "value",
+        "look",
+        "millisecond",
+    }
