@@ -295,8 +295,8 @@ def test_a_documents_hyphenated_words_hold_their_parts_when_the_question_has_the
 
 
 def test_a_particle_or_a_comparison_is_not_what_a_question_asks_about():
-    """A question "locked out" is about being locked, "looked like milliseconds" about milliseconds: the unit that says so
-    should not need the "out" or the "like" as well."""
+    """A question "locked out" is about being locked, "looked like milliseconds" about milliseconds: the unit
+    that says so need not hold the "out" or the "like" as well."""
     assert question_terms("how many users were locked out") == {"user", "lock"}
     assert question_terms("X-RateLimit-Reset values looked like milliseconds") == {
         "xratelimitreset",
