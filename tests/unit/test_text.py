@@ -298,6 +298,7 @@ def test_a_particle_or_a_comparison_is_not_what_a_question_asks_about():
     """A question "locked out" is about being locked, "looked like milliseconds" about milliseconds: the unit
     that says so need not hold the "out" or the "like" as well."""
     assert question_terms("how many users were locked out") == {"user", "lock"}
+    assert question_terms("p1 update cadence once declared") == {"p1", "update", "cadence", "declare"}
     assert question_terms("X-RateLimit-Reset values looked like milliseconds") == {
         "xratelimitreset",
         "value",
