@@ -106,7 +106,6 @@ _LEMMA_FIXES = {
     "labell": "label",
     "modell": "model",
     "signall": "signal",
-    "travell": "travel",
 }
 _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 
