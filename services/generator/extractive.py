@@ -264,7 +264,14 @@ class ExtractiveGenerator:
                 passages, spans, named, self.max_units
             )
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
-        return _Selection(_with_listed_items(picked, passages, spans), covered_by[(top_rank, top_start)], seen_terms)
+        # The answer's coverage also counts the words its passage holds around the quoted unit: in "is the service
+        # credit our only remedy for downtime", "remedy" is in the quoted clause and "downtime" in the sentence
+        # before it. A word no unit of the passage holds ("latency" beside a table of edge locations) still counts
+        # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
+        # dollars").
+        around = (_heading_words(top) | set().union(*words[top_rank])) & wanted - money_terms
+        covered = covered_by[(top_rank, top_start)] | around
+        return _Selection(_with_listed_items(picked, passages, spans), covered, seen_terms)
 
 
 def _term_weights(

@@ -171,6 +171,25 @@ def test_a_limit_answers_a_question_for_the_max():
     assert ExtractiveGenerator().run("max sla credit", [credits]).coverage < 1.0
 
 
+def test_coverage_counts_the_words_the_answering_passage_holds_around_the_quoted_unit():
+    """'service credit remedy for downtime': the quoted sentence holds three of its words and the sentence before
+    it the fourth, so the answer covers the question; the same word in another document's passage does not."""
+    sla = passage(
+        "Downtime is measured every month. Service credits are the customer's sole remedy for any failure to meet"
+        " the SLA.",
+        doc="msa",
+        path=("Master Services Agreement", "Service levels"),
+    )
+    answer = ExtractiveGenerator().run("service credit remedy for downtime", [sla])
+    assert [c.quote for c in answer.citations] == [
+        "Service credits are the customer's sole remedy for any failure to meet the SLA."
+    ]
+    assert answer.coverage == 1.0
+    alone = passage("Service credits are the customer's sole remedy for any failure to meet the SLA.", doc="msa")
+    elsewhere = passage("Downtime is measured every month.", doc="status-page")
+    assert ExtractiveGenerator().run("service credit remedy for downtime", [alone, elsewhere]).coverage < 1.0
+
+
 def test_a_version_and_a_flag_are_read_as_the_question_writes_them():
     """'what was the max retries limit before 2.1.3': the release note's heading says v2.1.3 and its line
     `--max-retries`; both hold the question's words."""
