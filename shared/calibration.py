@@ -9,9 +9,9 @@ from pathlib import Path
 @dataclasses.dataclass(frozen=True)
 class AnswerDecision:
     """When a question is answered, from its top rerank score and the generated answer's coverage (the share of
-    the question's content words its best unit holds, each weighted by how few units of the context hold it): at
-    or above `threshold`; or, below it, at or above
-    `support_threshold` (None: no second level) with an answer covering at least `min_coverage`. Passage
+    the question's content words its best unit and that unit's passage hold, each weighted by how few units of
+    the context hold it): at or above `threshold`; or, below it, at or above `support_threshold` (None: no second
+    level) with an answer covering at least `min_coverage`. Passage
     evidence alone cannot tell "the passage answers it" from "the passage is about it"; a unit that holds most
     of the question's words can. The gateway, the in-process pipeline and the evaluation all apply this one rule."""
 

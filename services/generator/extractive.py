@@ -122,7 +122,7 @@ class _Selection:
     """What one question (or one part of it) finds among the passages."""
 
     picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
-    covered: set[str]  # the question's words the best unit holds (with its heading)
+    covered: set[str]  # the question's words the best unit holds (with its heading), and its passage around it
     seen_terms: set[str]
 
 
