@@ -158,11 +158,11 @@ def question_amounts(question: str) -> list[Amount]:
     return out
 
 
-def ranges(text: str) -> list[Range]:
+def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
     """The ranges the text states: two amounts joined ("X to below Y"), or one bound by a word ("more than X",
     "up to X", "X or more", "6 hours or longer", "10% or less"). The unit of a bare end is the other end's
-    ("1-3 days")."""
-    found = amounts(text)
+    ("1-3 days"). `found`: the text's amounts, when the caller has read them already."""
+    found = amounts(text) if found is None else found
     out = []
     paired: set[int] = set()
     for i in range(len(found) - 1):
@@ -192,9 +192,10 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
     weeks" and "14-day window": the question's unit word is held with its number)."""
     if not wanted:
         return set()
-    stated = ranges(text)
+    found = amounts(text)
+    stated = ranges(text, found)
     # The values the text states outright; a bounded one ("over 2 days") is a range's end.
-    outright = [b for b in amounts(text) if not _bound(text, b)[0]]
+    outright = [b for b in found if not _bound(text, b)[0]]
     held: set[str] = set()
     for a in wanted:
         within = [r for r in stated if r.holds(a)]
@@ -221,7 +222,7 @@ _SIDES = {"upto": "upper", "atleast": "lower"}
 def bound_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "max"/"maximum" ("min"/"minimum") terms that the text holds by bounding an amount from above
     ("up to 10 seats", "will not exceed 50%") or below ("TLS 1.2 or higher", "at least 4 hours")."""
-    asked = wanted & (_BOUND_WORDS["upper"] | _BOUND_WORDS["lower"])
+    asked = wanted & set().union(*_BOUND_WORDS.values())
     if not asked:
         return set()
     sides = {_SIDES[side] for a in amounts(text) if (side := _bound(text, a)[0]) in _SIDES}

@@ -269,7 +269,7 @@ class ExtractiveGenerator:
         # before it. A word no unit of the passage holds ("latency" beside a table of edge locations) still counts
         # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
         # dollars").
-        around = (_heading_words(top) | set().union(*words[top_rank])) & wanted - money_terms
+        around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - money_terms
         covered = covered_by[(top_rank, top_start)] | around
         return _Selection(_with_listed_items(picked, passages, spans), covered, seen_terms)
 
