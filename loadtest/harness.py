@@ -14,7 +14,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from loadtest import corpus, snapshot
+from loadtest import corpus, metrics, snapshot
 from loadtest.scenario import Scenario
 from services.cli.mesh import ROOT_DIR, Mesh, free_port
 from shared.config import STAGES
@@ -249,6 +249,16 @@ class LoadMesh:
     def metrics_urls(self, stages=STAGES) -> list[str]:
         """Every process of these stages (each replica's), so a scrape sums what all of them did."""
         return [self.mesh.metrics_url(name) for name in self.mesh.stage_names(stages)]
+
+    def metrics_urls_by_stage(self, stages=STAGES) -> dict[str, list[str]]:
+        """Per stage, the endpoints of its processes: what one stage did, apart from the others."""
+        return {stage: self.metrics_urls((stage,)) for stage in stages}
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds so far of each stage's processes and of ghz (this process's children once waited for: on
+        one machine the load generator's CPU is taken from the mesh)."""
+        times = os.times()
+        return {**metrics.cpu_seconds(self.metrics_urls_by_stage()), "ghz": times.children_user + times.children_system}
 
     def chunk_set(self, tenant: str) -> set[tuple[str, str, int, str]]:
         """(document id, version, position, body digest) of every chunk the tenant has in the index: what an

@@ -16,6 +16,8 @@ RPC_HISTOGRAM = "ragmesh_rpc_duration_seconds"
 ADMISSION_HISTOGRAM = "ragmesh_gateway_admission_wait_seconds"
 DEGRADED = "ragmesh_degraded_answers_total"
 RPC_ERRORS = "ragmesh_rpc_errors_total"
+# prometheus_client's process collector: every stage exposes its process's user + system CPU seconds.
+PROCESS_CPU = "process_cpu_seconds_total"
 
 
 def scrape(urls: Iterable[str], timeout: float = 5.0) -> Snapshot:
@@ -32,6 +34,36 @@ def scrape(urls: Iterable[str], timeout: float = 5.0) -> Snapshot:
                 key = (sample.name, tuple(sorted(sample.labels.items())))
                 snapshot[key] = snapshot.get(key, 0.0) + sample.value
     return snapshot
+
+
+def cpu_seconds(urls_by_stage: dict[str, list[str]]) -> dict[str, float]:
+    """Each stage's CPU seconds so far (its processes' user + system time, replicas summed). A stage none of
+    whose endpoints answered is left out rather than read as zero."""
+    out = {}
+    for stage, urls in urls_by_stage.items():
+        snapshot = scrape(urls)
+        if snapshot:
+            out[stage] = total(snapshot, PROCESS_CPU)
+    return out
+
+
+def cpu_per_request(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, float]:
+    """CPU seconds each stage spent per request between two cpu_seconds readings (a stage read only once, or
+    restarted in between, is left out: its difference would not be what the requests cost)."""
+    if requests <= 0:
+        return {}
+    return {
+        stage: (after[stage] - before[stage]) / requests
+        for stage in after
+        if stage in before and after[stage] >= before[stage]
+    }
+
+
+def cpu_use(before: dict[str, float], after: dict[str, float], requests: int, seconds: float, cpus: int) -> dict:
+    """Per process kind, CPU seconds per request, and the share of the machine's CPUs they kept busy together."""
+    per_request = cpu_per_request(before, after, requests)
+    spent = sum(after[name] - before[name] for name in per_request)
+    return {"per_request_s": per_request, "busy": spent / (seconds * cpus) if seconds > 0 and cpus > 0 else None}
 
 
 def delta(before: Snapshot, after: Snapshot) -> Snapshot:

@@ -67,6 +67,47 @@ def breakdown_lines(comparison: dict) -> list[str]:
     return lines
 
 
+def cpu_lines(rpc: str, steps: list[dict], cpus: int) -> list[str]:
+    """CPU per request by process kind at each concurrency, and how busy that kept the machine (older reports
+    lack it)."""
+    measured = [s for s in steps if s.get("cpu") and s["cpu"]["per_request_s"]]
+    if not measured:
+        return []
+    kinds = list(dict.fromkeys(k for s in measured for k in s["cpu"]["per_request_s"]))
+    lines = [
+        "",
+        f"CPU per {rpc} by process, ms (user + system; each stage's processes from their `process_cpu_seconds_total`, "
+        f"ghz is the load generator on the same machine), and the share of the {cpus} CPUs kept busy:",
+        "",
+        "| concurrency | " + " | ".join(kinds) + " | all | CPUs busy |",
+        "|---:|" + "---:|" * (len(kinds) + 2),
+    ]
+    for s in measured:
+        per_request = s["cpu"]["per_request_s"]
+        cells = [ms(per_request.get(k)) for k in kinds] + [ms(sum(per_request.values()))]
+        busy = s["cpu"]["busy"]
+        cells.append("-" if busy is None else f"{busy:.0%}")
+        lines.append(f"| {s['concurrency']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def cpu_comparison_lines(comparison: dict) -> list[str]:
+    """The CPU an Ask costs in the mesh against the in-process pipeline (older reports lack it)."""
+    cpu = comparison.get("cpu_per_ask_s")
+    if not cpu or not cpu.get("mesh") or not cpu.get("in_process"):
+        return []
+    mesh = cpu["mesh"]
+    stages = {k: v for k, v in mesh.items() if k != "ghz"}
+    spent = sum(stages.values())
+    parts = ", ".join(f"{k} {ms(v)}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1]))
+    return [
+        "",
+        f"CPU per Ask over the timed pass: the mesh's processes {ms(spent)} ms ({parts}; ghz {ms(mesh.get('ghz'))}), "
+        f"the in-process pipeline {ms(cpu['in_process'])} ms: {spent / cpu['in_process']:.2f} times the CPU, the "
+        "other side of the latency ratio (serializing, copying and handing each request between processes).",
+    ]
+
+
 def floor_lines(comparison: dict, goal: float = RATIO_GOAL_P50) -> list[str]:
     """The least the hops cost with nothing in them, and the ratio that leaves at best (older reports lack it)."""
     floor, least = comparison.get("hop_floor_s"), comparison.get("least_ratio_p50")
@@ -157,6 +198,7 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
                 figures += [s["stages"].get(name) for name in stage_names]
                 cells = ["-" if not q else f"{ms(q['p95'])} ({ms(q['p50'])}/{ms(q['p99'])})" for q in figures]
                 lines.append(f"| {s['concurrency']} | " + " | ".join(cells) + " |")
+        lines += cpu_lines(rpc, steps, setup["cpus"])
     knee = report.get("knee")
     if knee:
         lines += ["", "## Saturation", "", knee["summary"]]
@@ -188,6 +230,7 @@ def markdown(report: dict, budgets: Budgets, plots: list[str]) -> str:
             ),
         ]
         lines += breakdown_lines(comparison)
+        lines += cpu_comparison_lines(comparison)
     faults = report.get("faults")
     if faults:
         lines += [

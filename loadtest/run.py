@@ -31,7 +31,7 @@ FUNNEL_STAGES = ("retrieve", "rerank", "generate")
 def measure_step(harness: LoadMesh, rpc: str, concurrency: int, duration_s: float, deadline_s: float) -> dict:
     """One ghz run at one concurrency, with every stage's metrics scraped before and after."""
     urls = harness.metrics_urls(STAGES)
-    before = metrics.scrape(urls)
+    before, cpu_before, started = metrics.scrape(urls), harness.cpu_seconds(), time.monotonic()
     result = ghz.run(
         harness.address,
         rpc,
@@ -41,6 +41,7 @@ def measure_step(harness: LoadMesh, rpc: str, concurrency: int, duration_s: floa
         duration_s=duration_s,
         deadline_s=deadline_s,
     )
+    seconds, cpu_after = time.monotonic() - started, harness.cpu_seconds()
     changed = metrics.delta(before, metrics.scrape(urls))
     stages = metrics.stage_summary(changed, FUNNEL_STAGES)
     return {
@@ -58,6 +59,7 @@ def measure_step(harness: LoadMesh, rpc: str, concurrency: int, duration_s: floa
             for name in stages
         },
         "degraded": metrics.total(changed, metrics.DEGRADED),
+        "cpu": metrics.cpu_use(cpu_before, cpu_after, len(result.calls), seconds, os.cpu_count() or 1),
         "latencies": [c.latency for c in result.calls if c.ok],
     }
 
@@ -156,8 +158,9 @@ def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> d
 
     ask_all()  # untimed
     urls = harness.metrics_urls(STAGES)
-    before = metrics.scrape(urls)
+    before, cpu_before = metrics.scrape(urls), harness.cpu_seconds()
     mesh = ask_all()
+    cpu_after = harness.cpu_seconds()
     breakdown = metrics.mesh_breakdown(metrics.delta(before, metrics.scrape(urls)), FUNNEL_STAGES)
     pipeline = InProcessPipeline(harness.mesh.env())
     direct = pipeline.run(TENANT, questions)
@@ -180,6 +183,12 @@ def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> d
         "hop_floor_s": floor,
         "least_ratio_p50": least,
         "breakdown_mean_s": breakdown,
+        # CPU seconds per Ask: each process kind of the mesh (and ghz) over the timed pass, and the in-process
+        # pipeline's own over its timed pass.
+        "cpu_per_ask_s": {
+            "mesh": metrics.cpu_per_request(cpu_before, cpu_after, len(mesh.calls)),
+            "in_process": direct["cpu_mean"],
+        },
         "mesh_latencies": [c.latency for c in mesh.calls if c.ok],
     }
 
