@@ -239,6 +239,7 @@ def _print_summary(report: dict) -> None:
         "wrong_answer_rate",
         "false_answer_rate",
         "over_abstention_rate",
+        "evidence_completeness",
     )
     for name, row in (("overall", report["overall"]), *report.get("per_split", {}).items()):
         print(f"{name}: " + "  ".join(f"{k}={row[k]:.3f}" for k in keys if row.get(k) is not None))

@@ -18,7 +18,14 @@ METRICS = ("ndcg@10", "recall@5")
 ANSWER_METRICS = ("answer_accuracy", "wrong_answer", "over_abstention", "false_answer")
 
 
+# Of a right answer to a question with several gold spans, the share it cites (reports that record gold_cited).
+COMPLETENESS = "evidence_completeness"
+
+
 def case_value(case: dict, metric: str) -> float | None:
+    if metric == COMPLETENESS:
+        several = case.get("gold_spans", 0) > 1 and case["answered"] and case.get("answer_correct")
+        return case.get("gold_cited") if several else None
     if metric not in ANSWER_METRICS:
         return case.get(metric)
     answerable = case["category"] != "unanswerable"
@@ -61,8 +68,11 @@ def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: 
 
 def run(args) -> int:
     new = json.loads(Path(args.new).read_text())
+    base = json.loads(Path(args.base).read_text())
     metrics = METRICS + (ANSWER_METRICS if "answer_accuracy" in new["overall"] else ())
-    result = compare(json.loads(Path(args.base).read_text()), new, metrics, split=args.split or "")
+    if all(any("gold_spans" in c for c in report["cases"]) for report in (base, new)):
+        metrics += (COMPLETENESS,)
+    result = compare(base, new, metrics, split=args.split or "")
     print(
         f"{result['queries']} shared queries{f' (NEW split {args.split})' if args.split else ''}; "
         "NEW - BASE with a 95% paired bootstrap interval"
@@ -72,7 +82,7 @@ def run(args) -> int:
         higher, lower = ("worse", "better") if metric in LOWER_IS_BETTER else ("better", "worse")
         verdict = higher if r["ci95"][0] > 0 else lower if r["ci95"][1] < 0 else "no significant difference"
         print(
-            f"  {metric:<15} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
+            f"  {metric:<21} {r['base']:.4f} -> {r['new']:.4f}  diff {r['diff']:+.4f} "
             f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]  ({r['better']} queries up, {r['worse']} down): {verdict}"
         )
     if args.json:

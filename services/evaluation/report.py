@@ -16,6 +16,7 @@ HEADLINE = (
     "answer_accuracy",
     "wrong_answer_rate",
     "over_abstention_rate",
+    "evidence_completeness",
 )
 
 
@@ -53,6 +54,11 @@ def answer_metrics(results: list[CaseResult]) -> dict:
         else (0.0 if answerable else None),
         "false_answer_rate": _mean(1.0 if r.answered else 0.0 for r in unanswerable),
         "over_abstention_rate": _mean(0.0 if r.answered else 1.0 for r in answerable),
+        # Of the right answers to questions with several gold spans (one per part or section asked about),
+        # the share of those spans the answer cites: an answer to half a question is right, not complete.
+        "evidence_completeness": _mean(
+            r.gold_cited for r in answers_given if r.answer_correct and len(r.case.gold) > 1
+        ),
         "answered": len(answered),
         "unanswerable": len(unanswerable),
     }
@@ -111,6 +117,8 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
                 "gold_ranks": r.ranks,
                 "top_rerank_score": r.top_rerank_score,
                 "coverage": round(r.coverage, 4),
+                "gold_spans": len(r.case.gold),
+                "gold_cited": None if r.gold_cited is None else round(r.gold_cited, 4),
                 "top_ids": r.top_ids,
                 # Per-query values, so two runs can be compared query by query (ragmesh compare).
                 "ndcg@10": round(m.ndcg_at(r.ranks, {g.key: g.gain for g in r.case.gold}, 10), 4)
@@ -148,6 +156,7 @@ def write_markdown(report: dict, path: Path) -> None:
             "wrong_answer_rate",
             "false_answer_rate",
             "over_abstention_rate",
+            "evidence_completeness",
         )
         if k in overall or k == "false_answer_rate"
     ]

@@ -26,6 +26,7 @@ class CaseResult:
     gold_in_context: bool = False
     top_rerank_score: float | None = None
     coverage: float = 0.0  # the answer's coverage of the question (what the decision's second level reads)
+    gold_cited: float | None = None  # of an answer to an answerable question: the share of its gold spans cited
     reranker_model_id: str = ""
     generator_id: str = ""
     abstain_reason: str = ""
@@ -129,6 +130,8 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         result.citation_valid = bool(answer.citations) and all(c.chunk_id in context_ids for c in answer.citations)
         spans = [(c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations]
         result.answer_correct = any(cites_gold(case.gold, *span) for span in spans)
+        if case.gold:  # a question in parts has a span per part: a complete answer cites each
+            result.gold_cited = sum(any(cites_gold([g], *span) for span in spans) for g in case.gold) / len(case.gold)
         result.cited_superseded = any(d == g.doc_id and v != g.version for d, v, _, _ in spans for g in case.gold)
     result.triage = triage(result)
     return result

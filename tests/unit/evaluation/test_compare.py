@@ -55,3 +55,24 @@ def test_answer_outcomes_are_paired_per_case_and_restricted_to_a_split():
     assert result["wrong_answer"]["base"] == 0.5 and result["wrong_answer"]["new"] == 0.0
     assert result["over_abstention"]["base"] == 0.5 and result["over_abstention"]["new"] == 0.0
     assert result["false_answer"]["base"] == 1.0 and result["false_answer"]["new"] == 0.0
+
+
+def test_completeness_pairs_right_answers_to_questions_with_several_gold_spans():
+    def case(cid, answered, correct, cited, spans=2):
+        return {
+            "id": cid,
+            "category": "multi_section",
+            "answered": answered,
+            "answer_correct": correct,
+            "gold_spans": spans,
+            "gold_cited": cited,
+        }
+
+    base = {"cases": [case("a", True, True, 0.5), case("b", True, True, 0.5), case("c", False, None, None)]}
+    new = {"cases": [case("a", True, True, 1.0), case("b", True, True, 0.5), case("c", True, True, 1.0)]}
+    single = {"cases": [case(c["id"], True, True, 1.0, spans=1) for c in base["cases"]]}
+    result = compare(base, new, ("evidence_completeness",))
+    assert result["evidence_completeness"]["base"] == 0.5 and result["evidence_completeness"]["new"] == 0.75
+    assert result["evidence_completeness"]["better"] == 1 and result["evidence_completeness"]["worse"] == 0
+    with pytest.raises(ValueError, match="no per-query evidence_completeness"):
+        compare(base, single, ("evidence_completeness",))  # one gold span: complete whenever right

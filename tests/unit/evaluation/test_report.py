@@ -40,3 +40,25 @@ def test_answer_metrics_per_split_and_the_triage_says_who_failed():
     assert report["per_split"]["train"]["answer_accuracy"] == 1.0
     assert [c["split"] for c in report["cases"]] == ["test"] * 5 + ["train"]
     assert report["triage"] == {"wrong_citation": 1, "gate_abstained": 1, "generator_abstained": 1, "false_answer": 1}
+
+
+def test_evidence_completeness_reads_right_answers_to_questions_with_several_gold_spans():
+    def two_spans(cid, answered, correct, cited):
+        r = result(cid, "dev", answered=answered, correct=correct)
+        r.case.gold.append(Gold("d", "1", "more evidence", 20, 33))
+        r.gold_cited = cited
+        return r
+
+    results = [
+        two_spans("a", True, True, 1.0),  # both parts answered
+        two_spans("b", True, True, 0.5),  # half the question
+        two_spans("c", True, False, 0.0),  # wrong: not a measure of completeness
+        two_spans("d", False, None, None),
+        result("e", "dev", answered=True, correct=True),  # one span: complete whenever right
+    ]
+    results[4].gold_cited = 1.0
+    report = build_report(results, {"name": "t"}, answers=True)
+    assert report["overall"]["evidence_completeness"] == 0.75
+    assert [c["gold_cited"] for c in report["cases"]] == [1.0, 0.5, 0.0, None, 1.0]
+    only_single = build_report([results[4]], {"name": "t"}, answers=True)
+    assert only_single["overall"]["evidence_completeness"] is None
