@@ -496,7 +496,41 @@ _QUESTION_BREAK = re.compile(
 )
 
 
+# A topic before a colon is what each part after it asks about ("trip to london: hotel cap and meal allowance").
+_TOPIC = re.compile(r":\s+")
+# "and" between two things of two words or more ("vpn rules and laptop requirements"); after one word it joins
+# modifiers of one thing ("refund and cancellation policy"). A sentence ending in a full stop states something: its
+# "and" joins what the statement is about ("... similar in teaching and non-teaching hospitals."), so a claim is
+# read whole.
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+
+
+def _and_parts(part: str) -> list[str]:
+    pieces = _AND.split(part)
+    if len(pieces) > 1 and all(len(question_terms(piece)) >= 2 for piece in pieces):
+        return pieces
+    return [part]
+
+
+def _is_statement(text: str) -> bool:
+    return text.rstrip().endswith(".")
+
+
 def question_parts(question: str) -> list[str]:
     """The things a question asks, in order: "api v1 shutdown date and how do i see remaining quota in v2" asks
-    two. A part without content words ("what is it") is left out; one part when the question asks one thing."""
-    return [part for part in _QUESTION_BREAK.split(question) if part and question_terms(part)]
+    two, "trip to london: hotel cap and meal allowance" asks two about London. A part without content words ("what
+    is it") is left out; one part when the question asks one thing."""
+    topic, rest = "", question
+    found = _TOPIC.search(question)
+    if found and question_terms(question[found.end() :]):
+        topic, rest = question[: found.start()], question[found.end() :]
+    parts = [
+        piece
+        for part in _QUESTION_BREAK.split(rest)
+        if part and question_terms(part)
+        for piece in ([part] if _is_statement(question) else _and_parts(part))
+        if question_terms(piece)
+    ]
+    if len(parts) < 2:
+        return [question] if question_terms(question) else []
+    return [f"{topic} {part}" if topic else part for part in parts]

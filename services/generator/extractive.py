@@ -124,6 +124,7 @@ class _Selection:
     picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
     covered: set[str]  # the question's words the best unit holds (with its heading), and its passage around it
     seen_terms: set[str]
+    held: set[str] = dataclasses.field(default_factory=set)  # the question's words the best unit itself holds
 
 
 class ExtractiveGenerator:
@@ -152,14 +153,15 @@ class ExtractiveGenerator:
         ]
         weights = _term_weights(wanted, passages, spans, words)
         whole = self._select(query, passages, spans, words)
+        parts = question_parts(query)
         if whole.picked:
-            coverage = _weighted_share(whole.covered, wanted, weights)
-            return dataclasses.replace(_quoted_answer(whole.picked, self.generator_id), coverage=coverage)
+            quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words)
+            coverage = _weighted_share(covered, wanted, weights)
+            return dataclasses.replace(_quoted_answer(quoted, self.generator_id), coverage=coverage)
         # A question in parts ("api v1 shutdown date and how do i see remaining quota in v2") rarely has one unit
         # holding half its words: each part is answered on its own, and the answer quotes every part that is.
         # Its coverage is the share of the question's words the parts' best units hold, so the gateway's
         # answer decision sees an answer to half a question as one.
-        parts = question_parts(query)
         if len(parts) > 1:
             answered = [found for part in parts if (found := self._select(part, passages, spans, words)).picked]
             if answered:
@@ -177,6 +179,30 @@ class ExtractiveGenerator:
             reason="no_supporting_sentence",
             generator_id=self.generator_id,
         )
+
+    def _with_other_parts(
+        self,
+        whole: _Selection,
+        parts: list[str],
+        wanted: set[str],
+        passages: list[ScoredChunk],
+        spans: list[list[tuple[int, int]]],
+        words: list[list[frozenset[str]]],
+    ) -> tuple[list[tuple[ScoredChunk, int, int]], set[str]]:
+        """The units to quote and the words they cover. A question in parts whose best unit answers one of them
+        ("trip to london: hotel cap and meal allowance" finds the hotel cap): a part whose own best unit holds words
+        the quoted units do not adds its units after, so the answer quotes every part it can, and its coverage
+        counts them."""
+        picked, covered, held = list(whole.picked), set(whole.covered), set(whole.held)
+        if len(parts) < 2 or wanted <= held:
+            return picked, covered
+        for part in parts:
+            found = self._select(part, passages, spans, words)
+            if found.picked and (found.held & wanted) - held:
+                picked += [unit for unit in found.picked if unit not in picked]
+                held |= found.held & wanted
+                covered |= found.covered & wanted
+        return picked, covered
 
     def _select(
         self,
@@ -270,8 +296,8 @@ class ExtractiveGenerator:
         # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
         # dollars").
         around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - money_terms
-        covered = covered_by[(top_rank, top_start)] | around
-        return _Selection(_with_listed_items(picked, passages, spans), covered, seen_terms)
+        held = covered_by[(top_rank, top_start)]
+        return _Selection(_with_listed_items(picked, passages, spans), held | around, seen_terms, held)
 
 
 def _term_weights(

@@ -263,8 +263,23 @@ def test_the_plural_of_a_name_is_the_name():
             "E-3050 on a 6GB upload via proxy - what is it and was it fixed",
             ["E-3050 on a 6GB upload via proxy", "was it fixed"],
         ),
-        # One thing asked: "and" between nouns, a hyphen inside a word.
+        # "and" between two things of two words or more; a topic before a colon goes with each part.
+        (
+            "trip to london: hotel cap and meal allowance",
+            ["trip to london hotel cap", "trip to london meal allowance"],
+        ),
+        (
+            "legal hold: does it stop deletion, and which add-on gives us legal hold",
+            ["legal hold does it stop deletion", "legal hold which add-on gives us legal hold"],
+        ),
+        # One thing asked: "and" after one word joins modifiers, a hyphen inside a word, a colon in a time.
         ("refund and cancellation policy for add-ons", ["refund and cancellation policy for add-ons"]),
+        ("standup at 10:30 and retro", ["standup at 10:30 and retro"]),
+        # A statement's "and" joins what it is about: a claim is read whole.
+        (
+            "Risk-adjusted mortality rates are similar in teaching and non-teaching hospitals.",
+            ["Risk-adjusted mortality rates are similar in teaching and non-teaching hospitals."],
+        ),
         ("whats E-4412", ["whats E-4412"]),
     ],
 )

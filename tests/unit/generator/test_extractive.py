@@ -491,3 +491,24 @@ def test_a_question_in_parts_is_answered_part_by_part():
     assert alone.coverage < answer.coverage
     # A question asking one thing is not split: it abstains as before when no unit holds enough of it.
     assert ExtractiveGenerator().run("parental leave policy, remote", [passage(REFUND)]).abstained
+
+
+def test_a_part_the_best_unit_leaves_unanswered_adds_its_own_unit():
+    """'trip to london: hotel cap and meal allowance' asks two things about London. The hotel cap's sentence holds
+    most of the question and answers first; the meal allowance's sentence answers the other part and follows it,
+    and the answer's coverage counts both. Asked about the hotel cap alone, the answer stays its one unit."""
+    travel = passage(
+        "The nightly hotel cap is $250 in most U.S. cities and $350 in London and Tokyo. "
+        "The daily meal allowance is $75 for domestic travel and $95 for international travel. "
+        "Economy class is booked for flights under six hours.",
+        path=("Travel",),
+    )
+    question = "trip to london: hotel cap and meal allowance"
+    answer = ExtractiveGenerator().run(question, [travel])
+    assert [c.quote for c in answer.citations] == [
+        "The nightly hotel cap is $250 in most U.S. cities and $350 in London and Tokyo.",
+        "The daily meal allowance is $75 for domestic travel and $95 for international travel.",
+    ]
+    one_part = ExtractiveGenerator().run("trip to london: hotel cap", [travel])
+    assert [c.quote for c in one_part.citations] == [answer.citations[0].quote]
+    assert answer.coverage > 0.75 > one_part.coverage  # "trip" is in no unit; the meal allowance's words count
