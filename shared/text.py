@@ -524,11 +524,12 @@ def question_parts(question: str) -> list[str]:
     found = _TOPIC.search(question)
     if found and question_terms(question[found.end() :]):
         topic, rest = question[: found.start()], question[found.end() :]
+    statement = _is_statement(question)
     parts = [
         piece
         for part in _QUESTION_BREAK.split(rest)
         if part and question_terms(part)
-        for piece in ([part] if _is_statement(question) else _and_parts(part))
+        for piece in ([part] if statement else _and_parts(part))
         if question_terms(piece)
     ]
     if len(parts) < 2:

@@ -129,9 +129,12 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         context_ids = {p.chunk.chunk_id for p in response.context}
         result.citation_valid = bool(answer.citations) and all(c.chunk_id in context_ids for c in answer.citations)
         spans = [(c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations]
-        result.answer_correct = any(cites_gold(case.gold, *span) for span in spans)
-        if case.gold:  # a question in parts has a span per part: a complete answer cites each
-            result.gold_cited = sum(any(cites_gold([g], *span) for span in spans) for g in case.gold) / len(case.gold)
+        # Per gold span, whether the answer cites it: a question in parts has a span per part, a complete answer
+        # cites each, a right one at least one.
+        cited = [any(cites_gold([g], *span) for span in spans) for g in case.gold]
+        result.answer_correct = any(cited)
+        if cited:
+            result.gold_cited = sum(cited) / len(cited)
         result.cited_superseded = any(d == g.doc_id and v != g.version for d, v, _, _ in spans for g in case.gold)
     result.triage = triage(result)
     return result
