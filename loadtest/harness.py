@@ -254,11 +254,14 @@ class LoadMesh:
         """Per stage, the endpoints of its processes: what one stage did, apart from the others."""
         return {stage: self.metrics_urls((stage,)) for stage in stages}
 
-    def cpu_seconds(self) -> dict[str, float]:
-        """CPU seconds so far of each stage's processes and of ghz (this process's children once waited for: on
-        one machine the load generator's CPU is taken from the mesh)."""
+    def read_metrics(self) -> tuple[metrics.Snapshot, dict[str, float]]:
+        """Every stage's metrics (summed over the mesh) and the CPU seconds so far of each stage's processes and
+        of ghz (this process's children once waited for: on one machine the load generator's CPU is taken from
+        the mesh), from one scrape of each endpoint."""
+        by_stage = metrics.scrape_by_stage(self.metrics_urls_by_stage())
         times = os.times()
-        return {**metrics.cpu_seconds(self.metrics_urls_by_stage()), "ghz": times.children_user + times.children_system}
+        cpu = {**metrics.cpu_seconds(by_stage), "ghz": times.children_user + times.children_system}
+        return metrics.merged(by_stage.values()), cpu
 
     def chunk_set(self, tenant: str) -> set[tuple[str, str, int, str]]:
         """(document id, version, position, body digest) of every chunk the tenant has in the index: what an

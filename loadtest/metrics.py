@@ -36,15 +36,24 @@ def scrape(urls: Iterable[str], timeout: float = 5.0) -> Snapshot:
     return snapshot
 
 
-def cpu_seconds(urls_by_stage: dict[str, list[str]]) -> dict[str, float]:
+def scrape_by_stage(urls_by_stage: dict[str, list[str]], timeout: float = 5.0) -> dict[str, Snapshot]:
+    """Per stage, the summed samples of its processes' endpoints (each endpoint read once)."""
+    return {stage: scrape(urls, timeout) for stage, urls in urls_by_stage.items()}
+
+
+def merged(snapshots: Iterable[Snapshot]) -> Snapshot:
+    """Several snapshots summed per sample: the whole mesh from its stages'."""
+    out: Snapshot = {}
+    for snapshot in snapshots:
+        for key, value in snapshot.items():
+            out[key] = out.get(key, 0.0) + value
+    return out
+
+
+def cpu_seconds(by_stage: dict[str, Snapshot]) -> dict[str, float]:
     """Each stage's CPU seconds so far (its processes' user + system time, replicas summed). A stage none of
     whose endpoints answered is left out rather than read as zero."""
-    out = {}
-    for stage, urls in urls_by_stage.items():
-        snapshot = scrape(urls)
-        if snapshot:
-            out[stage] = total(snapshot, PROCESS_CPU)
-    return out
+    return {stage: total(snapshot, PROCESS_CPU) for stage, snapshot in by_stage.items() if snapshot}
 
 
 def cpu_per_request(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, float]:

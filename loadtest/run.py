@@ -22,7 +22,6 @@ from loadtest.faults import run_faults
 from loadtest.harness import TENANT, LoadMesh, load_mesh, log
 from loadtest.scenario import Scenario, Step, load
 from services.cli.mesh import MeshError, parse_replicas, stop_on_sigterm
-from shared.config import STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNNEL_STAGES = ("retrieve", "rerank", "generate")
@@ -30,8 +29,7 @@ FUNNEL_STAGES = ("retrieve", "rerank", "generate")
 
 def measure_step(harness: LoadMesh, rpc: str, concurrency: int, duration_s: float, deadline_s: float) -> dict:
     """One ghz run at one concurrency, with every stage's metrics scraped before and after."""
-    urls = harness.metrics_urls(STAGES)
-    before, cpu_before, started = metrics.scrape(urls), harness.cpu_seconds(), time.monotonic()
+    (before, cpu_before), started = harness.read_metrics(), time.monotonic()
     result = ghz.run(
         harness.address,
         rpc,
@@ -41,8 +39,8 @@ def measure_step(harness: LoadMesh, rpc: str, concurrency: int, duration_s: floa
         duration_s=duration_s,
         deadline_s=deadline_s,
     )
-    seconds, cpu_after = time.monotonic() - started, harness.cpu_seconds()
-    changed = metrics.delta(before, metrics.scrape(urls))
+    seconds, (after, cpu_after) = time.monotonic() - started, harness.read_metrics()
+    changed = metrics.delta(before, after)
     stages = metrics.stage_summary(changed, FUNNEL_STAGES)
     return {
         "concurrency": concurrency,
@@ -157,11 +155,10 @@ def compare_in_process(harness: LoadMesh, requests: int, deadline_s: float) -> d
         )
 
     ask_all()  # untimed
-    urls = harness.metrics_urls(STAGES)
-    before, cpu_before = metrics.scrape(urls), harness.cpu_seconds()
+    before, cpu_before = harness.read_metrics()
     mesh = ask_all()
-    cpu_after = harness.cpu_seconds()
-    breakdown = metrics.mesh_breakdown(metrics.delta(before, metrics.scrape(urls)), FUNNEL_STAGES)
+    after, cpu_after = harness.read_metrics()
+    breakdown = metrics.mesh_breakdown(metrics.delta(before, after), FUNNEL_STAGES)
     pipeline = InProcessPipeline(harness.mesh.env())
     direct = pipeline.run(TENANT, questions)
     mesh_q = mesh.percentiles()

@@ -8,7 +8,7 @@ one query set, where per-query difficulty dominates the variance of either mean.
 import json
 from pathlib import Path
 
-from services.evaluation.metrics import paired_bootstrap
+from services.evaluation.metrics import evidence_completeness, paired_bootstrap
 
 LOWER_IS_BETTER = {"wrong_answer", "over_abstention", "false_answer"}
 
@@ -24,8 +24,9 @@ COMPLETENESS = "evidence_completeness"
 
 def case_value(case: dict, metric: str) -> float | None:
     if metric == COMPLETENESS:
-        several = case.get("gold_spans", 0) > 1 and case["answered"] and case.get("answer_correct")
-        return case.get("gold_cited") if several else None
+        return evidence_completeness(
+            case.get("gold_spans", 0), case["answered"], bool(case.get("answer_correct")), case.get("gold_cited")
+        )
     if metric not in ANSWER_METRICS:
         return case.get(metric)
     answerable = case["category"] != "unanswerable"

@@ -54,10 +54,8 @@ def answer_metrics(results: list[CaseResult]) -> dict:
         else (0.0 if answerable else None),
         "false_answer_rate": _mean(1.0 if r.answered else 0.0 for r in unanswerable),
         "over_abstention_rate": _mean(0.0 if r.answered else 1.0 for r in answerable),
-        # Of the right answers to questions with several gold spans (one per part or section asked about),
-        # the share of those spans the answer cites: an answer to half a question is right, not complete.
         "evidence_completeness": _mean(
-            r.gold_cited for r in answers_given if r.answer_correct and len(r.case.gold) > 1
+            m.evidence_completeness(len(r.case.gold), r.answered, r.answer_correct, r.gold_cited) for r in answerable
         ),
         "answered": len(answered),
         "unanswerable": len(unanswerable),

@@ -30,11 +30,20 @@ def endpoint():
 
 def test_a_stage_reads_its_processes_cpu_and_an_unanswering_one_is_left_out(endpoint):
     sum(i * i for i in range(200_000))  # some CPU of this process's own to read back
-    read = metrics.cpu_seconds({"retriever": [endpoint], "reranker": [f"http://127.0.0.1:{_free_port()}/metrics"]})
+    by_stage = metrics.scrape_by_stage(
+        {"retriever": [endpoint], "reranker": [f"http://127.0.0.1:{_free_port()}/metrics"]}
+    )
+    read = metrics.cpu_seconds(by_stage)
     assert set(read) == {"retriever"}
     assert read["retriever"] > 0
-    twice = metrics.cpu_seconds({"retriever": [endpoint, endpoint]})  # replicas add up
+    twice = metrics.cpu_seconds(metrics.scrape_by_stage({"retriever": [endpoint, endpoint]}))  # replicas add up
     assert twice["retriever"] >= 2 * read["retriever"]
+
+
+def test_the_mesh_snapshot_sums_its_stages():
+    one = {("requests_total", (("stage", "retriever"),)): 3.0}
+    two = {("requests_total", (("stage", "retriever"),)): 4.0, ("up", ()): 1.0}
+    assert metrics.merged([one, two, {}]) == {("requests_total", (("stage", "retriever"),)): 7.0, ("up", ()): 1.0}
 
 
 def test_cpu_per_request_leaves_out_a_restarted_or_unread_stage():
