@@ -391,13 +391,15 @@ def _whole_entry(
     """A question about a named thing ("E-3001 but the bucket definitely exists") whose best unit sits in that
     thing's own entry (a section whose heading names it, such as "E-3001 Bucket not found") short enough to quote
     whole: every unit of the entry in reading order (meaning, cause, resolution). The asker needs the entry, not
-    the one line that shares most of their words. `spans` are the passage's answer units. Empty when that is not
-    the case."""
+    the one line that shares most of their words. Short: no more units than an answer quotes, or no longer than
+    a few sentences (_SHORT_ENTRY_CHARS), so a closing remark ("No action is blocked yet.") does not cost "got
+    W-2203, how do i get more space" the entry's Resolution line. `spans` are the passage's answer units. Empty
+    when that is not the case."""
     if not _is_entry_of(passage, named):
         return []
     body = passage.chunk.body
     units = [(s, e) for s, e in spans if not is_heading_line(body[s:e], passage.chunk.heading_path)]
-    if len(units) > max_units:
+    if len(units) > max_units and sum(end - start for start, end in units) > _SHORT_ENTRY_CHARS:
         return []
     return [(passage, start, end) for start, end in units]
 
@@ -420,6 +422,8 @@ def _named_entry(
 
 # Words that name the kind of a numbered clause ("clause 10.3", "section 4.2"), not what it is about.
 _CLAUSE_WORDS = frozenset({"clause", "section", "article", "paragraph"})
+# An entry this long or shorter is quoted whole whatever its number of units: about three sentences.
+_SHORT_ENTRY_CHARS = 400
 _PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")
 _LEADING_NUMBER = re.compile(r"\s*(?:clause\s+|section\s+|§\s*)?(\d+(?:\.\d+)+)[.)]?\s", re.IGNORECASE)
 

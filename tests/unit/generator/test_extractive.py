@@ -77,9 +77,13 @@ def test_a_question_about_a_named_entry_gets_the_whole_short_entry_in_reading_or
 
 
 def test_a_long_section_or_a_heading_that_does_not_name_the_thing_is_quoted_as_before():
-    longer = passage(
-        ENTRY + " Note: buckets are per region. See also E-3002.", path=("Errors", "E-3001 Bucket not found")
+    # More units than an answer quotes and longer than a few sentences (a short one is quoted whole, below).
+    note = (
+        " Note: buckets are per region, and a bucket created in one region is not listed by another region's endpoint,"
+        " so the same name can be free in one region and taken in the next. See also E-3002 for bucket names that"
+        " are taken by another workspace."
     )
+    longer = passage(ENTRY + note, path=("Errors", "E-3001 Bucket not found"))
     answer = ExtractiveGenerator().run("E-3001 but the bucket definitely exists", [longer])
     assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning"]  # the line that answers, alone
     unnamed = passage(ENTRY.replace("### E-3001 Bucket not found\n", ""), path=("Errors", "Storage"))
@@ -348,8 +352,11 @@ def test_an_entry_too_long_to_quote_whole_keeps_its_best_units():
     """The best unit sits in the E-3001 entry itself, too long to quote whole: its best units answer, not another
     short section that also names E-3001."""
     long_entry = passage(
-        "### E-3001 Bucket not found\nMeaning: the bucket does not exist in this region.\nCause: a typo in the name.\n"
-        "Resolution: check the name with `nwctl bucket list`.\nNote: renamed buckets keep their old name for a day.",
+        "### E-3001 Bucket not found\nMeaning: the bucket does not exist in this region, or the key in use cannot "
+        "list the buckets of the workspace it belongs to.\nCause: a typo in the name, a bucket created in another "
+        "region, or a key whose scopes leave out the bucket.\nResolution: check the name and region with `nwctl "
+        "bucket list --all-regions`, then the key's scopes with `nwctl keys show`.\nNote: renamed buckets keep "
+        "their old name for a day, and a deleted bucket's name stays reserved for thirty days after it is gone.",
         doc="manual",
         path=("Error Code Reference", "E-3001 Bucket not found"),
     )
@@ -359,6 +366,23 @@ def test_an_entry_too_long_to_quote_whole_keeps_its_best_units():
     answer = ExtractiveGenerator().run("E-3001 bucket does not exist what is the cause", [long_entry, other])
     assert answer.citations[0].document_id == "manual"
     assert answer.citations[0].quote.startswith("Meaning:")
+    assert len(answer.citations) < 4  # not the whole entry
+
+
+def test_a_short_entry_is_quoted_whole_whatever_its_number_of_units():
+    """'got W-2203, how do i get more space': four short units, the last a remark; the whole entry answers, its
+    Resolution line with it, where the three best units left it out (they hold the heading's words alike)."""
+    entry = passage(
+        "### W-2203 Approaching storage quota\nMeaning: the workspace has used more than 90% of its storage quota. "
+        "Cause: normal growth or large uploads. Resolution: delete unused files, or buy the Extra Storage add-on. "
+        "No action is blocked yet.",
+        doc="manual",
+        path=("Error Code Reference", "W-2203 Approaching storage quota"),
+    )
+    answer = ExtractiveGenerator().run("got W-2203, how do i get more space and what does it cost", [entry])
+    quotes = [c.quote for c in answer.citations]
+    assert quotes[0].startswith("Meaning:") and len(quotes) == 4
+    assert any(q.startswith("Resolution:") for q in quotes)
 
 
 def test_an_identifier_the_document_title_names_holds_for_every_unit_of_it():
