@@ -38,7 +38,9 @@ def precision_at(relevant_positions: list[bool], k: int) -> float:
     return sum(relevant_positions[:k]) / k
 
 
-def evidence_completeness(gold_spans: int, answered: bool, answer_correct: bool | None, gold_cited: float | None):
+def evidence_completeness(
+    gold_spans: int, answered: bool, answer_correct: bool | None, gold_cited: float | None
+) -> float | None:
     """Of a right answer to a question with several gold spans (one per part or section asked about), the share
     of those spans it cites: an answer to half a question is right, not complete. None where it does not apply."""
     return gold_cited if gold_spans > 1 and answered and answer_correct else None
