@@ -62,7 +62,7 @@ def figures(report: dict) -> dict[str, float]:
             out["gateway own ms"] = parts["gateway_own"] * 1000
         cpu = compared.get("cpu_per_ask_s") or {}
         if cpu.get("mesh"):
-            out["mesh CPU ms per Ask"] = sum(v for k, v in cpu["mesh"].items() if k != "ghz") * 1000
+            out["mesh CPU ms per Ask"] = sum(metrics.stage_cpu(cpu["mesh"]).values()) * 1000
         if cpu.get("in_process"):
             out["in-process CPU ms per Ask"] = cpu["in_process"] * 1000
     return out

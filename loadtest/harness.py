@@ -260,7 +260,7 @@ class LoadMesh:
         the mesh), from one scrape of each endpoint."""
         by_stage = metrics.scrape_by_stage(self.metrics_urls_by_stage())
         times = os.times()
-        cpu = {**metrics.cpu_seconds(by_stage), "ghz": times.children_user + times.children_system}
+        cpu = {**metrics.cpu_seconds(by_stage), metrics.LOAD_GENERATOR: times.children_user + times.children_system}
         return metrics.merged(by_stage.values()), cpu
 
     def chunk_set(self, tenant: str) -> set[tuple[str, str, int, str]]:

@@ -18,6 +18,8 @@ DEGRADED = "ragmesh_degraded_answers_total"
 RPC_ERRORS = "ragmesh_rpc_errors_total"
 # prometheus_client's process collector: every stage exposes its process's user + system CPU seconds.
 PROCESS_CPU = "process_cpu_seconds_total"
+# Beside the stages in a CPU reading: ghz, the load generator, this process's children.
+LOAD_GENERATOR = "ghz"
 
 
 def scrape(urls: Iterable[str], timeout: float = 5.0) -> Snapshot:
@@ -54,6 +56,11 @@ def cpu_seconds(by_stage: dict[str, Snapshot]) -> dict[str, float]:
     """Each stage's CPU seconds so far (its processes' user + system time, replicas summed). A stage none of
     whose endpoints answered is left out rather than read as zero."""
     return {stage: total(snapshot, PROCESS_CPU) for stage, snapshot in by_stage.items() if snapshot}
+
+
+def stage_cpu(per_process: dict[str, float]) -> dict[str, float]:
+    """The mesh's own processes of a CPU reading, without the load generator that shares the machine."""
+    return {name: value for name, value in per_process.items() if name != LOAD_GENERATOR}
 
 
 def cpu_per_request(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, float]:

@@ -97,12 +97,14 @@ def cpu_comparison_lines(comparison: dict) -> list[str]:
     if not cpu or not cpu.get("mesh") or not cpu.get("in_process"):
         return []
     mesh = cpu["mesh"]
-    stages = {k: v for k, v in mesh.items() if k != "ghz"}
+    stages = metrics.stage_cpu(mesh)
     spent = sum(stages.values())
     parts = ", ".join(f"{k} {ms(v)}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1]))
+    generator = metrics.LOAD_GENERATOR
     return [
         "",
-        f"CPU per Ask over the timed pass: the mesh's processes {ms(spent)} ms ({parts}; ghz {ms(mesh.get('ghz'))}), "
+        f"CPU per Ask over the timed pass: the mesh's processes {ms(spent)} ms ({parts}; {generator} "
+        f"{ms(mesh.get(generator))}), "
         f"the in-process pipeline {ms(cpu['in_process'])} ms: {spent / cpu['in_process']:.2f} times the CPU, the "
         "other side of the latency ratio (serializing, copying and handing each request between processes).",
     ]

@@ -214,6 +214,7 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
 # "max"/"min" in a question names the kind of answer (a bound), as "how long" names a duration: a unit that bounds
 # an amount from that side holds the word ("max webhook delivery rate": "limited to 50 deliveries per second").
 _BOUND_WORDS = {"upper": {"max", "maximum"}, "lower": {"min", "minimum"}}
+_ANY_BOUND_WORD = set().union(*_BOUND_WORDS.values())
 # Only a limit bounds: "below 95.0%" and "above $5,000" state when something applies ("uptime below 95.0%"), not
 # the most or least it may be.
 _SIDES = {"upto": "upper", "atleast": "lower"}
@@ -222,7 +223,7 @@ _SIDES = {"upto": "upper", "atleast": "lower"}
 def bound_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "max"/"maximum" ("min"/"minimum") terms that the text holds by bounding an amount from above
     ("up to 10 seats", "will not exceed 50%") or below ("TLS 1.2 or higher", "at least 4 hours")."""
-    asked = wanted & set().union(*_BOUND_WORDS.values())
+    asked = wanted & _ANY_BOUND_WORD
     if not asked:
         return set()
     sides = {_SIDES[side] for a in amounts(text) if (side := _bound(text, a)[0]) in _SIDES}
