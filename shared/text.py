@@ -178,6 +178,12 @@ _HOW_MEASURE = re.compile(
 )
 
 
+def names_nothing(terms: set[str]) -> bool:
+    """Whether a question's content terms leave nothing to look for: none at all ("what is it"), or only numbers
+    of one or two digits ("1", "' or 1=1 --"), which name a thing only beside a word that says what ("tier 1")."""
+    return all(term.isdigit() and len(term) <= 2 for term in terms)
+
+
 def question_terms(question: str) -> set[str]:
     """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
     question uses the word again, as in "how long is the long-haul allowance")."""

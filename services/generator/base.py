@@ -19,3 +19,10 @@ class Generator(Protocol):
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         """An answer quoting or citing only these passages, or an abstention with its reason."""
         ...
+
+
+def empty_question(generator_id: str) -> Answer:
+    """The abstention for a question with nothing to look for (`shared.text.names_nothing`), whichever generator."""
+    return Answer(
+        "", [], True, missing="a question with content words", reason="empty_question", generator_id=generator_id
+    )

@@ -12,6 +12,7 @@ import math
 import re
 
 from services.generator import reading, selection, support
+from services.generator.base import empty_question
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import asks_for_number, bound_terms, question_amounts, states_number, terms_in_ranges
@@ -31,6 +32,7 @@ from shared.text import (
     is_message_header,
     is_signpost,
     is_table_header,
+    names_nothing,
     question_parts,
     question_terms,
     read_row,
@@ -58,8 +60,8 @@ class SelectingGenerator:
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         wanted = content_terms(query)
-        if not wanted:
-            return _empty_question(self.generator_id)
+        if names_nothing(wanted):
+            return empty_question(self.generator_id)
         if self.card is None:
             raise RuntimeError(f"{self.card_path}: the selector is not loaded (warm_up() first)")
         card = self.card
@@ -101,8 +103,8 @@ class ReadingGenerator:
         log.info("answer decision %s (threshold %.4f) over %s", card.model_id, card.threshold, reader.model_id)
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
-        if not content_terms(query):
-            return _empty_question(self.generator_id)
+        if names_nothing(content_terms(query)):
+            return empty_question(self.generator_id)
         if self.card is None or self.reader is None:
             raise RuntimeError(f"{self.card_path}: the reader is not loaded (warm_up() first)")
         units = selection.candidates(query, passages)
@@ -142,8 +144,8 @@ class ExtractiveGenerator:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
         query = corrected(query, [chunk_words(p.chunk) for p in passages])
         wanted = question_terms(query)
-        if not wanted:
-            return _empty_question(self.generator_id)
+        if names_nothing(wanted):
+            return empty_question(self.generator_id)
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
         # Each unit's words, read once for the weights and every part of the question (not kept past this call:
         # the generator holds no document text between requests, so an erased document leaves nothing here).
@@ -455,13 +457,6 @@ def _numbered_clause(
             if 0 < len(units) <= max_units:
                 return [(passage, start, end) for start, end in units]
     return []
-
-
-def _empty_question(generator_id: str) -> Answer:
-    """The abstention for a question with no content words to look for (both extractive generators)."""
-    return Answer(
-        "", [], True, missing="a question with content words", reason="empty_question", generator_id=generator_id
-    )
 
 
 def _below_threshold(

@@ -11,12 +11,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from services.generator import selection
+from services.generator.base import empty_question
 from services.generator.extractive import unit_citation
 from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
 from services.generator.selftest import check_llama_cpp
 from shared.errors import FailedPrecondition, Unavailable
 from shared.model import Answer, Citation, ScoredChunk
 from shared.privacy import redact
+from shared.text import content_terms, names_nothing
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
@@ -188,6 +190,8 @@ class LLMGenerator:
         self.backend.warm_up()
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
+        if names_nothing(content_terms(query)):
+            return empty_question(self.generator_id)  # the model is not asked: nothing to look for
         passages = passages[: self.max_passages]
         units = selection.candidates(query, passages)
         if not units:

@@ -16,6 +16,7 @@ from shared.text import (
     identifiers,
     is_message_header,
     is_signpost,
+    names_nothing,
     question_parts,
     question_terms,
     read_row,
@@ -320,3 +321,20 @@ def test_a_particle_or_a_comparison_is_not_what_a_question_asks_about():
         "look",
         "millisecond",
     }
+
+
+@pytest.mark.parametrize(
+    "question, nothing",
+    [
+        ("what is it", True),
+        ("1", True),
+        ("' OR 1=1 --", True),
+        ("42?", True),
+        ("tier 1", False),
+        ("10231", False),  # a ticket's number names the ticket
+        ("E-4421", False),
+        ("v2", False),
+    ],
+)
+def test_a_question_of_only_short_numbers_names_nothing(question, nothing):
+    assert names_nothing(content_terms(question)) is nothing

@@ -1,3 +1,5 @@
+import pytest
+
 from services.generator.extractive import ExtractiveGenerator
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta
@@ -536,3 +538,18 @@ def test_a_part_the_best_unit_leaves_unanswered_adds_its_own_unit():
     one_part = ExtractiveGenerator().run("trip to london: hotel cap", [travel])
     assert [c.quote for c in one_part.citations] == [answer.citations[0].quote]
     assert answer.coverage > 0.75 > one_part.coverage  # "trip" is in no unit; the meal allowance's words count
+
+
+DEFINITIONS = '1.1 "Affiliate" means any entity that controls a party. 1.2 "Order Form" means the order signed by both.'
+
+
+@pytest.mark.parametrize("question", ["1", "' OR 1=1 --", "2?", "what is it"])
+def test_a_question_naming_nothing_is_not_answered_from_a_numbered_section(question):
+    """A bare "1" is in the heading "1. Definitions" and in every clause number under it; it names nothing."""
+    answer = ExtractiveGenerator().run(question, [passage(DEFINITIONS, path=("Agreement", "1. Definitions"))])
+    assert answer.abstained and answer.reason == "empty_question"
+
+
+def test_a_short_number_beside_a_word_is_still_asked_about():
+    answer = ExtractiveGenerator().run("tier 1 refund limit", [passage("Tier 1 agents may refund up to $100.")])
+    assert not answer.abstained

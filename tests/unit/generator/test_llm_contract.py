@@ -142,3 +142,9 @@ def test_parse_reply_tolerates_text_around_the_object():
 def test_parse_reply_reads_a_raw_newline_or_tab_inside_a_string():
     data = parse_reply('{"answer": "Meaning: two clients\nchanged the\tsame file.", "citations": ["U1"]}')
     assert data["answer"] == "Meaning: two clients\nchanged the\tsame file." and data["citations"] == ["U1"]
+
+
+def test_a_question_naming_nothing_means_no_model_call_and_an_abstention():
+    backend = ScriptedBackend(reply("U1"))
+    answer = LLMGenerator(backend).run("' OR 1=1 --", passages())
+    assert answer.abstained and answer.reason == "empty_question" and not backend.messages
