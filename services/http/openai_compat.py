@@ -1,8 +1,9 @@
 """An OpenAI-compatible chat endpoint: existing chat clients ask the corpus.
 
-POST /v1/chat/completions: the last user message is the question; earlier messages are not used (each
-question is answered from the corpus alone; an abstention in a conversation says so, so that a follow-up is asked
-in full). The model name selects the pipeline: `ragmesh` asks as the
+POST /v1/chat/completions: the last user message is the question, read with the question before it when it only
+follows that one up ("and for business customers?", "how do i fix it?": services/http/conversation.py; the reply
+says how it was asked); assistant turns are not read. An abstention of a later message asked alone says so, so
+that a follow-up it did not recognise is asked in full. The model name selects the pipeline: `ragmesh` asks as the
 API key's tenant, `ragmesh:<tenant>` names the tenant (the key must belong to it). The reply's content
 is the answer with numbered markers [1], [2], ... and a Sources list; the same citations, with their
 character offsets, are in the completion's `citations` field. An abstention is a normal completion that
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragmesh.client import Filters, RagmeshClient
 from ragmesh.v1 import gateway_pb2
+from services.http.conversation import standalone_question
 from services.http.deps import api_key, gateway
 from services.http.errors import ERROR_RESPONSES, HttpError
 from services.http.proto_json import to_json
@@ -75,13 +77,12 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 
 def question_of(messages: list[ChatMessage]) -> str:
-    for message in reversed(messages):
-        if message.role == "user":
-            question = _text(message.content).strip()
-            if question:
-                return question
-            break
-    raise HttpError(grpc.StatusCode.INVALID_ARGUMENT, "messages: the last user message has no text (the question)")
+    """The last user message, read with the question before it when it only follows that one up
+    (services/http/conversation.py)."""
+    asked = [_text(message.content) for message in messages if message.role == "user"]
+    if not asked or not asked[-1].strip():
+        raise HttpError(grpc.StatusCode.INVALID_ARGUMENT, "messages: the last user message has no text (the question)")
+    return standalone_question(asked)
 
 
 def _citation(index: int, cite: Any) -> dict[str, Any]:
@@ -98,22 +99,25 @@ def _reading(chunk: Any) -> dict[str, Any]:
     }
 
 
-# Said with an abstention in a conversation: the earlier turns are not read, so a follow-up ("and for monthly
-# ones?") is asked without what it refers to.
+# Said with an abstention of a message after the first that was asked alone: it was not read as a follow-up
+# (services/http/conversation.py), so if it is one, it was asked without what it refers to.
 ALONE = (
-    "Each message is answered from the documents on its own, without the conversation before it: "
-    "if this one follows up an earlier question, ask it in full."
+    "This message was answered from the documents on its own, without the conversation before it: "
+    "if it follows up an earlier question, ask it in full."
 )
 
 
-def render(reply: gateway_pb2.AskResponse, follow_up: bool = False) -> str:
-    """The message content: the answer with its markers and sources, or what is missing and what to read; and
+def render(reply: gateway_pb2.AskResponse, asked: str = "", follow_up: bool = False) -> str:
+    """The message content: the answer with its markers and sources, or what is missing and what to read; the
+    question asked when it is not the message as written (a follow-up read with the question before it); and
     when the question named a past time, which versions were searched (an answer from a superseded version must
     say why it is not today's)."""
-    searched = ["", f"Searched: {reply.time_reference}."] if reply.time_reference else []
+    searched = ["", f"Asked as: {asked}"] if asked else []
+    if reply.time_reference:
+        searched += ["", f"Searched: {reply.time_reference}."]
     if reply.read_as:  # the question answered is not the one written: say which
         searched += ["", f"Read as: {reply.read_as}"]
-    alone = ["", ALONE] if follow_up and reply.answer.abstained else []
+    alone = ["", ALONE] if follow_up and not asked and reply.answer.abstained else []
     return "\n".join(_answer_lines(reply) + searched + alone)
 
 
@@ -140,7 +144,7 @@ def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
     return lines
 
 
-def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
+def _extras(reply: gateway_pb2.AskResponse, asked: str = "") -> dict[str, Any]:
     answer = reply.answer
     return {
         "citations": [_citation(i, c) for i, c in enumerate(answer.citations, start=1)],
@@ -154,11 +158,14 @@ def _extras(reply: gateway_pb2.AskResponse) -> dict[str, Any]:
             "degraded": reply.degraded,
             "time_reference": reply.time_reference,
             "read_as": reply.read_as,
+            "asked_as": asked,
         },
     }
 
 
-def completion(reply: gateway_pb2.AskResponse, model: str, created: int, follow_up: bool = False) -> dict[str, Any]:
+def completion(
+    reply: gateway_pb2.AskResponse, model: str, created: int, asked: str = "", follow_up: bool = False
+) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{reply.answer_id}",
         "object": "chat.completion",
@@ -167,12 +174,12 @@ def completion(reply: gateway_pb2.AskResponse, model: str, created: int, follow_
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": render(reply, follow_up)},
+                "message": {"role": "assistant", "content": render(reply, asked, follow_up)},
                 "finish_reason": "stop",
                 "logprobs": None,
             }
         ],
-        **_extras(reply),
+        **_extras(reply, asked),
     }
 
 
@@ -181,7 +188,9 @@ def pieces(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
 
 
-def stream(reply: gateway_pb2.AskResponse, model: str, created: int, follow_up: bool = False) -> Iterator[str]:
+def stream(
+    reply: gateway_pb2.AskResponse, model: str, created: int, asked: str = "", follow_up: bool = False
+) -> Iterator[str]:
     base = {"id": f"chatcmpl-{reply.answer_id}", "object": "chat.completion.chunk", "created": created, "model": model}
 
     def event(delta: dict[str, Any], finish: Literal["stop"] | None = None, **extra: Any) -> str:
@@ -189,9 +198,9 @@ def stream(reply: gateway_pb2.AskResponse, model: str, created: int, follow_up: 
         return f"data: {json.dumps({**base, 'choices': [choice], **extra})}\n\n"
 
     yield event({"role": "assistant", "content": ""})
-    for piece in pieces(render(reply, follow_up)):
+    for piece in pieces(render(reply, asked, follow_up)):
         yield event({"content": piece})
-    yield event({}, "stop", **_extras(reply))
+    yield event({}, "stop", **_extras(reply, asked))
     yield "data: [DONE]\n\n"
 
 
@@ -206,10 +215,13 @@ def chat_completions(
     # Before any event, so that errors keep their status.
     reply = client.ask(question, filters=Filters(access_scopes=body.access_scopes), tenant=tenant, api_key=key)
     created = int(time.time())
-    follow_up = sum(message.role == "user" for message in body.messages) > 1
+    users = [message for message in body.messages if message.role == "user"]
+    asked = question if question != _text(users[-1].content).strip() else ""  # a follow-up, read with its question
+    follow_up = len(users) > 1
     if body.stream:
-        return StreamingResponse(stream(reply, body.model, created, follow_up), media_type="text/event-stream")
-    return completion(reply, body.model, created, follow_up)
+        events = stream(reply, body.model, created, asked, follow_up)
+        return StreamingResponse(events, media_type="text/event-stream")
+    return completion(reply, body.model, created, asked, follow_up)
 
 
 @router.get("/models", summary="The models (pipelines) this endpoint serves")

@@ -1,5 +1,6 @@
 """The official `openai` client against the front door's /v1/chat/completions: a cited answer, the same answer
-streamed, an abstention as a normal completion, the model list, and errors as the client's own exceptions."""
+streamed, an abstention as a normal completion, a follow-up read with the question before it, the model list, and
+errors as the client's own exceptions."""
 
 import re
 
@@ -72,9 +73,9 @@ def test_an_abstention_is_a_completion_with_suggested_reading(chat, ingested):
     assert "answered from the documents on its own" not in content  # a first question
 
 
-def test_an_abstained_follow_up_says_the_conversation_is_not_read(chat, ingested):
-    """A chat client sends the whole conversation; only the last message is asked, so "and for monthly ones?"
-    was refused with no hint why."""
+def test_an_abstained_later_message_asked_alone_says_so(chat, ingested):
+    """A chat client sends the whole conversation; a message that names a topic of its own is asked alone, and
+    if it is refused the reply says the conversation was not read, so a follow-up it missed is asked in full."""
     messages = [
         {"role": "user", "content": ANSWERED},
         {"role": "assistant", "content": "The Team plan is $79 per month."},
@@ -82,11 +83,37 @@ def test_an_abstained_follow_up_says_the_conversation_is_not_read(chat, ingested
     ]
     completion = chat.chat.completions.create(model="ragmesh", messages=messages)
     content = completion.choices[0].message.content
-    assert completion.model_extra["ragmesh"]["abstained"]
-    assert content.endswith("if this one follows up an earlier question, ask it in full.")
+    assert completion.model_extra["ragmesh"]["abstained"] and completion.model_extra["ragmesh"]["asked_as"] == ""
+    assert content.endswith("if it follows up an earlier question, ask it in full.")
     messages[-1]["content"] = "how much is the Business plan per month"
     answered = chat.chat.completions.create(model="ragmesh", messages=messages).choices[0].message.content
-    assert "on its own" not in answered
+    assert "on its own" not in answered and "Asked as:" not in answered
+
+
+def test_a_follow_up_is_asked_with_the_question_before_it(chat, ingested):
+    """Asked alone, "and for business customers?" was answered with a ticket's header; read with the question
+    it follows, it is answered from the refund policy's business section."""
+    first = "what is the consumer refund window"
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "Consumers may cancel within 14 days."},
+        {"role": "user", "content": "and for business customers?"},
+    ]
+    for streamed in (False, True):
+        if streamed:
+            chunks = list(chat.chat.completions.create(model="ragmesh", messages=messages, stream=True))
+            content = "".join(c.choices[0].delta.content or "" for c in chunks)
+            extra = chunks[-1].model_extra
+        else:
+            completion = chat.chat.completions.create(model="ragmesh", messages=messages)
+            content, extra = completion.choices[0].message.content, completion.model_extra
+        asked = f"{first}; for business customers?"
+        assert extra["ragmesh"]["asked_as"] == asked and f"Asked as: {asked}" in content
+        assert not extra["ragmesh"]["abstained"]
+        assert any(
+            c["document_id"] == "handbook/refund-policy" and "Business customers" in c["quote"]
+            for c in extra["citations"]
+        ), extra["citations"]
 
 
 def test_models_and_errors(chat, ingested, front_door):

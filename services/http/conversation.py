@@ -1,0 +1,57 @@
+"""The question a chat conversation asks: its last user message, read with the question before it when it only
+follows that one up.
+
+A chat client sends the whole conversation, and users ask follow-ups that lean on the turn before: "what is the
+consumer refund window" then "and for business customers?" or "how do i fix it?". Asked alone, such a message
+names too little to retrieve by ("business customers" matched a ticket's header), so it is asked as one question
+in two parts with the one it follows ("what is the consumer refund window; for business customers?"), which the
+funnel answers part by part. Only a message that leans on the one before is read this way: one opening with "and",
+"also", "what about" ... that names at most two things, or one that refers back ("it", "that", "them") and names
+at most one. "and what about the parental leave policy" names a topic of its own and is asked alone.
+"""
+
+import re
+
+from shared.text import content_terms
+
+# How a follow-up opens; what comes after it is what it adds to the question before.
+_OPENER = re.compile(
+    r"^\s*(?:(?:and|but|or)\s+)?(?:what|how)\s+about\s+|^\s*(?:and|also|plus|but|or|same\s+(?:for|with))\b[\s,]*",
+    re.IGNORECASE,
+)
+_REFERS_BACK = re.compile(r"\b(?:it|its|that|this|they|them|their|those|these)\b", re.IGNORECASE)
+# How many things a follow-up may name and still lean on the question before.
+_MAX_TERMS_AFTER_OPENER = 2
+_MAX_TERMS_REFERRING_BACK = 1
+# A composed question stays short: only the one question before is read, and only when it is itself short.
+_MAX_EARLIER_CHARS = 500
+
+
+def follow_up_rest(message: str) -> str | None:
+    """What a follow-up adds to the question before it ("for business customers?", "how do i fix it?"), or None
+    when the message is a question of its own."""
+    opener = _OPENER.match(message)
+    if opener:
+        rest = message[opener.end() :].strip()
+        return rest if rest and len(content_terms(rest)) <= _MAX_TERMS_AFTER_OPENER else None
+    if _REFERS_BACK.search(message) and len(content_terms(message)) <= _MAX_TERMS_REFERRING_BACK:
+        return message.strip()
+    return None
+
+
+def standalone_question(user_messages: list[str]) -> str:
+    """The question to ask for the last of the user's messages (in conversation order): the message itself, or,
+    when it follows up an earlier one, both as one question in two parts. A chain of follow-ups reads back to the
+    question that started it: after "refund window for consumers", "and for business?", the message "and for
+    annual plans?" asks about the refund window of annual plans, not of business ones too."""
+    question = user_messages[-1].strip()
+    rest = follow_up_rest(question)
+    if rest is None:
+        return question
+    for earlier in reversed(user_messages[:-1]):
+        earlier = earlier.strip()
+        if earlier and follow_up_rest(earlier) is None:
+            if len(earlier) > _MAX_EARLIER_CHARS:
+                break
+            return f"{earlier.rstrip(' ?.!;')}; {rest}"
+    return question

@@ -1,0 +1,63 @@
+"""Which chat messages lean on the question before them, and the one question a conversation then asks."""
+
+import pytest
+
+from services.http.conversation import follow_up_rest, standalone_question
+
+
+@pytest.mark.parametrize(
+    "earlier, message, asked",
+    [
+        # An opener and at most two things named: what the message adds to the question before.
+        (
+            "what is the consumer refund window",
+            "and for business customers?",
+            "what is the consumer refund window; for business customers?",
+        ),
+        ("team plan price?", "what about Enterprise?", "team plan price; Enterprise?"),
+        ("team plan price", "And, the business plan?", "team plan price; the business plan?"),
+        ("team plan price", "same for annual billing", "team plan price; annual billing"),
+        # A message referring back and naming one thing.
+        ("what does E-4421 mean", "how do i fix it?", "what does E-4421 mean; how do i fix it?"),
+        ("onboarding package price", "is it refundable", "onboarding package price; is it refundable"),
+        # Questions of their own are asked as written.
+        (
+            "how much is the Team plan per month",
+            "and what about the parental leave policy",
+            "and what about the parental leave policy",
+        ),
+        (
+            "how much is the Team plan per month",
+            "how much is the Business plan per month",
+            "how much is the Business plan per month",
+        ),
+        (
+            "refund window",
+            "is it possible to export data after we cancel",
+            "is it possible to export data after we cancel",
+        ),
+        ("refund window", "is there a terraform provider", "is there a terraform provider"),
+        ("refund window", "and", "and"),  # an opener alone adds nothing
+    ],
+)
+def test_a_follow_up_is_asked_with_the_question_before_it(earlier, message, asked):
+    assert standalone_question([earlier, message]) == asked
+
+
+def test_the_first_message_is_asked_as_written_even_when_it_reads_like_a_follow_up():
+    assert standalone_question(["and for business customers?"]) == "and for business customers?"
+
+
+def test_a_chain_of_follow_ups_reads_back_to_the_question_that_started_it():
+    messages = ["refund window for consumers", "and for business?", "and for annual plans?"]
+    assert standalone_question(messages) == "refund window for consumers; for annual plans?"
+
+
+def test_a_long_earlier_question_is_not_repeated():
+    long_question = "refund window " + "and some context " * 40
+    assert standalone_question([long_question, "and for business?"]) == "and for business?"
+
+
+def test_follow_up_rest_is_none_for_a_question_of_its_own():
+    assert follow_up_rest("which regions have edge locations in japan") is None
+    assert follow_up_rest("also for business?") == "for business?"
