@@ -439,6 +439,18 @@ def main(argv: list[str] | None = None) -> int | str | None:
         return EXIT_BROKEN_PIPE
 
 
+def _unreachable_hint(args, err: grpc.RpcError) -> str:
+    """What to do when no gateway answers at all. A stage the gateway cannot reach is not this: the gateway
+    answers, naming the stage ("generator stage at ... failed")."""
+    gateway, details = getattr(args, "gateway", ""), (err.details() or "").lower()
+    if not gateway or err.code() != grpc.StatusCode.UNAVAILABLE or "connect" not in details or " stage" in details:
+        return ""
+    return (
+        f"\nnothing answers at {gateway}: start the mesh with `ragmesh up` (it prints the export line to paste), "
+        "or point --gateway / RAGMESH_GATEWAY_ADDR at a running gateway"
+    )
+
+
 def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     stop_on_sigterm()  # a command that spawned a mesh stops it (by pid) on the way out
@@ -447,7 +459,9 @@ def _run(argv: list[str] | None) -> int:
             return feedback.CLIENT_COMMANDS[args.func](args, _client(args))
         return args.func(args)
     except grpc.RpcError as err:
-        print(f"ragmesh {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)
+        print(
+            f"ragmesh {args.command}: {err.code().name}: {err.details()}{_unreachable_hint(args, err)}", file=sys.stderr
+        )
         return 1
     except FileNotFoundError as err:
         print(f"ragmesh {args.command}: {err}", file=sys.stderr)

@@ -5,6 +5,7 @@ the same against a real mesh)."""
 import importlib.metadata
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -120,8 +121,6 @@ def test_every_option_of_the_cli_commands_has_help_and_every_command_is_listed()
 
 
 def test_up_fails_before_starting_any_stage_when_its_metrics_port_is_taken(tmp_path):
-    import socket
-
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -137,3 +136,13 @@ def test_a_key_expiry_in_days_must_be_a_positive_number(tmp_path, days):
     """0 used to make a key that never expires, -5 one already expired, inf a traceback."""
     done = ragmesh("keys", "create", "--tenant", "acme", "--expires-in-days", days, "--data-dir", str(tmp_path))
     assert done.returncode == 2 and b"--expires-in-days" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_no_gateway_listening_says_how_to_start_one():
+    with socket.socket() as sock:  # a loopback port nothing listens on: bound, never listened
+        sock.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{sock.getsockname()[1]}"
+        done = ragmesh("ask", "refund window", "--gateway", address, "--timeout", "10")
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "UNAVAILABLE" in err
+    assert f"nothing answers at {address}: start the mesh with `ragmesh up`" in err
