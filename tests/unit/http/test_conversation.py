@@ -1,8 +1,13 @@
 """Which chat messages lean on the question before them, and the one question a conversation then asks."""
 
+import json
+import os
+
 import pytest
 
 from services.http.conversation import follow_up_rest, standalone_question
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 @pytest.mark.parametrize(
@@ -20,6 +25,8 @@ from services.http.conversation import follow_up_rest, standalone_question
         # A message referring back and naming one thing.
         ("what does E-4421 mean", "how do i fix it?", "what does E-4421 mean; how do i fix it?"),
         ("onboarding package price", "is it refundable", "onboarding package price; is it refundable"),
+        ("sso setup", "how long does it take?", "sso setup; how long does it take?"),
+        ("what is E-4412", "and which cli command fixes it?", "what is E-4412; which cli command fixes it?"),
         # Questions of their own are asked as written.
         (
             "how much is the Team plan per month",
@@ -38,6 +45,11 @@ from services.http.conversation import follow_up_rest, standalone_question
         ),
         ("refund window", "is there a terraform provider", "is there a terraform provider"),
         ("refund window", "and", "and"),  # an opener alone adds nothing
+        (
+            "refund window",
+            "can we swap our consultant if we dont like them",
+            "can we swap our consultant if we dont like them",
+        ),
     ],
 )
 def test_a_follow_up_is_asked_with_the_question_before_it(earlier, message, asked):
@@ -61,3 +73,12 @@ def test_a_long_earlier_question_is_not_repeated():
 def test_follow_up_rest_is_none_for_a_question_of_its_own():
     assert follow_up_rest("which regions have edge locations in japan") is None
     assert follow_up_rest("also for business?") == "for business?"
+
+
+def test_none_of_the_labelled_questions_asked_alone_reads_as_a_follow_up():
+    """Every labelled question is asked on its own; read as a follow-up, it would be asked with a question it
+    does not follow."""
+    with open(os.path.join(ROOT, "eval", "cases", "sample.jsonl"), encoding="utf-8") as cases:
+        questions = [json.loads(line)["question"] for line in cases]
+    assert len(questions) >= 400
+    assert [q for q in questions if follow_up_rest(q) is not None] == []
