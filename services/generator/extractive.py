@@ -36,6 +36,7 @@ from shared.text import (
     question_parts,
     question_terms,
     read_row,
+    table_cells,
     table_header_before,
     term_words,
     with_number_units,
@@ -281,7 +282,15 @@ class ExtractiveGenerator:
         if not scored:
             return _Selection([], set(), seen_terms)
         best = max(s[0] for s in scored)
-        chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], s[1], s[2]))
+
+        # Among units holding as many words, a table row whose first cell (the row's name) holds one of them is
+        # about it: for "the business plan", the Business row, not the Team row's "1 business day".
+        def names_it(unit: tuple[int, int, int, int, ScoredChunk]) -> bool:
+            text = unit[4].chunk.body[unit[2] : unit[3]].lstrip()
+            cells = table_cells(text) if text.startswith("|") else []
+            return bool(cells) and bool(content_terms(cells[0]) & wanted)
+
+        chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], not names_it(s), s[1], s[2]))
         _, top_rank, top_start, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units

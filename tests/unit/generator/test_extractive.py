@@ -553,3 +553,13 @@ def test_a_question_naming_nothing_is_not_answered_from_a_numbered_section(quest
 def test_a_short_number_beside_a_word_is_still_asked_about():
     answer = ExtractiveGenerator().run("tier 1 refund limit", [passage("Tier 1 agents may refund up to $100.")])
     assert not answer.abstained
+
+
+def test_among_rows_holding_as_many_words_the_row_the_question_names_comes_first():
+    """ "business" is in every row's support column ("1 business day"), but only the Business row is named by it."""
+    table = (
+        "| Plan | Storage | Support SLA |\n| --- | --- | --- |\n| Starter | 100 GB | Email, 2 business days |\n"
+        "| Team | 1 TB | Email, 1 business day |\n| Business | 5 TB | Chat and email, 4 hours |\n"
+    )
+    answer = ExtractiveGenerator().run("how much storage on business", [passage(table, path=("Plans",))])
+    assert answer.citations[0].quote == "| Business | 5 TB | Chat and email, 4 hours |"
