@@ -282,15 +282,11 @@ class ExtractiveGenerator:
         if not scored:
             return _Selection([], set(), seen_terms)
         best = max(s[0] for s in scored)
-
-        # Among units holding as many words, a table row whose first cell (the row's name) holds one of them is
-        # about it: for "the business plan", the Business row, not the Team row's "1 business day".
-        def names_it(unit: tuple[int, int, int, int, ScoredChunk]) -> bool:
-            text = unit[4].chunk.body[unit[2] : unit[3]].lstrip()
-            cells = table_cells(text) if text.startswith("|") else []
-            return bool(cells) and bool(content_terms(cells[0]) & wanted)
-
-        chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lambda s: (-s[0], not names_it(s), s[1], s[2]))
+        # Among units holding as many words, a table row named by one of them comes first.
+        chosen = sorted(
+            (s for s in scored if s[0] >= 0.75 * best),
+            key=lambda s: (-s[0], not _row_named(s[4].chunk.body[s[2] : s[3]], wanted), s[1], s[2]),
+        )
         _, top_rank, top_start, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
@@ -309,6 +305,14 @@ class ExtractiveGenerator:
         around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - money_terms
         held = covered_by[(top_rank, top_start)]
         return _Selection(_with_listed_items(picked, passages, spans), held | around, seen_terms, held)
+
+
+def _row_named(unit: str, wanted: set[str]) -> bool:
+    """Whether a table row's first cell, the row's name, holds one of the question's words: a row is about what
+    it is named, so for "storage on business" the Business row answers before the Team row whose support column
+    says "1 business day"."""
+    cells = table_cells(unit) if unit.lstrip().startswith("|") else []
+    return bool(cells) and bool(content_terms(cells[0]) & wanted)
 
 
 def _term_weights(

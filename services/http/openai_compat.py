@@ -76,13 +76,12 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
     return content or ""
 
 
-def question_of(messages: list[ChatMessage]) -> str:
-    """The last user message, read with the question before it when it only follows that one up
-    (services/http/conversation.py)."""
-    asked = [_text(message.content) for message in messages if message.role == "user"]
-    if not asked or not asked[-1].strip():
+def user_messages(messages: list[ChatMessage]) -> list[str]:
+    """What the user said, turn by turn; the last turn must have text (it is the question)."""
+    said = [_text(message.content).strip() for message in messages if message.role == "user"]
+    if not said or not said[-1]:
         raise HttpError(grpc.StatusCode.INVALID_ARGUMENT, "messages: the last user message has no text (the question)")
-    return standalone_question(asked)
+    return said
 
 
 def _citation(index: int, cite: Any) -> dict[str, Any]:
@@ -211,13 +210,14 @@ def chat_completions(
     key: Annotated[str, Depends(api_key)],
 ) -> Any:
     tenant = tenant_of(body.model)
-    question = question_of(body.messages)
+    said = user_messages(body.messages)
+    # The last message, or a follow-up read with the question before it (services/http/conversation.py).
+    question = standalone_question(said)
     # Before any event, so that errors keep their status.
     reply = client.ask(question, filters=Filters(access_scopes=body.access_scopes), tenant=tenant, api_key=key)
     created = int(time.time())
-    users = [message for message in body.messages if message.role == "user"]
-    asked = question if question != _text(users[-1].content).strip() else ""  # a follow-up, read with its question
-    follow_up = len(users) > 1
+    asked = question if question != said[-1] else ""
+    follow_up = len(said) > 1
     if body.stream:
         events = stream(reply, body.model, created, asked, follow_up)
         return StreamingResponse(events, media_type="text/event-stream")
