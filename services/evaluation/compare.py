@@ -6,6 +6,7 @@ one query set, where per-query difficulty dominates the variance of either mean.
 """
 
 import json
+import sys
 from pathlib import Path
 
 from services.evaluation.metrics import evidence_completeness, paired_bootstrap
@@ -43,7 +44,8 @@ def case_value(case: dict, metric: str) -> float | None:
 
 
 def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: str = "") -> dict:
-    """`split`: only the cases the NEW report puts in that split (e.g. test)."""
+    """`split`: only the cases the NEW report puts in that split (e.g. test). A metric no shared case has a value
+    of in both reports (evidence completeness where no question has several gold spans, SciFact's) is None."""
     base_cases = {c["id"]: c for c in base["cases"]}
     shared = [c for c in new["cases"] if c["id"] in base_cases and (not split or c.get("split") == split)]
     if not shared:
@@ -53,7 +55,8 @@ def compare(base: dict, new: dict, metrics=METRICS, samples: int = 5000, split: 
         values = [(case_value(base_cases[c["id"]], metric), case_value(c, metric)) for c in shared]
         pairs = [(a, b) for a, b in values if a is not None and b is not None]
         if not pairs:
-            raise ValueError(f"no per-query {metric} in both reports (re-run `ragmesh eval`)")
+            out[metric] = None
+            continue
         a, b = [p[0] for p in pairs], [p[1] for p in pairs]
         mean, low, high = paired_bootstrap(a, b, samples=samples)
         out[metric] = {
@@ -73,13 +76,20 @@ def run(args) -> int:
     metrics = METRICS + (ANSWER_METRICS if "answer_accuracy" in new["overall"] else ())
     if all(any("gold_spans" in c for c in report["cases"]) for report in (base, new)):
         metrics += (COMPLETENESS,)
-    result = compare(base, new, metrics, split=args.split or "")
+    try:
+        result = compare(base, new, metrics, split=args.split or "")
+    except ValueError as err:
+        print(f"ragmesh compare: {err}", file=sys.stderr)
+        return 2
     print(
         f"{result['queries']} shared queries{f' (NEW split {args.split})' if args.split else ''}; "
         "NEW - BASE with a 95% paired bootstrap interval"
     )
     for metric in metrics:
         r = result[metric]
+        if r is None:
+            print(f"  {metric:<21} n/a: no shared case has it in both reports")
+            continue
         higher, lower = ("worse", "better") if metric in LOWER_IS_BETTER else ("better", "worse")
         verdict = higher if r["ci95"][0] > 0 else lower if r["ci95"][1] < 0 else "no significant difference"
         print(

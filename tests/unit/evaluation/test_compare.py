@@ -1,6 +1,9 @@
+import argparse
+import json
+
 import pytest
 
-from services.evaluation.compare import compare
+from services.evaluation.compare import compare, run
 
 
 def _report(values):
@@ -74,5 +77,16 @@ def test_completeness_pairs_right_answers_to_questions_with_several_gold_spans()
     result = compare(base, new, ("evidence_completeness",))
     assert result["evidence_completeness"]["base"] == 0.5 and result["evidence_completeness"]["new"] == 0.75
     assert result["evidence_completeness"]["better"] == 1 and result["evidence_completeness"]["worse"] == 0
-    with pytest.raises(ValueError, match="no per-query evidence_completeness"):
-        compare(base, single, ("evidence_completeness",))  # one gold span: complete whenever right
+    # One gold span a question (SciFact's claims): complete whenever right, so there is nothing to pair.
+    assert compare(base, single, ("evidence_completeness", "answer_accuracy"))["evidence_completeness"] is None
+
+
+def test_the_command_says_which_metric_has_nothing_to_pair_and_exits_0(tmp_path, capsys):
+    """SciFact's reports record gold spans but no question has several: `ragmesh compare` raised a traceback."""
+    case = {"id": "q1", "category": "general", "answered": True, "answer_correct": True, "gold_spans": 1}
+    report = {"overall": {"answer_accuracy": 1.0}, "cases": [{**case, "ndcg@10": 1.0, "recall@5": 1.0}]}
+    for name in ("base.json", "new.json"):
+        (tmp_path / name).write_text(json.dumps(report))
+    args = argparse.Namespace(base=str(tmp_path / "base.json"), new=str(tmp_path / "new.json"), split=None, json=None)
+    assert run(args) == 0
+    assert "evidence_completeness n/a: no shared case has it in both reports" in capsys.readouterr().out
