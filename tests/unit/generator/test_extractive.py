@@ -567,8 +567,8 @@ def test_among_rows_holding_as_many_words_the_row_the_question_names_comes_first
 
 def test_a_part_asking_for_another_named_row_adds_it():
     """A follow-up read with its question, "how much is the team plan per month; the business plan?": the Team row
-    holds every word of the question ("business" in its support column), so the Business row, which the second
-    part names, was never added."""
+    holds every word of the question ("business" in its support column), and the Starter row came second, before
+    the Business row that the second part names."""
     table = (
         "| Plan | Monthly price | Support SLA |\n| --- | --- | --- |\n| Starter | $19 | Email, 2 business days |\n"
         "| Team | $79 | Email, 1 business day |\n| Business | $299 | Chat and email, 4 hours |\n"
@@ -577,5 +577,4 @@ def test_a_part_asking_for_another_named_row_adds_it():
         "how much is the team plan per month; the business plan?", [passage(table, path=("Plans",))]
     )
     quotes = [c.quote for c in answer.citations]
-    assert quotes[0] == "| Team | $79 | Email, 1 business day |"
-    assert "| Business | $299 | Chat and email, 4 hours |" in quotes
+    assert quotes[:2] == ["| Team | $79 | Email, 1 business day |", "| Business | $299 | Chat and email, 4 hours |"]
