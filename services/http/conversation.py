@@ -8,7 +8,7 @@ in two parts with the one it follows ("what is the consumer refund window; for b
 funnel answers part by part. Only a message that leans on the one before is read this way: one opening with "and",
 "also", "what about" ... that names at most two things (four if it also refers back), or one that refers back
 ("it", "that", "them") and names at most two. "and what about the parental leave policy" names a topic of its own
-and is asked alone.
+and is asked alone. (The chat door also asks a follow-up alone when its composed question is refused.)
 """
 
 import re

@@ -213,10 +213,18 @@ def chat_completions(
     said = user_messages(body.messages)
     # The last message, or a follow-up read with the question before it (services/http/conversation.py).
     question = standalone_question(said)
+    filters = Filters(access_scopes=body.access_scopes)
     # Before any event, so that errors keep their status.
-    reply = client.ask(question, filters=Filters(access_scopes=body.access_scopes), tenant=tenant, api_key=key)
-    created = int(time.time())
+    reply = client.ask(question, filters=filters, tenant=tenant, api_key=key)
     asked = question if question != said[-1] else ""
+    if asked and reply.answer.abstained:
+        # Read with the question before it, a follow-up can name too much for one answer ("what is the consumer
+        # refund window; annual plans?" was refused where "what about annual plans?" alone is answered): a
+        # refused composition never costs the answer the message gets on its own.
+        alone = client.ask(said[-1], filters=filters, tenant=tenant, api_key=key)
+        if not alone.answer.abstained:
+            reply, asked = alone, ""
+    created = int(time.time())
     follow_up = len(said) > 1
     if body.stream:
         events = stream(reply, body.model, created, asked, follow_up)

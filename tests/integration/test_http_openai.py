@@ -116,6 +116,20 @@ def test_a_follow_up_is_asked_with_the_question_before_it(chat, ingested):
         ), extra["citations"]
 
 
+def test_a_refused_follow_up_is_asked_alone_before_it_is_refused(chat, ingested):
+    """Read with the question that started the chain, "what about annual plans?" was refused; asked alone it is
+    answered from the refund policy's annual plans section, and that answer is the one given."""
+    messages = []
+    for said in ("what is the consumer refund window", "and for business customers?", "what about annual plans?"):
+        messages += [{"role": "user", "content": said}, {"role": "assistant", "content": "..."}]
+    completion = chat.chat.completions.create(model="ragmesh", messages=messages[:-1])
+    extra = completion.model_extra
+    assert not extra["ragmesh"]["abstained"], completion.choices[0].message.content
+    assert any(
+        c["document_id"] == "handbook/refund-policy" and "Annual plans" in c["quote"] for c in extra["citations"]
+    )
+
+
 def test_models_and_errors(chat, ingested, front_door):
     assert [m.id for m in chat.models.list()] == ["ragmesh"]
     with pytest.raises(openai.NotFoundError, match="does not exist"):
