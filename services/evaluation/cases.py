@@ -42,6 +42,7 @@ class EvalCase:
     category: str
     gold: list[Gold]
     split: str = ""  # train | dev | test for the project's cases (by document); "" for BEIR
+    document_ids: tuple[str, ...] = ()  # the question searches only these documents (empty: every one)
 
     @property
     def answerable(self) -> bool:

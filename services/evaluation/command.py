@@ -27,6 +27,7 @@ from services.evaluation.cases import (
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from services.evaluation.typos import with_typos
+from services.evaluation.withheld import tenant_documents, with_gold_withheld
 from shared.calibration import AnswerDecision
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
@@ -125,6 +126,11 @@ def run(args) -> int:
             _ingest_corpus_dirs(
                 RagmeshClient(channel=channel, api_key=""), args.corpus, {c.tenant for c in cases}, args.timeout
             )
+        if args.withhold_gold:
+            plain = len(cases)
+            documents = {t: tenant_documents(stub, t, args.timeout) for t in sorted({c.tenant for c in cases})}
+            cases = with_gold_withheld(cases, documents)
+            name += f" (+ {len(cases) - plain} asked with their gold documents withheld)"
         results = evaluate(stub, cases, args.mode, args.timeout, beir=not asks, top_k=args.top_k, rerank=args.rerank)
         threshold = _threshold(stub, cases) if asks else None
     meta = {
@@ -405,6 +411,12 @@ def add_parser(sub) -> None:
         help="ask each question with one slip in one of its longer words (a letter dropped, swapped or replaced; "
         "services/evaluation/typos.py), seeded",
     )
+    p.add_argument(
+        "--withhold-gold",
+        action="store_true",
+        help="case format: also ask each answerable question with its gold documents left out of the search, as "
+        "an unanswerable near miss (category 'gold withheld'; services/evaluation/withheld.py)",
+    )
     p.add_argument("--out", default="eval/out/latest")
     p.add_argument("--gate", help="baseline JSON; exit 3 when a headline metric regresses")
     p.add_argument("--tolerance", type=float, default=0.02)
@@ -416,6 +428,10 @@ def add_parser(sub) -> None:
 def _defaults(args):
     if args.beir and args.splits != "all":
         raise SystemExit("eval: --splits is for the case format; a BEIR folder takes --split")
+    if args.beir and args.withhold_gold:
+        raise SystemExit("eval: --withhold-gold is for the case format; a BEIR folder takes --unanswerable-share")
+    if args.withhold_gold and (args.gate or args.write_baseline):
+        raise SystemExit("eval: the baseline is judged on the labelled cases alone; run --withhold-gold without --gate")
     if args.cases and not args.corpus:
         args.corpus = ["examples"]
     return args

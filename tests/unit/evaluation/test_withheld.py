@@ -1,0 +1,27 @@
+from services.evaluation.cases import EvalCase, Gold
+from services.evaluation.withheld import SUFFIX, WITHHELD, with_gold_withheld
+
+DOCUMENTS = {"t": ["manuals/cli-reference", "manuals/error-codes", "tickets/10502"]}
+
+
+def _case(case_id: str, *gold_docs: str, tenant: str = "t") -> EvalCase:
+    gold = [Gold(doc_id=d, version="1", evidence="x") for d in gold_docs]
+    return EvalCase(case_id=case_id, question=f"question {case_id}", tenant=tenant, category="identifier", gold=gold)
+
+
+def test_each_answerable_case_gets_an_unanswerable_twin_searching_every_other_document():
+    cases = [_case("q1", "manuals/cli-reference"), _case("q2", "manuals/cli-reference", "tickets/10502"), _case("u1")]
+    out = with_gold_withheld(cases, DOCUMENTS)
+    assert out[:3] == cases  # the labelled cases first, unchanged
+    twins = {c.case_id: c for c in out[3:]}
+    assert set(twins) == {"q1" + SUFFIX, "q2" + SUFFIX}  # no twin for an unanswerable case
+    assert twins["q1" + SUFFIX].document_ids == ("manuals/error-codes", "tickets/10502")
+    assert twins["q2" + SUFFIX].document_ids == ("manuals/error-codes",)
+    for twin in twins.values():
+        assert not twin.answerable and twin.category == WITHHELD and twin.question.startswith("question q")
+
+
+def test_no_twin_when_the_gold_documents_are_all_the_tenant_has():
+    # An empty document filter searches every document, the gold ones included: such a twin would be answerable.
+    cases = [_case("q1", *DOCUMENTS["t"]), _case("q2", "manuals/error-codes", tenant="other")]
+    assert with_gold_withheld(cases, DOCUMENTS) == cases
