@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from services.evaluation.cases import EvalCase, Gold
+from services.evaluation.cases import EvalCase, Gold, reported_answerable
 from services.evaluation.runner import CaseResult
 from shared.calibration import AnswerDecision, Calibration
 
@@ -145,7 +145,7 @@ def results_from_report(report: dict) -> list[CaseResult]:
     """Case results back from a report.json (enough for calibration and gated outcomes)."""
     out = []
     for c in report["cases"]:
-        answerable = c["category"] != "unanswerable"
+        answerable = reported_answerable(c)
         case = EvalCase(
             c["id"], c["question"], "", c["category"], [Gold("evidence")] if answerable else [], c.get("split", "")
         )

@@ -20,6 +20,12 @@ from shared.errors import InvalidArgument
 UNANSWERABLE = "unanswerable"
 
 
+def reported_answerable(case: dict) -> bool:
+    """Whether a report's case (report.json) was answerable: as recorded, or for a report from before it was
+    recorded, every category but "unanswerable" (a near miss of --withhold-gold is unanswerable in any category)."""
+    return case.get("answerable", case["category"] != UNANSWERABLE)
+
+
 @dataclasses.dataclass(frozen=True)
 class Gold:
     doc_id: str

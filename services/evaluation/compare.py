@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from services.evaluation.cases import reported_answerable
 from services.evaluation.metrics import evidence_completeness, paired_bootstrap
 
 LOWER_IS_BETTER = {"wrong_answer", "over_abstention", "false_answer"}
@@ -30,7 +31,7 @@ def case_value(case: dict, metric: str) -> float | None:
         )
     if metric not in ANSWER_METRICS:
         return case.get(metric)
-    answerable = case["category"] != "unanswerable"
+    answerable = reported_answerable(case)
     if metric == "false_answer":
         return None if answerable else float(case["answered"])
     if not answerable:

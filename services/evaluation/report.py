@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from services.evaluation import metrics as m
+from services.evaluation.cases import reported_answerable
 from services.evaluation.runner import CaseResult
 
 RECALL_KS = (1, 3, 5, 10, 20, 50, 100)
@@ -106,6 +107,7 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
                 "id": r.case.case_id,
                 "category": r.case.category,
                 "split": r.case.split,
+                "answerable": r.case.answerable,
                 "question": r.case.question,
                 "triage": r.triage,
                 "answered": r.answered,
@@ -209,7 +211,7 @@ def write_plots(report: dict, out: Path, threshold: float | None) -> None:
     scores: dict[bool, list[float]] = {True: [], False: []}
     for c in report["cases"]:
         if c["top_rerank_score"] is not None:
-            scores[c["category"] != "unanswerable"].append(c["top_rerank_score"])
+            scores[reported_answerable(c)].append(c["top_rerank_score"])
     bins = 25
     ax.hist(scores[True], bins=bins, alpha=0.6, label=f"answerable ({len(scores[True])})")
     ax.hist(scores[False], bins=bins, alpha=0.6, label=f"unanswerable ({len(scores[False])})")

@@ -25,3 +25,21 @@ def test_no_twin_when_the_gold_documents_are_all_the_tenant_has():
     # An empty document filter searches every document, the gold ones included: such a twin would be answerable.
     cases = [_case("q1", *DOCUMENTS["t"]), _case("q2", "manuals/error-codes", tenant="other")]
     assert with_gold_withheld(cases, DOCUMENTS) == cases
+
+
+def test_a_reported_near_miss_is_unanswerable_when_replayed_and_compared():
+    from services.evaluation.calibrate import results_from_report
+    from services.evaluation.compare import case_value
+    from services.evaluation.report import build_report
+    from services.evaluation.runner import CaseResult
+
+    twin = with_gold_withheld([_case("q1", "manuals/cli-reference")], DOCUMENTS)[1]
+    answered = CaseResult(twin, {}, [], 0, {"total": 0.01}, answered=True, answer_correct=False)
+    answered.top_rerank_score = 0.9
+    reported = build_report([answered], {"name": "t"}, answers=True)["cases"][0]
+    assert reported["category"] == WITHHELD and reported["answerable"] is False
+    assert not results_from_report({"cases": [reported]})[0].case.answerable
+    assert case_value(reported, "false_answer") == 1.0 and case_value(reported, "answer_accuracy") is None
+    # A report from before answerability was recorded: read from the category, as it was.
+    older = {k: v for k, v in reported.items() if k != "answerable"} | {"category": "unanswerable"}
+    assert not results_from_report({"cases": [older]})[0].case.answerable
