@@ -106,7 +106,7 @@ test-integration: stubs
 # The mesh's data dir (index, keys, logs) is a throwaway: removed whatever the outcome.
 eval-gate: stubs models
 	d=$$(mktemp -d); $(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$d \
-		--out eval/out/gate --gate eval/baseline.json; rc=$$?; rm -rf $$d; exit $$rc
+		--out eval/out/gate --withhold-gold --gate eval/baseline.json; rc=$$?; rm -rf $$d; exit $$rc
 
 eval: stubs models
 	d=$$(mktemp -d); $(VENV)/bin/ragmesh eval --cases eval/cases/sample.jsonl --spawn --data-dir $$d \

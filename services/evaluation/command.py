@@ -246,6 +246,7 @@ def _print_summary(report: dict) -> None:
         "false_answer_rate",
         "over_abstention_rate",
         "evidence_completeness",
+        "near_miss_answer_rate",
     )
     for name, row in (("overall", report["overall"]), *report.get("per_split", {}).items()):
         print(f"{name}: " + "  ".join(f"{k}={row[k]:.3f}" for k in keys if row.get(k) is not None))
@@ -430,8 +431,8 @@ def _defaults(args):
         raise SystemExit("eval: --splits is for the case format; a BEIR folder takes --split")
     if args.beir and args.withhold_gold:
         raise SystemExit("eval: --withhold-gold is for the case format; a BEIR folder takes --unanswerable-share")
-    if args.withhold_gold and (args.gate or args.write_baseline):
-        raise SystemExit("eval: the baseline is judged on the labelled cases alone; run --withhold-gold without --gate")
+    if args.gate and not args.withhold_gold and "near_miss_answer_rate" in gate.load_baseline(args.gate):
+        raise SystemExit(f"eval: {args.gate} gates the near misses' answer rate too: run with --withhold-gold")
     if args.cases and not args.corpus:
         args.corpus = ["examples"]
     return args

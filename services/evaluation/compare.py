@@ -11,13 +11,14 @@ from pathlib import Path
 
 from services.evaluation.cases import reported_answerable
 from services.evaluation.metrics import evidence_completeness, paired_bootstrap
+from services.evaluation.withheld import WITHHELD
 
-LOWER_IS_BETTER = {"wrong_answer", "over_abstention", "false_answer"}
+LOWER_IS_BETTER = {"wrong_answer", "over_abstention", "false_answer", "near_miss"}
 
 METRICS = ("ndcg@10", "recall@5")
 # Per-case answer outcomes, read from any report's cases (older reports included). Each is a 0/1 value on the
 # cases it applies to; "wrong_answer" counts answered-but-wrong per answerable question (a pairable rate).
-ANSWER_METRICS = ("answer_accuracy", "wrong_answer", "over_abstention", "false_answer")
+ANSWER_METRICS = ("answer_accuracy", "wrong_answer", "over_abstention", "false_answer", "near_miss")
 
 
 # Of a right answer to a question with several gold spans, the share it cites (reports that record gold_cited).
@@ -32,8 +33,9 @@ def case_value(case: dict, metric: str) -> float | None:
     if metric not in ANSWER_METRICS:
         return case.get(metric)
     answerable = reported_answerable(case)
-    if metric == "false_answer":
-        return None if answerable else float(case["answered"])
+    near_miss = case["category"] == WITHHELD  # rated apart from the written unanswerable questions
+    if metric in ("false_answer", "near_miss"):
+        return None if answerable or near_miss != (metric == "near_miss") else float(case["answered"])
     if not answerable:
         return None
     correct = bool(case["answered"] and case.get("answer_correct"))

@@ -4,7 +4,7 @@
 import json
 from pathlib import Path
 
-LOWER_IS_BETTER = {"false_answer_rate", "over_abstention_rate", "wrong_answer_rate"}
+LOWER_IS_BETTER = {"false_answer_rate", "over_abstention_rate", "wrong_answer_rate", "near_miss_answer_rate"}
 
 
 def compare(current: dict, baseline: dict, metrics, tolerance: float = 0.02) -> list[str]:

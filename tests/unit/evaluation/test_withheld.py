@@ -39,7 +39,26 @@ def test_a_reported_near_miss_is_unanswerable_when_replayed_and_compared():
     reported = build_report([answered], {"name": "t"}, answers=True)["cases"][0]
     assert reported["category"] == WITHHELD and reported["answerable"] is False
     assert not results_from_report({"cases": [reported]})[0].case.answerable
-    assert case_value(reported, "false_answer") == 1.0 and case_value(reported, "answer_accuracy") is None
+    # Paired by `ragmesh compare` as a near miss, not with the written unanswerable questions.
+    assert case_value(reported, "near_miss") == 1.0
+    assert case_value(reported, "false_answer") is None and case_value(reported, "answer_accuracy") is None
     # A report from before answerability was recorded: read from the category, as it was.
     older = {k: v for k, v in reported.items() if k != "answerable"} | {"category": "unanswerable"}
     assert not results_from_report({"cases": [older]})[0].case.answerable
+
+
+def test_near_misses_are_rated_apart_from_the_written_unanswerable_questions():
+    from services.evaluation.report import answer_metrics
+    from services.evaluation.runner import CaseResult
+
+    written = EvalCase(case_id="u1", question="?", tenant="t", category="unanswerable", gold=[])
+    twins = with_gold_withheld([_case("q1", "manuals/cli-reference"), _case("q2", "tickets/10502")], DOCUMENTS)[2:]
+    results = [
+        CaseResult(written, {}, [], 0, {}, answered=False),
+        CaseResult(twins[0], {}, [], 0, {}, answered=True, answer_correct=False),
+        CaseResult(twins[1], {}, [], 0, {}, answered=False),
+    ]
+    metrics = answer_metrics(results)
+    assert metrics["false_answer_rate"] == 0.0 and metrics["unanswerable"] == 1
+    assert metrics["near_miss_answer_rate"] == 0.5 and metrics["near_misses"] == 2
+    assert answer_metrics(results[:1])["near_miss_answer_rate"] is None  # a run without near misses
