@@ -107,3 +107,46 @@ def test_one_level_when_a_second_adds_no_right_answer():
     assert decision.rule.support_threshold is None and decision.rule.threshold == pytest.approx(0.9)
     cal = calibrate(results, "maxsim/m", "extractive-v1", 0.0, "sample.jsonl")
     assert cal.support_threshold is None
+
+
+def test_near_misses_in_a_report_are_left_out_of_the_calibration(tmp_path, capsys):
+    import argparse
+    import json
+
+    from services.evaluation.command import calibrate_from_report
+
+    def row(cid, score, category, answerable):
+        return {
+            "id": cid,
+            "question": "?",
+            "category": category,
+            "answerable": answerable,
+            "split": "train",
+            "answered": True,
+            "citation_valid": True,
+            "answer_correct": answerable,
+            "gold_ranks": {},
+            "top_rerank_score": score,
+        }
+
+    report = {
+        "meta": {"name": "sample", "reranker_model_id": "m"},
+        "cases": [
+            row("a", 0.9, "general", True),
+            row("b", 0.7, "unanswerable", False),
+            row("a~withheld", 0.95, "gold withheld", False),  # would push the threshold above 0.95
+        ],
+    }
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    out = tmp_path / "calibration.json"
+    args = argparse.Namespace(
+        from_report=[str(tmp_path / "r.json")],
+        splits="train,dev",
+        at=None,
+        reranker_model_id=None,
+        target_far=0.0,
+        out=str(out),
+    )
+    assert calibrate_from_report(args) == 0
+    assert json.loads(out.read_text())["threshold"] == pytest.approx(0.9)
+    assert "1 near misses (--withhold-gold) left out of the calibration" in capsys.readouterr().out
