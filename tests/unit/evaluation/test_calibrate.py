@@ -5,6 +5,21 @@ from services.evaluation.cases import EvalCase, Gold
 from services.evaluation.runner import CaseResult
 
 
+def report_row(cid, score, category, answerable, split):
+    """An answered case as report.json records it."""
+    return {
+        "id": cid,
+        "question": "?",
+        "category": category,
+        "split": split,
+        "answered": True,
+        "citation_valid": True,
+        "answer_correct": answerable,
+        "gold_ranks": {},
+        "top_rerank_score": score,
+    }
+
+
 def result(score, answerable, answered=True, correct=True, coverage=0.0):
     case = EvalCase("q", "?", "t", "general" if answerable else "unanswerable", [Gold("d")] if answerable else [])
     r = CaseResult(case, {}, [], 0, {}, answered=answered, answer_correct=correct if answerable else None)
@@ -40,17 +55,7 @@ def test_pooled_calibration_from_reports_drops_the_test_split_and_reports_each(t
     from services.evaluation.command import calibrate_from_report
 
     def row(cid, score, answerable, split=""):
-        return {
-            "id": cid,
-            "question": "?",
-            "category": "general" if answerable else "unanswerable",
-            "split": split,
-            "answered": True,
-            "citation_valid": True,
-            "answer_correct": answerable,
-            "gold_ranks": {},
-            "top_rerank_score": score,
-        }
+        return report_row(cid, score, "general" if answerable else "unanswerable", answerable, split)
 
     sample = {
         "meta": {"name": "sample", "reranker_model_id": "m"},
@@ -116,18 +121,7 @@ def test_near_misses_in_a_report_are_left_out_of_the_calibration(tmp_path, capsy
     from services.evaluation.command import calibrate_from_report
 
     def row(cid, score, category, answerable):
-        return {
-            "id": cid,
-            "question": "?",
-            "category": category,
-            "answerable": answerable,
-            "split": "train",
-            "answered": True,
-            "citation_valid": True,
-            "answer_correct": answerable,
-            "gold_ranks": {},
-            "top_rerank_score": score,
-        }
+        return report_row(cid, score, category, answerable, "train") | {"answerable": answerable}
 
     report = {
         "meta": {"name": "sample", "reranker_model_id": "m"},
