@@ -166,7 +166,8 @@ def write_markdown(report: dict, path: Path) -> None:
             "evidence_completeness",
             "near_miss_answer_rate",
         )
-        if k in overall or k == "false_answer_rate"
+        # The near misses' column only for a run that asked them (--withhold-gold).
+        if (k in overall and (k != "near_miss_answer_rate" or overall[k] is not None)) or k == "false_answer_rate"
     ]
     for title, rows in (
         ("Per split (by document; tune on train/dev, report test)", report.get("per_split", {})),

@@ -62,3 +62,15 @@ def test_near_misses_are_rated_apart_from_the_written_unanswerable_questions():
     assert metrics["false_answer_rate"] == 0.0 and metrics["unanswerable"] == 1
     assert metrics["near_miss_answer_rate"] == 0.5 and metrics["near_misses"] == 2
     assert answer_metrics(results[:1])["near_miss_answer_rate"] is None  # a run without near misses
+
+
+def test_the_report_shows_the_near_miss_column_only_for_a_run_that_asked_them(tmp_path):
+    from services.evaluation.report import build_report, write_markdown
+    from services.evaluation.runner import CaseResult
+
+    case = _case("q1", "manuals/cli-reference")
+    twin = with_gold_withheld([case], DOCUMENTS)[1]
+    plain = [CaseResult(case, {}, [], 0, {"total": 0.01}, answered=False)]
+    for results, shown in ((plain, False), (plain + [CaseResult(twin, {}, [], 0, {"total": 0.01})], True)):
+        write_markdown(build_report(results, {"name": "t"}, answers=True), tmp_path / "report.md")
+        assert ("near_miss_answer_rate" in (tmp_path / "report.md").read_text()) == shown
