@@ -145,6 +145,7 @@ def filters_from_pb(pb: common_pb2.SearchFilters) -> model.SearchFilters:
         include_superseded=pb.include_superseded,
         document_ids=list(pb.document_ids),
         content_types=list(pb.content_types),
+        exclude_document_ids=list(pb.exclude_document_ids),
     )
 
 

@@ -79,6 +79,7 @@ class SearchFilters:
     include_superseded: bool = False
     document_ids: list[str] = dataclasses.field(default_factory=list)
     content_types: list[str] = dataclasses.field(default_factory=list)
+    exclude_document_ids: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

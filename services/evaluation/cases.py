@@ -48,7 +48,7 @@ class EvalCase:
     category: str
     gold: list[Gold]
     split: str = ""  # train | dev | test for the project's cases (by document); "" for BEIR
-    document_ids: tuple[str, ...] = ()  # the question searches only these documents (empty: every one)
+    exclude_document_ids: tuple[str, ...] = ()  # documents the question's search leaves out
 
     @property
     def answerable(self) -> bool:

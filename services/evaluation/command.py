@@ -27,7 +27,7 @@ from services.evaluation.cases import (
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from services.evaluation.typos import with_typos
-from services.evaluation.withheld import WITHHELD, tenant_documents, with_gold_withheld
+from services.evaluation.withheld import WITHHELD, with_gold_withheld
 from shared.calibration import AnswerDecision
 from shared.calibration import save as save_calibration
 from shared.credentials import gateway_channel
@@ -117,6 +117,10 @@ def run(args) -> int:
         name += f" (one slip per question, seed {args.typos})"
     if args.limit:
         cases = cases[: args.limit]
+    if args.withhold_gold:
+        plain = len(cases)
+        cases = with_gold_withheld(cases)
+        name += f" (+ {len(cases) - plain} asked with their gold documents withheld)"
     with _mesh_or_gateway(args) as channel:
         stub = gateway_pb2_grpc.GatewayStub(channel)
         asks = not args.beir or args.unanswerable_share > 0
@@ -126,11 +130,6 @@ def run(args) -> int:
             _ingest_corpus_dirs(
                 RagmeshClient(channel=channel, api_key=""), args.corpus, {c.tenant for c in cases}, args.timeout
             )
-        if args.withhold_gold:
-            plain = len(cases)
-            documents = {t: tenant_documents(stub, t, args.timeout) for t in sorted({c.tenant for c in cases})}
-            cases = with_gold_withheld(cases, documents)
-            name += f" (+ {len(cases) - plain} asked with their gold documents withheld)"
         results = evaluate(stub, cases, args.mode, args.timeout, beir=not asks, top_k=args.top_k, rerank=args.rerank)
         threshold = _threshold(stub, cases) if asks else None
     meta = {

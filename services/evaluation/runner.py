@@ -88,7 +88,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
     request = gateway_pb2.AskRequest(
         tenant_id=case.tenant, question=case.question, include_candidates=True, mode=mode_to_pb(mode)
     )
-    request.filters.document_ids.extend(case.document_ids)
+    request.filters.exclude_document_ids.extend(case.exclude_document_ids)
     started = time.perf_counter()
     try:
         response, total = within_rate_limit(lambda: stub.Ask(request, timeout=timeout))

@@ -38,6 +38,7 @@ class SearchFilters(Body):
     include_superseded: bool = False
     document_ids: list[str] = []
     content_types: list[str] = []
+    exclude_document_ids: list[str] = Field(default=[], description="documents left out of the search")
 
     def to_client(self) -> Filters:
         return Filters(**self.model_dump())

@@ -409,6 +409,9 @@ class EmbeddedIndex:
             if values:
                 clauses.append(f"c.{column} IN ({','.join('?' * len(values))})")
                 params += list(values)
+        if filters.exclude_document_ids:
+            clauses.append(f"c.document_id NOT IN ({','.join('?' * len(filters.exclude_document_ids))})")
+            params += list(filters.exclude_document_ids)
         return " AND ".join(clauses), params
 
     def bm25(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]:
@@ -1057,6 +1060,8 @@ class _VectorView:
             mask &= (column("eff_from") <= t) & (column("eff_to") > t)
         if filters.document_ids:
             mask &= self.doc_codes.table(filters.document_ids)[column("docs")]
+        if filters.exclude_document_ids:
+            mask &= ~self.doc_codes.table(filters.exclude_document_ids)[column("docs")]
         if filters.content_types:
             mask &= self.type_codes.table(filters.content_types)[column("types")]
         return mask
@@ -1121,6 +1126,8 @@ def _row_passes(row: sqlite3.Row, visible: set[str], as_of: str, filters: Search
     if as_of and not (row["effective_from"] <= as_of and (row["effective_to"] == "" or row["effective_to"] > as_of)):
         return False
     if filters.document_ids and row["document_id"] not in filters.document_ids:
+        return False
+    if row["document_id"] in filters.exclude_document_ids:
         return False
     return not filters.content_types or row["content_type"] in filters.content_types
 

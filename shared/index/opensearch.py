@@ -351,6 +351,8 @@ class OpenSearchIndex:
         for field, values in (("document_id", filters.document_ids), ("content_type", filters.content_types)):
             if values:
                 clauses.append({"terms": {field: list(values)}})
+        if filters.exclude_document_ids:
+            clauses.append({"bool": {"must_not": {"terms": {"document_id": list(filters.exclude_document_ids)}}}})
         return clauses
 
     @_engine_errors

@@ -234,6 +234,13 @@ class IndexConformance:
         assert ids(index.bm25("acme", "shared words", only_b, 10)) == ["b"]
         assert ids(index.knn("acme", unit(1), MODEL_ID, only_b, 10)) == ["b"]
         assert index.bm25("acme", "shared", SearchFilters(content_types=["application/pdf"]), 10) == []
+        but_b = SearchFilters(exclude_document_ids=["b", "never-indexed"])
+        assert ids(index.bm25("acme", "shared words", but_b, 10)) == ["a"]
+        assert ids(index.knn("acme", unit(1), MODEL_ID, but_b, 10)) == ["a"]
+        neither = SearchFilters(document_ids=["a", "b"], exclude_document_ids=["a", "b"])
+        assert (
+            index.bm25("acme", "shared", neither, 10) == [] and index.knn("acme", unit(1), MODEL_ID, neither, 10) == []
+        )
 
     def test_delete_removes_every_version_from_both_sides(self, index):
         write(index, meta(doc="gone", version="1"), [("delete me please", unit(1))])

@@ -27,6 +27,7 @@ FILTERS = [
     SearchFilters(as_of="2021-06-01"),
     SearchFilters(include_superseded=True),
     SearchFilters(include_superseded=True, document_ids=["d1", "d3"]),
+    SearchFilters(include_superseded=True, exclude_document_ids=["d1", "d3"]),
     SearchFilters(access_scopes=["finance"], content_types=["text/markdown"]),
     SearchFilters(content_types=["application/pdf"]),
 ]

@@ -100,6 +100,7 @@ def test_vector_view_equals_a_fresh_load_through_random_writes(index, monkeypatc
         SearchFilters(access_scopes=["hr"]),
         SearchFilters(as_of="2021-06-01"),
         SearchFilters(include_superseded=True, document_ids=["d1", "d3"]),
+        SearchFilters(exclude_document_ids=["d2", "d4"]),
         SearchFilters(access_scopes=["finance"], content_types=["text/markdown"]),
     ]
     for step in range(60):

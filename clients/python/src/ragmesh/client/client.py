@@ -40,6 +40,7 @@ class Filters:
     include_superseded: bool = False
     document_ids: Sequence[str] = ()
     content_types: Sequence[str] = ()
+    exclude_document_ids: Sequence[str] = ()
 
     def to_proto(self) -> common_pb2.SearchFilters:
         return common_pb2.SearchFilters(
@@ -48,6 +49,7 @@ class Filters:
             include_superseded=self.include_superseded,
             document_ids=list(self.document_ids),
             content_types=list(self.content_types),
+            exclude_document_ids=list(self.exclude_document_ids),
         )
 
 
