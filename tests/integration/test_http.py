@@ -93,6 +93,16 @@ def test_search_ranks_as_the_gateway_does(front_door, ingested, key, client):
     direct = client.search("Team plan price", top_k=3, mode="bm25")
     assert [r["chunk"]["chunk_id"] for r in results] == [r.chunk.chunk_id for r in direct.results]
     assert [r["scores"]["bm25_rank"] for r in results] == [1, 2, 3]
+    # A document left out by the filter is not searched, and the rest still are.
+    left_out = {
+        "query": "Team plan price",
+        "top_k": 3,
+        "mode": "bm25",
+        "filters": {"exclude_document_ids": ["pricing/price-list"]},
+    }
+    others = post(front_door, "/v1/search", key, left_out).json()["results"]
+    assert "pricing/price-list" in {r["chunk"]["meta"]["document_id"] for r in results}
+    assert others and "pricing/price-list" not in {r["chunk"]["meta"]["document_id"] for r in others}
 
 
 def test_get_chunk_shows_the_cited_passage_in_its_section(front_door, ingested, key, client):
