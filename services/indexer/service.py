@@ -1,5 +1,6 @@
 """The indexer component: embeds new chunks and writes a document version through the index backend."""
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -20,11 +21,41 @@ log = logging.getLogger("ragmesh.indexer")
 # New chunks embedded between two checks that the caller still waits: a large document whose caller gave up
 # stops within one slice (seconds) instead of embedding for minutes and writing what nobody was told of.
 EMBED_SLICE = 16
-# Writes of one document take turns (striped locks: a fixed set, whatever the number of documents). An upsert
-# embeds only the chunks not stored when it looked, so a concurrent write or delete of the same document in
-# between left it without a vector for a chunk that had gone: it failed with an internal KeyError. Across
-# indexer processes the backends refuse such a write whole with ABORTED (shared/index/base.new_chunk_vector).
-DOCUMENT_LOCKS = 64
+
+
+class DocumentLocks:
+    """Writes of one document take turns; writes of different documents never wait for each other. An upsert
+    embeds only the chunks not stored when it looked, so a concurrent write or delete of the same document in
+    between left it without a vector for a chunk that had gone: it failed with an internal KeyError. (Across
+    indexer processes the backends refuse such a write whole with ABORTED: shared/index/base.new_chunk_vector.)
+    One lock per document being written, dropped when no one holds or waits for it: a fixed set of striped locks
+    made a small document wait, now and then, for a large one that hashed to its stripe to finish embedding."""
+
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._locks: dict[tuple[str, str], tuple[threading.Lock, int]] = {}  # key -> (lock, holders and waiters)
+
+    @contextlib.contextmanager
+    def hold(self, tenant_id: str, document_id: str):
+        key = (tenant_id, document_id)
+        with self._guard:
+            lock, users = self._locks.get(key, (None, 0))
+            lock = lock or threading.Lock()
+            self._locks[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        with self._guard:
+            return len(self._locks)
 
 
 class DocumentIndexer:
@@ -33,10 +64,10 @@ class DocumentIndexer:
         self.embedder = embedder
         # The maxsim reranker's view vectors (off only to measure what they cost: loadtest/bench_maxsim.py).
         self.store_views = store_views
-        self._locks = [threading.Lock() for _ in range(DOCUMENT_LOCKS)]
+        self._locks = DocumentLocks()
 
-    def _document_lock(self, tenant_id: str, document_id: str) -> threading.Lock:
-        return self._locks[hash((tenant_id, document_id)) % DOCUMENT_LOCKS]
+    def _document_lock(self, tenant_id: str, document_id: str):
+        return self._locks.hold(tenant_id, document_id)
 
     def warm_up(self) -> None:
         self.index.warm_up()
