@@ -33,9 +33,10 @@ def case_value(case: dict, metric: str) -> float | None:
     if metric not in ANSWER_METRICS:
         return case.get(metric)
     answerable = reported_answerable(case)
-    near_miss = case["category"] == WITHHELD  # rated apart from the written unanswerable questions
     if metric in ("false_answer", "near_miss"):
-        return None if answerable or near_miss != (metric == "near_miss") else float(case["answered"])
+        # Near misses are rated apart from the written unanswerable questions.
+        rated = not answerable and (case["category"] == WITHHELD) == (metric == "near_miss")
+        return float(case["answered"]) if rated else None
     if not answerable:
         return None
     correct = bool(case["answered"] and case.get("answer_correct"))

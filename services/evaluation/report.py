@@ -51,6 +51,15 @@ def answer_metrics(results: list[CaseResult]) -> dict:
     unanswerable = [r for r in results if not r.case.answerable and r.case.category != WITHHELD]
     answered = [r for r in results if r.answered]
     answers_given = [r for r in answerable if r.answered]
+    # A run that asked no near misses has no rate for them (nor a column in report.md).
+    asked_near_misses = (
+        {
+            "near_miss_answer_rate": _mean(1.0 if r.answered else 0.0 for r in near_misses),
+            "near_misses": len(near_misses),
+        }
+        if near_misses
+        else {}
+    )
     return {
         "citation_validity": _mean(1.0 if r.citation_valid else 0.0 for r in answered) if answered else 1.0,
         "answer_accuracy": _mean(1.0 if r.answered and r.answer_correct else 0.0 for r in answerable),
@@ -59,14 +68,13 @@ def answer_metrics(results: list[CaseResult]) -> dict:
         if answers_given
         else (0.0 if answerable else None),
         "false_answer_rate": _mean(1.0 if r.answered else 0.0 for r in unanswerable),
-        "near_miss_answer_rate": _mean(1.0 if r.answered else 0.0 for r in near_misses),
         "over_abstention_rate": _mean(0.0 if r.answered else 1.0 for r in answerable),
         "evidence_completeness": _mean(
             m.evidence_completeness(len(r.case.gold), r.answered, r.answer_correct, r.gold_cited) for r in answerable
         ),
         "answered": len(answered),
         "unanswerable": len(unanswerable),
-        "near_misses": len(near_misses),
+        **asked_near_misses,
     }
 
 
@@ -166,8 +174,7 @@ def write_markdown(report: dict, path: Path) -> None:
             "evidence_completeness",
             "near_miss_answer_rate",
         )
-        # The near misses' column only for a run that asked them (--withhold-gold).
-        if (k in overall and (k != "near_miss_answer_rate" or overall[k] is not None)) or k == "false_answer_rate"
+        if k in overall or k == "false_answer_rate"
     ]
     for title, rows in (
         ("Per split (by document; tune on train/dev, report test)", report.get("per_split", {})),
