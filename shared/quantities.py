@@ -110,13 +110,19 @@ class Range:
         return above_low and below_high
 
 
+# A currency written as a word after the amount is the amount in that currency: "a 3000 dollar trip" is "$3,000",
+# and "75 EUR" is "€75". Not "pounds", which also weigh.
+_CURRENCY_WORDS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "gbp": "£"}
+
+
 def _unit(match: re.Match) -> str:
     if match["pct"]:
         return "%"
     if match["cur"]:
         return match["cur"]
     # The word is letters only, so it is one content term at most ("seats" -> seat; a stopword such as "to": none).
-    return next(iter(content_terms(match["word"] or "")), "")
+    word = next(iter(content_terms(match["word"] or "")), "")
+    return _CURRENCY_WORDS.get(word, word)
 
 
 def amounts(text: str) -> list[Amount]:
@@ -144,12 +150,17 @@ def _bound(text: str, amount: Amount) -> tuple[str, str]:
     return "", ""
 
 
+_PERCENT_OFF = re.compile(r"[ \t]*off\b", re.IGNORECASE)
+
+
 def question_amounts(question: str) -> list[Amount]:
     """The amounts of a question that a range can hold: those with a unit, and bare numbers the question bounds
     ("over 5000", "under 95"), each with its bound. The bound's words are the amount's as much as its digits: a range
-    holding "over 5000" holds the question's "over" too."""
+    holding "over 5000" holds the question's "over" too, and one holding "30% off" its "off"."""
     out = []
     for a in amounts(question):
+        if a.unit == "%" and _PERCENT_OFF.match(question, a.end):
+            a = dataclasses.replace(a, terms=a.terms | {"off"})  # "30% off" is a discount of 30%, "off" and all
         bound, words = _bound(question, a)
         if bound in ("above", "below"):
             out.append(dataclasses.replace(a, bound=bound, terms=a.terms | content_terms(words)))
@@ -228,6 +239,26 @@ def bound_terms(wanted: set[str], text: str) -> set[str]:
         return set()
     sides = {_SIDES[side] for a in amounts(text) if (side := _bound(text, a)[0]) in _SIDES}
     return asked & set().union(*(_BOUND_WORDS[side] for side in sides))
+
+
+# "deadline" names the kind of answer as "max" does: a time limit. A unit that states one, a duration with the word
+# that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
+# days"), holds the word.
+_DEADLINE_WORDS = {"deadline", "cutoff"}
+_TIME_LIMIT = re.compile(
+    r"\b(?:within|before|no later than|not later than|by)\b.{0,40}?"
+    r"\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
+    r"|\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
+    r".{0,40}?\b(?:before|after|of)\b",
+    re.IGNORECASE,
+)
+
+
+def deadline_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "deadline" ("cutoff") when the text states a time limit: "expense report deadline" is answered
+    by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit."""
+    asked = wanted & _DEADLINE_WORDS
+    return asked if asked and _TIME_LIMIT.search(text) else set()
 
 
 # Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter

@@ -15,7 +15,14 @@ from services.generator import reading, selection, support
 from services.generator.base import empty_question
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
-from shared.quantities import asks_for_number, bound_terms, question_amounts, states_number, terms_in_ranges
+from shared.quantities import (
+    asks_for_number,
+    bound_terms,
+    deadline_terms,
+    question_amounts,
+    states_number,
+    terms_in_ranges,
+)
 from shared.spelling import corrected
 from shared.text import (
     abbreviated_terms,
@@ -245,7 +252,12 @@ class ExtractiveGenerator:
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
                 held = compound_parts(unit, wanted) | unit_words  # a set, as the rest of this loop builds
-                hits = (held & wanted) | terms_in_ranges(amounts, unit) | bound_terms(wanted, unit)
+                hits = (
+                    (held & wanted)
+                    | terms_in_ranges(amounts, unit)
+                    | bound_terms(wanted, unit)
+                    | deadline_terms(wanted, unit)
+                )
                 if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
                     hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
                 if row:

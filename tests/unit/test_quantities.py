@@ -8,6 +8,7 @@ from shared.quantities import (
     Range,
     asks_for_number,
     bound_terms,
+    deadline_terms,
     question_amounts,
     ranges,
     states_number,
@@ -54,6 +55,23 @@ def test_the_terms_of_an_amount_a_range_holds():
     # The same number in another unit is not held: 99.2 seats are not 99.2%.
     assert terms_in_ranges(question_amounts("99.2 seats"), "| 99.0% to below 99.9% | 10% |") == set()
     assert terms_in_ranges(question_amounts("cost for $1,500"), "Trips up to $1,500 need a manager.") == {"1", "500"}
+
+
+def test_an_amount_with_its_currency_written_as_a_word():
+    """ "a 3000 dollar trip" is a $3,000 trip, in the range "$1,500 to $5,000"; pounds may weigh, so they stay words."""
+    trip = question_amounts("who approves a 3000 dollar trip")
+    assert [(a.value, a.unit) for a in trip] == [(3000.0, "$")]
+    assert terms_in_ranges(trip, "- Trips from $1,500 to $5,000 require approval by a department Director.") == {"3000"}
+    assert [a.unit for a in question_amounts("refund of 400 euros")] == ["€"]
+    assert [a.unit for a in question_amounts("a 50 pound bag")] == ["pound"]
+
+
+def test_a_percentage_off_is_held_with_its_off():
+    thirty_off = question_amounts("who approves 30% off")
+    rule = "- More than 25% requires approval by the deal desk and the VP of Sales."
+    assert terms_in_ranges(thirty_off, rule) == {"30", "off"}
+    assert terms_in_ranges(thirty_off, "- 10% to 25% requires approval by the Sales Manager.") == set()
+    assert terms_in_ranges(question_amounts("who approves 30% of the budget"), rule) == {"30"}
 
 
 @pytest.mark.parametrize(
@@ -151,3 +169,18 @@ def test_durations_meet_across_units():
 )
 def test_a_limit_holds_the_question_s_max_or_min(wanted, text, held):
     assert bound_terms(wanted, text) == held
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Expenses must be submitted in Expensify within 30 days of the trip end date.", {"deadline"}),
+        ("International travel always requires pre-approval at least 14 days before departure.", {"deadline"}),
+        ("Claims must be made no later than 5 business days after delivery.", {"deadline"}),
+        ("Create an expense report in Expensify and submit it to your manager.", set()),
+        ("Daily backups are kept for 35 days.", set()),  # a period, not a limit
+    ],
+)
+def test_a_time_limit_holds_the_question_s_deadline(text, held):
+    assert deadline_terms({"deadline", "expense"}, text) == held
+    assert deadline_terms({"expense"}, text) == set()  # only a question that asks for a deadline

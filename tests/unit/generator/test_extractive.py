@@ -177,6 +177,46 @@ def test_a_limit_answers_a_question_for_the_max():
     assert ExtractiveGenerator().run("max sla credit", [credits]).coverage < 1.0
 
 
+def test_a_time_limit_answers_a_question_for_the_deadline():
+    """'deadline to submit expenses': the sentence on how to submit holds as many of its words as the one with the
+    time limit; "deadline" asks for a limit, so the limit is the answer."""
+    faq = passage("Create an expense report in Expensify and submit it to your manager.", doc="faq")
+    policy = passage(
+        "Expenses must be submitted in Expensify within 30 days of the trip end date. Receipts are required for every"
+        " item over $25.",
+        doc="policy",
+    )
+    answer = ExtractiveGenerator().run("deadline to submit expenses", [faq, policy])
+    assert [c.quote for c in answer.citations] == [
+        "Expenses must be submitted in Expensify within 30 days of the trip end date."
+    ]
+    assert answer.coverage == 1.0
+
+
+def test_an_amount_written_with_its_currency_word_or_as_a_percentage_off():
+    """'a 3000 dollar trip' is in '$1,500 to $5,000'; '30% off' is in 'More than 25%', its "off" with it."""
+    trips = passage(
+        "- Trips up to $1,500 in total cost are approved by the employee's direct manager.\n"
+        "- Trips from $1,500 to $5,000 require approval by a department Director.\n"
+        "- Trips above $5,000 require approval by the CFO.\n",
+        path=("Travel", "Approval limits"),
+    )
+    answer = ExtractiveGenerator().run("who approves a 3000 dollar trip", [trips])
+    assert [c.quote for c in answer.citations][:1] == [
+        "- Trips from $1,500 to $5,000 require approval by a department Director."
+    ]
+    assert answer.coverage == 1.0
+    discounts = passage(
+        "- Account Executives may give up to 10% off without approval.\n"
+        "- 10% to 25% requires approval by the Sales Manager.\n"
+        "- More than 25% requires approval by the deal desk and the VP of Sales.\n",
+        path=("Discounts", "Approval limits for discounts"),
+    )
+    answer = ExtractiveGenerator().run("approval for 30% off", [discounts])
+    assert answer.citations[0].quote == "- More than 25% requires approval by the deal desk and the VP of Sales."
+    assert answer.coverage == 1.0
+
+
 def test_coverage_counts_the_words_the_answering_passage_holds_around_the_quoted_unit():
     """'service credit remedy for downtime': the quoted sentence holds three of its words and the sentence before
     it the fourth, so the answer covers the question; the same word in another document's passage does not."""
