@@ -199,7 +199,6 @@ TRIP_APPROVALS = (
     "- Trips above $5,000 require approval by the CFO.\n"
 )
 DISCOUNT_APPROVALS = (
-    "- Account Executives may give up to 10% off without approval.\n"
     "- 10% to 25% requires approval by the Sales Manager.\n"
     "- More than 25% requires approval by the deal desk and the VP of Sales.\n"
 )
