@@ -249,7 +249,7 @@ _TIME_LIMIT = re.compile(
     r"\b(?:within|before|no later than|not later than|by)\b.{0,40}?"
     r"\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
     r"|\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
-    r".{0,40}?\b(?:before|after|of)\b",
+    r".{0,40}?\b(?:before|after)\b",
     re.IGNORECASE,
 )
 
