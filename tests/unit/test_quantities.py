@@ -179,6 +179,7 @@ def test_a_limit_holds_the_question_s_max_or_min(wanted, text, held):
         ("Claims must be made no later than 5 business days after delivery.", {"deadline"}),
         ("Create an expense report in Expensify and submit it to your manager.", set()),
         ("Daily backups are kept for 35 days.", set()),  # a period, not a limit
+        ("Workspaces are archived after 90 days of inactivity.", set()),  # when something happens, not a limit
     ],
 )
 def test_a_time_limit_holds_the_question_s_deadline(text, held):
