@@ -134,7 +134,10 @@ class _Selection:
     picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
     covered: set[str]  # the question's words the best unit holds (with its heading), and its passage around it
     seen_terms: set[str]
-    held: set[str] = dataclasses.field(default_factory=set)  # the question's words the best unit itself holds
+    held: set[str] = dataclasses.field(
+        default_factory=set
+    )  # the question's words the best unit (with its headings) holds
+    own: set[str] = dataclasses.field(default_factory=set)  # those its own text holds, not only its headings
 
 
 class ExtractiveGenerator:
@@ -202,15 +205,19 @@ class ExtractiveGenerator:
         """The units to quote and the words they cover. A question in parts whose best unit answers one of them
         ("trip to london: hotel cap and meal allowance" finds the hotel cap): a part whose own best unit holds words
         the quoted units do not adds its units after, so the answer quotes every part it can, and its coverage
-        counts them."""
-        picked, covered, held = list(whole.picked), set(whole.covered), set(whole.held)
-        if len(parts) < 2 or wanted <= held:
+        counts them. A word the quoted units hold only through their heading is not answered by them: under "API Rate
+        Limits > Webhooks", "Failed deliveries are retried for up to 24 hours" holds "webhook rate limit" by its
+        headings, and the part's own unit ("limited to 50 deliveries per second") is added."""
+        picked, covered = list(whole.picked), set(whole.covered)
+        held, own = set(whole.held), set(whole.own)
+        if len(parts) < 2 or wanted <= own:
             return picked, covered
         for part in parts:
             found = self._select(part, passages, spans, words)
-            if found.picked and (found.held & wanted) - held:
+            if found.picked and ((found.held & wanted) - held or (found.own & wanted) - own):
                 picked += [unit for unit in found.picked if unit not in picked]
                 held |= found.held & wanted
+                own |= found.own & wanted
                 covered |= found.covered & wanted
         return picked, covered
 
@@ -237,6 +244,7 @@ class ExtractiveGenerator:
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
+        own_by: dict[tuple[int, int], set[str]] = {}  # the same, less the words only its headings hold
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
@@ -284,6 +292,7 @@ class ExtractiveGenerator:
                     # it answers only when no other unit does.
                     (signposts if is_signpost(unit) else scored).append((score, rank, start, end, passage))
                     covered_by[(rank, start)] = covered
+                    own_by[(rank, start)] = hits
         if not scored:
             entry = _named_entry(passages, spans, named, self.max_units) or _numbered_clause(
                 passages, spans, named, wanted, self.max_units
@@ -316,7 +325,9 @@ class ExtractiveGenerator:
         # dollars").
         around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - money_terms
         held = covered_by[(top_rank, top_start)]
-        return _Selection(_with_listed_items(picked, passages, spans), held | around, seen_terms, held)
+        return _Selection(
+            _with_listed_items(picked, passages, spans), held | around, seen_terms, held, own_by[(top_rank, top_start)]
+        )
 
 
 def _row_named(unit: str, wanted: set[str]) -> bool:

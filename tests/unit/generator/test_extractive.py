@@ -581,6 +581,22 @@ def test_a_part_the_best_unit_leaves_unanswered_adds_its_own_unit():
     assert answer.coverage > 0.75 > one_part.coverage  # "trip" is in no unit; the meal allowance's words count
 
 
+def test_a_part_the_quoted_unit_holds_only_by_its_heading_adds_its_own_unit():
+    """Under "API Rate Limits > Webhooks" every unit holds "webhook rate limit" by its headings, so the retry
+    sentence, which holds the other part in its own words, answered both parts alone; the rate limit's own
+    sentence answers the first and follows it."""
+    webhooks = passage(
+        "Outgoing webhooks are limited to 50 deliveries per second per endpoint. "
+        "Failed deliveries are retried for up to 24 hours.",
+        path=("API Rate Limits", "Webhooks"),
+    )
+    answer = ExtractiveGenerator().run("webhook rate limit + how long are failed deliveries retried", [webhooks])
+    assert sorted(c.quote for c in answer.citations) == [
+        "Failed deliveries are retried for up to 24 hours.",
+        "Outgoing webhooks are limited to 50 deliveries per second per endpoint.",
+    ]
+
+
 DEFINITIONS = '1.1 "Affiliate" means any entity that controls a party. 1.2 "Order Form" means the order signed by both.'
 
 
