@@ -134,10 +134,9 @@ class _Selection:
     picked: list[tuple[ScoredChunk, int, int]]  # (passage, start, end) of each quoted unit, in answer order
     covered: set[str]  # the question's words the best unit holds (with its heading), and its passage around it
     seen_terms: set[str]
-    held: set[str] = dataclasses.field(
-        default_factory=set
-    )  # the question's words the best unit (with its headings) holds
-    own: set[str] = dataclasses.field(default_factory=set)  # those its own text holds, not only its headings
+    # The question's words the best unit holds with its headings, and those its own text holds.
+    held: set[str] = dataclasses.field(default_factory=set)
+    own: set[str] = dataclasses.field(default_factory=set)
 
 
 class ExtractiveGenerator:
