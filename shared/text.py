@@ -300,6 +300,24 @@ def is_message_header(text: str) -> bool:
     return bool(_MESSAGE_HEADER.match(text.lstrip()))
 
 
+# A ticket's record header: "Ticket #10611" and its fields ("Status: Solved", "Plan: Team", "Customer: ...").
+_RECORD_TITLE = re.compile(r"(?:ticket|case|request|incident)\s*#\s*\d+\s*$", re.IGNORECASE)
+_RECORD_FIELD = re.compile(r"([A-Za-z][A-Za-z ]{0,30}):\s*\S")
+
+
+def record_header_fields(text: str) -> set[str] | None:
+    """The field names' terms of a unit that is a ticket's record header ("Ticket #10611 / Status: Solved / Plan:
+    Team"); None for any other unit. The header answers a question about one of its fields ("what plan is ticket
+    10611 on"), not one that only names the ticket ("ticket 10611 what was the problem")."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2 or not _RECORD_TITLE.match(lines[0]):
+        return None
+    fields = [_RECORD_FIELD.match(line) for line in lines[1:]]
+    if not all(fields):
+        return None
+    return set().union(*(content_terms(f.group(1)) for f in fields if f))
+
+
 # A sentence that sends the reader elsewhere ("See the discounts document for other programs.", "For details, refer
 # to the MSA.") or says what its document covers ("This policy defines how long ... keeps data"). Contacting
 # someone is an answer ("For refunds, contact billing@..."), and so is what a document applies to.

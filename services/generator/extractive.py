@@ -43,6 +43,7 @@ from shared.text import (
     question_parts,
     question_terms,
     read_row,
+    record_header_fields,
     table_cells,
     table_header_before,
     term_words,
@@ -255,6 +256,9 @@ class ExtractiveGenerator:
                 unit = body[start:end].lstrip()
                 if is_heading_line(unit, passage.chunk.heading_path) or is_message_header(unit):
                     continue  # a heading line restates the path, a message header its subject: neither answers
+                record_fields = record_header_fields(unit)
+                if record_fields is not None and not record_fields & wanted:
+                    continue  # a ticket's record header answers only for its fields (status, plan, customer)
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")

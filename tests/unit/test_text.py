@@ -20,6 +20,7 @@ from shared.text import (
     question_parts,
     question_terms,
     read_row,
+    record_header_fields,
     sentence_spans,
     table_header_before,
     term_words,
@@ -202,6 +203,14 @@ def test_message_headers_are_told_from_sentences_that_mention_them():
     assert not is_message_header("Refunds from $250 to $2,500 require approval.")
     assert not is_message_header("Send it from: the billing page")  # not at the start
     assert not is_message_header("Date:2025-01-01")  # a field without the header's space
+
+
+def test_a_ticket_record_header_is_told_by_its_title_and_fields():
+    header = "Ticket #10611\nStatus: Solved\nPlan: Team\nCustomer: Brightside Dental Group"
+    assert record_header_fields(header) == {"status", "plan", "customer"}
+    assert record_header_fields("Ticket #10611") is None  # a title alone
+    assert record_header_fields("Ticket #10611\nThe customer hit the storage quota.") is None  # a sentence follows
+    assert record_header_fields("Status: Solved\nPlan: Team") is None  # fields without the ticket's title
 
 
 def test_a_multi_word_name_abbreviates_to_its_initials():

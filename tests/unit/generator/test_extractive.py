@@ -65,6 +65,24 @@ def test_a_message_header_is_never_quoted_as_the_answer():
     assert answer.abstained or answer.citations[0].quote.startswith("We bought")
 
 
+TICKET = (
+    "Ticket #10611\nStatus: Solved\nPlan: Team\nCustomer: Brightside Dental Group\n\n"
+    "Last week we saw warning W-2203 and ignored it. Today uploads fail with E-2301 because the quota is full.\n"
+)
+
+
+def test_a_ticket_record_header_answers_only_for_its_fields():
+    """The header holds the ticket's number, so it matched "ticket 10611 what was the problem" best and led the
+    answer; it answers what plan or status the ticket has, not what happened."""
+    ticket = passage(TICKET, doc="tickets/10611", path=())
+    ticket.chunk.meta.title = "Ticket 10611 - Storage warning then uploads blocked"  # every unit holds 10611
+    problem = ExtractiveGenerator().run("ticket 10611 what was the problem, did uploads fail", [ticket])
+    assert all(not c.quote.startswith("Ticket #") for c in problem.citations)
+    assert problem.citations[0].quote.startswith("Today uploads fail")
+    plan = ExtractiveGenerator().run("ticket 10611 which plan", [ticket])
+    assert plan.citations[0].quote.startswith("Ticket #10611")
+
+
 ENTRY = (
     "### E-3001 Bucket not found\n"
     "Meaning: the requested bucket does not exist in this region. Cause: typo in the bucket name or wrong region "
