@@ -245,11 +245,10 @@ def bound_terms(wanted: set[str], text: str) -> set[str]:
 # that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
 # days"), holds the word.
 _DEADLINE_WORDS = {"deadline", "cutoff"}
+_DURATION = r"\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
 _TIME_LIMIT = re.compile(
-    r"\b(?:within|before|no later than|not later than|by)\b.{0,40}?"
-    r"\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
-    r"|\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
-    r".{0,40}?\b(?:before|after)\b",
+    rf"\b(?:within|before|no later than|not later than|by)\b.{{0,40}}?{_DURATION}"  # "within 30 days"
+    rf"|{_DURATION}.{{0,40}}?\b(?:before|after)\b",  # "14 days before departure"
     re.IGNORECASE,
 )
 

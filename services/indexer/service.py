@@ -66,9 +66,6 @@ class DocumentIndexer:
         self.store_views = store_views
         self._locks = DocumentLocks()
 
-    def _document_lock(self, tenant_id: str, document_id: str):
-        return self._locks.hold(tenant_id, document_id)
-
     def warm_up(self) -> None:
         self.index.warm_up()
         self.embedder.warm_up()
@@ -90,7 +87,7 @@ class DocumentIndexer:
         require(meta.tenant_id, "meta.tenant_id")
         require(meta.document_id, "meta.document_id")
         require(meta.version, "meta.version")
-        with self._document_lock(meta.tenant_id, meta.document_id):
+        with self._locks.hold(meta.tenant_id, meta.document_id):
             return self._upsert(meta, chunks, held_scopes, caller_waits)
 
     def _upsert(
@@ -144,7 +141,7 @@ class DocumentIndexer:
     def delete(self, tenant_id: str, document_id: str, held_scopes: list[str] | None = None) -> int:
         require(tenant_id, "tenant_id")
         require(document_id, "document_id")
-        with self._document_lock(tenant_id, document_id):
+        with self._locks.hold(tenant_id, document_id):
             self._check_scopes(tenant_id, document_id, held_scopes, "delete")
             return self.index.delete_document(tenant_id, document_id)
 
@@ -158,7 +155,7 @@ class DocumentIndexer:
                     f"erasing all of tenant {tenant_id!r} needs a key holding every access scope ('{ALL_SCOPES}')"
                 )
             return erase(self.index, tenant_id, None)
-        with self._document_lock(tenant_id, document_id):
+        with self._locks.hold(tenant_id, document_id):
             self._check_scopes(tenant_id, document_id, held_scopes, "erase")
             return erase(self.index, tenant_id, document_id)
 
@@ -167,7 +164,7 @@ class DocumentIndexer:
         require(tenant_id, "tenant_id")
         require(document_id, "document_id")
         require(effective_to, "effective_to")
-        with self._document_lock(tenant_id, document_id):
+        with self._locks.hold(tenant_id, document_id):
             self._check_scopes(tenant_id, document_id, held_scopes, "supersede")
             return close_document(self.index, tenant_id, document_id, effective_to)
 
