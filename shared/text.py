@@ -485,6 +485,20 @@ def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
     return (wanted & terms) | clipped
 
 
+def clipped_terms(wanted: set[str], terms: set[str]) -> set[str]:
+    """The wanted terms that clip a dictionary word among `terms` to less than half its letters: "app" for
+    "application", "env" for "environment", "prod" for "production". Stricter than a header's clips
+    (abbreviated_terms): a sentence's words are many, and a shorter head is more often the start of another word
+    ("use" of "useful") or of a squashed name ("use" of "us-east")."""
+    return {
+        w
+        for w in wanted - terms
+        if w.isalpha()
+        and len(w) >= 3
+        and any(len(t) > 2 * len(w) and t.startswith(w) and simplemma.is_known(t, lang="en") for t in terms)
+    }
+
+
 def cell_demonyms(row: str) -> set[str]:
     """What a reader calls the people or things of a one-word place a table row's cell names ("India" -> indian,
     "Japan" -> japanese, "Europe" -> european): "can indian customers pay by UPI" asks about the India row. Regular

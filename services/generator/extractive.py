@@ -30,6 +30,7 @@ from shared.text import (
     answer_units,
     cell_acronyms,
     cell_demonyms,
+    clipped_terms,
     chunk_words,
     compound_parts,
     content_terms,
@@ -262,7 +263,7 @@ class ExtractiveGenerator:
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                held = compound_parts(unit, wanted) | unit_words  # a set, as the rest of this loop builds
+                held = _held_words(unit, unit_words, wanted)
                 hits = (
                     (held & wanted)
                     | terms_in_ranges(amounts, unit)
@@ -352,7 +353,7 @@ def _term_weights(
     little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
     names what the passages may not have, so an answer without it covers less of the question."""
     held = [
-        unit_words | compound_parts(passage.chunk.body[start:end], wanted)
+        _held_words(passage.chunk.body[start:end], unit_words, wanted)
         for passage, units, passage_words in zip(passages, spans, words, strict=True)
         for (start, end), unit_words in zip(units, passage_words, strict=True)
     ]
@@ -364,6 +365,13 @@ def _heading_words(passage: ScoredChunk) -> set[str]:
     headings abbreviate to ("msa clause 7.2" under "Master Services Agreement")."""
     names = [passage.chunk.meta.title, *passage.chunk.heading_path]
     return content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)
+
+
+def _held_words(unit: str, unit_words: frozenset[str], wanted: set[str]) -> set[str]:
+    """The words a unit holds for this question: its own, a hyphenated word's parts the question has all of
+    (compound_parts), and the question's clipped words it writes out ("app" in "Application logs")."""
+    held = compound_parts(unit, wanted) | unit_words
+    return held | clipped_terms(wanted, held)
 
 
 def _unit_words(unit: str) -> frozenset[str]:

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from shared.text import (
     abbreviated_terms,
+    clipped_terms,
     acronyms,
     answer_units,
     cell_acronyms,
@@ -242,6 +243,14 @@ def test_a_clipped_word_stands_for_the_longer_one_it_starts():
     assert abbreviated_terms(wanted, header | content_terms("cancellation")) == wanted
     # Too short a clip, or too little dropped, stands for nothing.
     assert abbreviated_terms({"us", "use", "stat"}, {"user", "usage", "status"}) == set()
+
+
+def test_a_clip_in_a_sentence_stands_for_a_dictionary_word_twice_its_length():
+    words = content_terms("Application logs and the environment of production, useful for us-east and the approval")
+    assert clipped_terms(content_terms("app env prod logs"), words) == {"app", "env", "prod"}
+    # A head of a derived word ("use" of "useful") or of a squashed name ("use" of "us-east") is no clip.
+    assert clipped_terms({"use"}, words) == set()
+    assert clipped_terms({"logs"}, words) == set()  # a word the unit holds is no clip of it
 
 
 def test_a_number_joined_to_its_unit_also_counts_as_both_and_a_clipped_unit_as_the_word():

@@ -653,3 +653,15 @@ def test_a_part_asking_for_another_named_row_adds_it():
     )
     quotes = [c.quote for c in answer.citations]
     assert quotes[:2] == ["| Team | $79 | Email, 1 business day |", "| Business | $299 | Chat and email, 4 hours |"]
+
+
+def test_a_clipped_word_is_read_as_the_word_a_unit_writes_out():
+    """'how long are app logs kept': the Logs list, ranked first, says "Application logs"; another policy's sentence
+    holds "logs" and "kept" as written."""
+    logs = passage("- Application logs: 90 days.\n- Access logs for the admin console: 2 years.", path=("Logs",))
+    incident = passage(
+        "Forensic images and incident logs are kept for 3 years after the incident is closed.",
+        path=("Evidence retention",),
+    )
+    answer = ExtractiveGenerator().run("how long are app logs kept", [logs, incident])
+    assert answer.citations[0].quote == "- Application logs: 90 days."
