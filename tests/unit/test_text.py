@@ -6,11 +6,11 @@ from hypothesis import strategies as st
 
 from shared.text import (
     abbreviated_terms,
-    clipped_terms,
     acronyms,
     answer_units,
     cell_acronyms,
     cell_demonyms,
+    clipped_terms,
     compound_parts,
     content_terms,
     heading_prefix,
