@@ -253,6 +253,20 @@ _TIME_LIMIT = re.compile(
 )
 
 
+_ASKS_DURATION = re.compile(r"\bhow\s+(?:long|soon)\b", re.IGNORECASE)
+_STATED_DURATION = re.compile(_DURATION, re.IGNORECASE)
+
+
+def asks_for_duration(question: str) -> bool:
+    """A "how long"/"how soon" question: its answer is a span of time."""
+    return bool(_ASKS_DURATION.search(question))
+
+
+def states_duration(text: str) -> bool:
+    """The text states a span of time in digits ("30 days", "2 business days", "24-hour")."""
+    return bool(_STATED_DURATION.search(text))
+
+
 def deadline_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "deadline" ("cutoff") when the text states a time limit: "expense report deadline" is answered
     by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit."""

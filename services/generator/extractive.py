@@ -16,10 +16,12 @@ from services.generator.base import empty_question
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import (
+    asks_for_duration,
     asks_for_number,
     bound_terms,
     deadline_terms,
     question_amounts,
+    states_duration,
     states_number,
     terms_in_ranges,
 )
@@ -307,10 +309,19 @@ class ExtractiveGenerator:
         if not scored:
             return _Selection([], set(), seen_terms)
         best = max(s[0] for s in scored)
-        # Among units holding as many words, a table row named by one of them comes first.
+        # Among units holding as many words, a table row named by one of them comes first, and for a "how long"
+        # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
+        # not the sentence on how to submit).
+        duration = asks_for_duration(query)
         chosen = sorted(
             (s for s in scored if s[0] >= 0.75 * best),
-            key=lambda s: (-s[0], not _row_named(s[4].chunk.body[s[2] : s[3]], wanted), s[1], s[2]),
+            key=lambda s: (
+                -s[0],
+                not _row_named(s[4].chunk.body[s[2] : s[3]], wanted),
+                duration and not states_duration(s[4].chunk.body[s[2] : s[3]]),
+                s[1],
+                s[2],
+            ),
         )
         _, top_rank, top_start, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)

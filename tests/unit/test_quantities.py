@@ -6,11 +6,13 @@ import pytest
 
 from shared.quantities import (
     Range,
+    asks_for_duration,
     asks_for_number,
     bound_terms,
     deadline_terms,
     question_amounts,
     ranges,
+    states_duration,
     states_number,
     terms_in_ranges,
 )
@@ -185,3 +187,12 @@ def test_a_limit_holds_the_question_s_max_or_min(wanted, text, held):
 def test_a_time_limit_holds_the_question_s_deadline(text, held):
     assert deadline_terms({"deadline", "expense"}, text) == held
     assert deadline_terms({"expense"}, text) == set()  # only a question that asks for a deadline
+
+
+def test_a_how_long_question_asks_for_a_span_of_time_stated_in_digits():
+    assert asks_for_duration("How long do I have to submit expenses?")
+    assert asks_for_duration("how soon is a refund paid")
+    assert not asks_for_duration("how much is the long-haul allowance")
+    assert states_duration("within 30 days of the trip end date")
+    assert states_duration("a 24-hour window") and states_duration("2 business days")
+    assert not states_duration("as long as the account is active")

@@ -665,3 +665,17 @@ def test_a_clipped_word_is_read_as_the_word_a_unit_writes_out():
     )
     answer = ExtractiveGenerator().run("how long are app logs kept", [logs, incident])
     assert answer.citations[0].quote == "- Application logs: 90 days."
+
+
+def test_a_how_long_question_leads_with_the_unit_that_states_a_span_of_time():
+    """Both sentences hold "submit" and "expenses"; the one that says how long answers first."""
+    faq = passage(
+        "Create an expense report, attach each receipt and submit it to your manager. "
+        "Expenses must be submitted within 30 days of the trip end date.",
+        path=("Submitting a claim",),
+    )
+    answer = ExtractiveGenerator().run("how long do i have to submit expenses", [faq])
+    assert answer.citations[0].quote == "Expenses must be submitted within 30 days of the trip end date."
+    # Any other question keeps the order of the text.
+    other = ExtractiveGenerator().run("how do i submit expenses", [faq])
+    assert other.citations[0].quote.startswith("Create an expense report")
