@@ -554,6 +554,26 @@ def _is_statement(text: str) -> bool:
     return text.rstrip().endswith(".")
 
 
+# "A vs B" compares two things, each asked the rest of the question: "p1 vs p2 response time" asks P1's response
+# time and P2's. A is the word before "vs", B the word after it, with a preposition or article before it ("now vs in
+# 2025"); "difference between A and B" the same.
+_VERSUS = re.compile(r"(\S+)\s+(?:vs\.?|versus)\s+((?:(?:in|on|at|for|of|the|a|an)\s+)?\S+)", re.IGNORECASE)
+_BETWEEN = re.compile(
+    r"\b(?:differences?|diff)\s+between\s+(?:(?:a|an|the)\s+)?(\S+)\s+and\s+(?:(?:a|an|the)\s+)?(\S+)", re.IGNORECASE
+)
+
+
+def comparison_parts(question: str) -> list[str]:
+    """The two questions a comparison asks ("E-4412 vs E-4413" asks each code; "starter vs team monthly price" the
+    Starter plan's and the Team plan's), or [] when the question compares nothing."""
+    found = _VERSUS.search(question) or _BETWEEN.search(question)
+    if not found:
+        return []
+    before, after = question[: found.start()], question[found.end() :]
+    parts = [" ".join(f"{before} {side} {after}".split()) for side in found.groups()]
+    return parts if all(question_terms(part) for part in parts) else []
+
+
 def question_parts(question: str) -> list[str]:
     """The things a question asks, in order: "api v1 shutdown date and how do i see remaining quota in v2" asks
     two, "trip to london: hotel cap and meal allowance" asks two about London. A part without content words ("what

@@ -34,6 +34,7 @@ from shared.text import (
     cell_demonyms,
     chunk_words,
     clipped_terms,
+    comparison_parts,
     compound_parts,
     content_terms,
     identifiers,
@@ -168,6 +169,13 @@ class ExtractiveGenerator:
             for p, units in zip(passages, spans, strict=True)
         ]
         weights = _term_weights(wanted, passages, spans, words)
+        # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
+        # both ("a post-incident review is required for every P1 and P2") answers neither.
+        sides = comparison_parts(query)
+        if sides:
+            answered = [found for side in sides if (found := self._select(side, passages, spans, words)).picked]
+            if len(answered) == len(sides):
+                return _answer_from_parts(answered, sides, weights, self.generator_id)
         whole = self._select(query, passages, spans, words)
         parts = question_parts(query)
         if whole.picked:
@@ -181,12 +189,7 @@ class ExtractiveGenerator:
         if len(parts) > 1:
             answered = [found for part in parts if (found := self._select(part, passages, spans, words)).picked]
             if answered:
-                picked: list[tuple[ScoredChunk, int, int]] = []
-                for found in answered:
-                    picked += [unit for unit in found.picked if unit not in picked]
-                asked = set().union(*(question_terms(part) for part in parts))
-                coverage = _weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
-                return dataclasses.replace(_quoted_answer(picked, self.generator_id), coverage=coverage)
+                return _answer_from_parts(answered, parts, weights, self.generator_id)
         return Answer(
             "",
             [],
@@ -343,6 +346,19 @@ class ExtractiveGenerator:
         return _Selection(
             _with_listed_items(picked, passages, spans), held | around, seen_terms, held, own_by[(top_rank, top_start)]
         )
+
+
+def _answer_from_parts(
+    answered: list[_Selection], parts: list[str], weights: dict[str, float], generator_id: str
+) -> Answer:
+    """An answer quoting each answered part's units in the parts' order; its coverage is the share of the parts'
+    words their best units hold."""
+    picked: list[tuple[ScoredChunk, int, int]] = []
+    for found in answered:
+        picked += [unit for unit in found.picked if unit not in picked]
+    asked = set().union(*(question_terms(part) for part in parts))
+    coverage = _weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
+    return dataclasses.replace(_quoted_answer(picked, generator_id), coverage=coverage)
 
 
 def _row_named(unit: str, wanted: set[str]) -> bool:

@@ -11,6 +11,7 @@ from shared.text import (
     cell_acronyms,
     cell_demonyms,
     clipped_terms,
+    comparison_parts,
     compound_parts,
     content_terms,
     heading_prefix,
@@ -356,3 +357,16 @@ def test_a_particle_or_a_comparison_is_not_what_a_question_asks_about():
 )
 def test_a_question_of_only_short_numbers_names_nothing(question, nothing):
     assert names_nothing(content_terms(question)) is nothing
+
+
+def test_a_comparison_asks_the_rest_of_the_question_of_each_side():
+    assert comparison_parts("p1 vs p2 response time") == ["p1 response time", "p2 response time"]
+    assert comparison_parts("E-4412 vs. E-4413") == ["E-4412", "E-4413"]
+    assert comparison_parts("$400 refund who approves now vs in 2025") == [
+        "$400 refund who approves now",
+        "$400 refund who approves in 2025",
+    ]
+    assert comparison_parts("what is the difference between a P3 and a P4") == ["what is the P3", "what is the P4"]
+    # A question that compares nothing, and a side with no content word, give no parts.
+    assert comparison_parts("refund and cancellation policy") == []
+    assert comparison_parts("it vs the") == []

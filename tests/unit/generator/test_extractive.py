@@ -679,3 +679,22 @@ def test_a_how_long_question_leads_with_the_unit_that_states_a_span_of_time():
     # Any other question keeps the order of the text.
     other = ExtractiveGenerator().run("how do i submit expenses", [faq])
     assert other.citations[0].quote.startswith("Create an expense report")
+
+
+def test_a_comparison_is_answered_side_by_side():
+    """A sentence naming both sides holds more of the question's words than either side's row; each side's row
+    answers."""
+    review = passage("A post-incident review is required for every P1 and P2.", path=("After the incident",))
+    targets = passage(
+        "| Severity | Acknowledge | Updates every |\n| --- | --- | --- |\n"
+        "| P1 | 5 minutes | 30 minutes |\n| P2 | 15 minutes | 60 minutes |\n",
+        path=("Response targets",),
+    )
+    runbook = [review, targets]
+    answer = ExtractiveGenerator().run("p1 vs p2 response time", runbook)
+    assert [c.quote for c in answer.citations] == [
+        "| P1 | 5 minutes | 30 minutes |",
+        "| P2 | 15 minutes | 60 minutes |",
+    ]
+    # A side the passages do not answer: the question is read whole, as before (no unit names P9).
+    assert ExtractiveGenerator().run("p1 vs p9 response time", runbook).abstained
