@@ -296,6 +296,8 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if number and not states_number(unit):
                     continue
+                if record_fields is not None and wanted - covered:
+                    continue  # the header answers a question about its fields, all of it: not "what did they ask"
                 if required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     # A signpost ("See the discounts document ...") shares the question's words, not its answer:
                     # it answers only when no other unit does.

@@ -81,6 +81,10 @@ def test_a_ticket_record_header_answers_only_for_its_fields():
     assert problem.citations[0].quote.startswith("Today uploads fail")
     plan = ExtractiveGenerator().run("ticket 10611 which plan", [ticket])
     assert plan.citations[0].quote.startswith("Ticket #10611")
+    # A field's name asked about with something the header does not hold ("what did the customer ... say") is not
+    # a question about the field.
+    said = ExtractiveGenerator().run("what did the customer in ticket 10611 say about uploads", [ticket])
+    assert all(not c.quote.startswith("Ticket #") for c in said.citations)
 
 
 ENTRY = (
