@@ -48,3 +48,17 @@ def test_the_same_word_in_the_other_number_is_not_a_slip():
     passages = ["Provider may engage new subprocessors with 30 days' notice."]
     assert corrections("how much notice before adding a subprocessor", passages) == {}
     assert corrections("how much notice before adding a subprocesor", passages) == {"subprocesor": "subprocessors"}
+
+
+def test_nearest_words_that_are_one_word_in_two_numbers_read_as_it():
+    """Found by use: "hotell" is one edit from both "hotel" and "hotels", which are one word, not a tie."""
+    passages = ["The nightly hotel cap is $350 in New York, San Francisco and London. Hotels are booked in Navan."]
+    assert corrections("hotell cap in san francisco", passages) == {"hotell": "hotel"}
+
+
+def test_a_question_whose_unknown_words_are_each_a_slip_is_read():
+    """Two slips in a short question make most of its words unknown, as another language would: each has its
+    passage word, so the question is read; the German one is not ("dauert" is no slip of anything)."""
+    passages = ["The nightly hotel cap is $350 in New York, San Francisco and London. Hotels are booked in Navan."]
+    assert corrections("hotell cap san fransisco", passages) == {"hotell": "hotel", "fransisco": "francisco"}
+    assert corrections("wie lange dauert die Rückerstattung", ["Large refunds need approval."]) == {}
