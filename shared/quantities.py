@@ -267,6 +267,24 @@ def states_duration(text: str) -> bool:
     return bool(_STATED_DURATION.search(text))
 
 
+_ASKS_DATE = re.compile(r"\b(?:when|dates?)\b", re.IGNORECASE)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_STATED_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b|\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_date(question: str) -> bool:
+    """A "when" or "what date" question."""
+    return bool(_ASKS_DATE.search(question))
+
+
+def states_date(text: str) -> bool:
+    """The text states a calendar date ("2025-06-01", "June 1, 2025", "1 June 2025")."""
+    return bool(_STATED_DATE.search(text))
+
+
 def deadline_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "deadline" ("cutoff") when the text states a time limit: "expense report deadline" is answered
     by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit."""

@@ -16,11 +16,13 @@ from services.generator.base import empty_question
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import (
+    asks_for_date,
     asks_for_duration,
     asks_for_number,
     bound_terms,
     deadline_terms,
     question_amounts,
+    states_date,
     states_duration,
     states_number,
     terms_in_ranges,
@@ -247,6 +249,9 @@ class ExtractiveGenerator:
         required = named | money_terms
         # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
         number = asks_for_number(query)
+        # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
+        # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
+        dated = bool(named) and asks_for_date(query)
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
@@ -260,7 +265,9 @@ class ExtractiveGenerator:
             header_terms: set[str] = set()
             for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
-                if is_heading_line(unit, passage.chunk.heading_path) or is_message_header(unit):
+                if is_message_header(unit) or (
+                    is_heading_line(unit, passage.chunk.heading_path) and not (dated and states_date(unit))
+                ):
                     continue  # a heading line restates the path, a message header its subject: neither answers
                 record_fields = record_header_fields(unit)
                 if record_fields is not None and not record_fields & wanted:
@@ -393,7 +400,7 @@ def _heading_words(passage: ScoredChunk) -> set[str]:
     """The words every unit of a passage is read under: its heading path's, and what the names of its title and
     headings abbreviate to ("msa clause 7.2" under "Master Services Agreement")."""
     names = [passage.chunk.meta.title, *passage.chunk.heading_path]
-    return content_terms(" ".join(passage.chunk.heading_path)) | acronyms(names)
+    return _with_short_versions(content_terms(" ".join(passage.chunk.heading_path))) | acronyms(names)
 
 
 def _held_words(unit: str, unit_words: frozenset[str], wanted: set[str]) -> set[str]:
@@ -406,7 +413,16 @@ def _held_words(unit: str, unit_words: frozenset[str], wanted: set[str]) -> set[
 def _unit_words(unit: str) -> frozenset[str]:
     """The words a unit holds as a question reads them: its content terms, and a number joined to its unit word
     ("3-year") as both. Its hyphenated words read apart depend on the question (compound_parts)."""
-    return frozenset(with_number_units(content_terms(unit)))
+    return frozenset(_with_short_versions(with_number_units(content_terms(unit))))
+
+
+_ZERO_PATCH = re.compile(r"^(\d+\.\d+)\.0$")
+
+
+def _with_short_versions(terms: set[str]) -> set[str]:
+    """The terms, and each version ending in ".0" also without it: release 2.1.0 is "v2.1" to a reader asking when
+    v2.1 came out."""
+    return terms | {m.group(1) for t in terms if (m := _ZERO_PATCH.match(t))}
 
 
 def _weighted_share(covered: set[str], wanted: set[str], weights: dict[str, float]) -> float:
@@ -560,6 +576,8 @@ def _quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str
         quote = citations[-1].quote
         if quote.lstrip().startswith("|"):
             quote = read_row(table_header_before(passage.chunk.body, start), quote)
+        elif quote.lstrip().startswith("#"):  # a dated heading ("## v2.1.0 (2025-06-01)") reads as its title
+            quote = quote.lstrip().lstrip("#")
         lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
     return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)
 

@@ -6,12 +6,14 @@ import pytest
 
 from shared.quantities import (
     Range,
+    asks_for_date,
     asks_for_duration,
     asks_for_number,
     bound_terms,
     deadline_terms,
     question_amounts,
     ranges,
+    states_date,
     states_duration,
     states_number,
     terms_in_ranges,
@@ -196,3 +198,10 @@ def test_a_how_long_question_asks_for_a_span_of_time_stated_in_digits():
     assert states_duration("within 30 days of the trip end date")
     assert states_duration("a 24-hour window") and states_duration("2 business days")
     assert not states_duration("as long as the account is active")
+
+
+def test_a_when_question_asks_for_a_calendar_date():
+    assert asks_for_date("when was v2.1 released") and asks_for_date("release date of 2.1.1")
+    assert not asks_for_date("what is new in v2.1")
+    assert states_date("## v2.1.0 (2025-06-01)") and states_date("on June 1, 2025") and states_date("3 November 2025")
+    assert not states_date("v2.1.0") and not states_date("within 30 days")

@@ -702,3 +702,18 @@ def test_a_comparison_is_answered_side_by_side():
     ]
     # A side the passages do not answer: the question is read whole, as before (no unit names P9).
     assert ExtractiveGenerator().run("p1 vs p9 response time", runbook).abstained
+
+
+def test_a_dated_heading_answers_when_the_thing_it_names_came_out():
+    """Found by use: "when was v2.1 released" quoted a note under "## v2.1.0 (2025-06-01)", which states no date."""
+    notes = passage(
+        "## v2.1.0 (2025-06-01)\n\n### New features\n\n- New error code catalogue (version 2.1).\n- Webhook retries.\n",
+        path=("Release Notes", "v2.1.0 (2025-06-01)", "New features"),
+    )
+    notes.chunk.meta.title = "Release Notes v2.1.x"
+    answer = ExtractiveGenerator().run("when was v2.1 released", [notes])
+    assert answer.citations[0].quote == "## v2.1.0 (2025-06-01)"
+    assert answer.text.splitlines()[0] == "v2.1.0 (2025-06-01) [1]"
+    # Asked what it holds, the heading restates its path and is not quoted.
+    new = ExtractiveGenerator().run("what is new in v2.1", [notes])
+    assert all(not c.quote.startswith("#") for c in new.citations)
