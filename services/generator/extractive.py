@@ -321,9 +321,9 @@ class ExtractiveGenerator:
         if not scored:
             return _Selection([], set(), seen_terms)
         best = max(s[0] for s in scored)
-        # Among units holding as many words, a table row named by one of them comes first, and for a "how long"
+        # Among units holding as many words, a table row named by one of them comes first, for a "how long"
         # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
-        # not the sentence on how to submit).
+        # not the sentence on how to submit), and for a "when" question the dated heading of what it names.
         duration = asks_for_duration(query)
         chosen = sorted(
             (s for s in scored if s[0] >= 0.75 * best),
@@ -331,6 +331,7 @@ class ExtractiveGenerator:
                 -s[0],
                 not _row_named(s[4].chunk.body[s[2] : s[3]], wanted),
                 duration and not states_duration(s[4].chunk.body[s[2] : s[3]]),
+                not s[4].chunk.body[s[2] : s[3]].startswith("#"),  # a dated heading (the only heading let in) leads
                 s[1],
                 s[2],
             ),

@@ -711,7 +711,12 @@ def test_a_dated_heading_answers_when_the_thing_it_names_came_out():
         path=("Release Notes", "v2.1.0 (2025-06-01)", "New features"),
     )
     notes.chunk.meta.title = "Release Notes v2.1.x"
-    answer = ExtractiveGenerator().run("when was v2.1 released", [notes])
+    # A note under it in a better-ranked passage, stating another date, holds as many of the question's words.
+    deprecations = passage(
+        "- API v1 will stop working on 2026-03-31.", path=("Release Notes", "v2.1.0 (2025-06-01)", "Deprecations")
+    )
+    deprecations.chunk.meta.title = "Release Notes v2.1.x"
+    answer = ExtractiveGenerator().run("when was v2.1 released", [deprecations, notes])
     assert answer.citations[0].quote == "## v2.1.0 (2025-06-01)"
     assert answer.text.splitlines()[0] == "v2.1.0 (2025-06-01) [1]"
     # Asked what it holds, the heading restates its path and is not quoted.
