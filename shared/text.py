@@ -490,12 +490,16 @@ def clipped_terms(wanted: set[str], terms: set[str]) -> set[str]:
     "application", "env" for "environment", "prod" for "production". Stricter than a header's clips
     (abbreviated_terms): a sentence's words are many, and a shorter head is more often the start of another word
     ("use" of "useful") or of a squashed name ("use" of "us-east")."""
+    clips = {w for w in wanted - terms if len(w) >= 3 and w.isalpha()}
+    if not clips:
+        return set()
+    # Each term's heads short enough to be clips of it, looked up: fewer steps than each clip against each term.
     return {
-        w
-        for w in wanted - terms
-        if w.isalpha()
-        and len(w) >= 3
-        and any(len(t) > 2 * len(w) and t.startswith(w) and simplemma.is_known(t, lang="en") for t in terms)
+        t[:size]
+        for t in terms
+        if len(t) >= 7
+        for size in range(3, (len(t) - 1) // 2 + 1)
+        if t[:size] in clips and simplemma.is_known(t, lang="en")
     }
 
 
