@@ -252,6 +252,7 @@ class ExtractiveGenerator:
         # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
         # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
         dated = bool(named) and asks_for_date(query)
+        unwritten = _unwritten(wanted, passages, words)  # the words a unit may hold by a clip of them
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
@@ -275,7 +276,7 @@ class ExtractiveGenerator:
                 # An amount the question names counts as held by a unit that states a range holding it
                 # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                held = _held_words(unit, unit_words, wanted)
+                held = _held_words(unit, unit_words, wanted, unwritten)
                 hits = (
                     (held & wanted)
                     | terms_in_ranges(amounts, unit)
@@ -389,8 +390,9 @@ def _term_weights(
     log(1 + units / (1 + units holding the word)). A word most units hold ("plan", "price" among price lists) says
     little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
     names what the passages may not have, so an answer without it covers less of the question."""
+    unwritten = _unwritten(wanted, passages, words)
     held = [
-        _held_words(passage.chunk.body[start:end], unit_words, wanted)
+        _held_words(passage.chunk.body[start:end], unit_words, wanted, unwritten)
         for passage, units, passage_words in zip(passages, spans, words, strict=True)
         for (start, end), unit_words in zip(units, passage_words, strict=True)
     ]
@@ -404,11 +406,21 @@ def _heading_words(passage: ScoredChunk) -> set[str]:
     return _with_short_versions(content_terms(" ".join(passage.chunk.heading_path))) | acronyms(names)
 
 
-def _held_words(unit: str, unit_words: frozenset[str], wanted: set[str]) -> set[str]:
+def _held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritten: set[str]) -> set[str]:
     """The words a unit holds for this question: its own, a hyphenated word's parts the question has all of
-    (compound_parts), and the question's clipped words it writes out ("app" in "Application logs")."""
+    (compound_parts), and the question's clipped words it writes out ("app" in "Application logs"), of those the
+    passages never write as they are (`unwritten`): where they write "fee" or "logs", "fee" is not a clip of
+    "feedback" nor "log" of "logistics"."""
     held = compound_parts(unit, wanted) | unit_words
-    return held | clipped_terms(wanted, held)
+    return held | clipped_terms(wanted & unwritten, held)
+
+
+def _unwritten(wanted: set[str], passages: list[ScoredChunk], words: list[list[frozenset[str]]]) -> set[str]:
+    """The wanted words no passage writes, in a unit, a heading or a title."""
+    written = set().union(*(unit_words for passage_words in words for unit_words in passage_words))
+    for passage in passages:
+        written |= content_terms(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
+    return wanted - written
 
 
 def _unit_words(unit: str) -> frozenset[str]:

@@ -722,3 +722,11 @@ def test_a_dated_heading_answers_when_the_thing_it_names_came_out():
     # Asked what it holds, the heading restates its path and is not quoted.
     new = ExtractiveGenerator().run("what is new in v2.1", [notes])
     assert all(not c.quote.startswith("#") for c in new.citations)
+
+
+def test_a_word_the_passages_write_is_no_clip_of_a_longer_one():
+    """Where a passage writes "cap", the question's "cap" is that word, not a clip of "capacity"."""
+    capacity = passage("Hotel capacity in London is booked through Navan.", path=("Booking",))
+    cap = passage("The nightly hotel cap in London is $350.", path=("Hotels",))
+    answer = ExtractiveGenerator().run("hotel cap in london", [capacity, cap])
+    assert answer.citations[0].quote == "The nightly hotel cap in London is $350."
