@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from services.gateway.context import context_for
 from services.gateway.funnel import UNCALIBRATED_RERANKERS
 from services.gateway.policy import should_abstain
 from services.gateway.server import GatewayConfig
@@ -73,13 +74,14 @@ class InProcessPipeline:
             tenant_id, question, SearchFilters(), "hybrid", self.candidates
         )
         retrieved = time.perf_counter()
-        ranked = self._rerank(question, candidates, query_vector)[: self.top_n] if candidates else []
+        every = self._rerank(question, candidates, query_vector) if candidates else []
+        ranked = every[: self.top_n]
         reranked = time.perf_counter()
         top = max((c.scores.rerank_score for c in ranked), default=None)
         calibrated = bool(self.reranker.model_id) and not self.reranker.model_id.startswith(UNCALIBRATED_RERANKERS)
         # As the funnel: within the second level the generator runs too (its answer's coverage decides).
         if not should_abstain(top, self.decision, calibrated).abstain:
-            self.generator.run(question, ranked[: self.context_passages])
+            self.generator.run(question, context_for(question, every, self.context_passages))
         done = time.perf_counter()
         return {
             "retrieve": retrieved - started,

@@ -16,6 +16,7 @@ from opentelemetry import trace
 from services.gateway import supersession, time_reference
 from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
+from services.gateway.context import context_for
 from services.gateway.limits import RequestLimits
 from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
 from services.gateway.scope_readers import ScopeReaders
@@ -399,7 +400,7 @@ class Funnel:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             return self._finish(request, response, every, timings, span)
 
-        context_passages = ranked[: self.context_passages]
+        context_passages = context_for(question, every, self.context_passages)
         generated = self._timed(
             "generate",
             self.generator,

@@ -1,0 +1,38 @@
+"""Which passages the generator reads: the reranker's best few, and for a comparison each side's own entry.
+
+"E-4421 vs E-4422" ranks first the passages naming both (a release note's "E-4421 and E-4422 are now separate
+codes", a ticket's messages) and the E-4422 entry, while the E-4421 entry ranks ninth: read from the top five
+alone, one side has no passage about it to be answered from. The gateway and the load test's in-process pipeline
+both choose the context here.
+"""
+
+from shared.text import comparison_parts, content_terms, question_terms
+
+
+def context_for(question: str, ranked: list, size: int) -> list:
+    """The first `size` of the ranked passages. For a comparison whose sides differ by words of their own
+    ("e-4421", "e-4422"), a side that no passage among them is about (none has it in its title or headings)
+    brings the best-ranked passage further down that is, in place of the lowest-ranked passage about no side."""
+    context = list(ranked[:size])
+    sides = [question_terms(side) for side in comparison_parts(question)]
+    if not sides:
+        return context
+    common = set.intersection(*sides)
+    own = [terms - common for terms in sides]
+    if not all(own):
+        return context
+    headed: dict[int, set[str]] = {}
+
+    def about(passage, terms: set[str]) -> bool:
+        if id(passage) not in headed:
+            headed[id(passage)] = content_terms(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
+        return terms <= headed[id(passage)]
+
+    for terms in own:
+        if any(about(p, terms) for p in context):
+            continue
+        found = next((p for p in ranked[size:] if about(p, terms)), None)
+        spare = next((i for i in reversed(range(len(context))) if not any(about(context[i], t) for t in own)), None)
+        if found is not None and spare is not None:
+            context[spare] = found
+    return context
