@@ -324,7 +324,8 @@ def record_header_fields(text: str) -> set[str] | None:
 _SIGNPOST = re.compile(
     r"^\W*(?:for\b[^,.;]{0,60},\s*)?(?:please\s+)?(?:see|refer to|consult)\b"
     r"|^\W*this (?:policy|document|guide|page|section|manual|handbook|runbook|faq|reference|article)\s+"
-    r"(?:defines|describes|explains|covers|outlines|sets out|summari[sz]es|lists|documents)\b",
+    r"(?:defines|describes|explains|covers|outlines|sets out|summari[sz]es|lists|documents)\b"
+    r"|^\W*it\s+(?:defines|describes|explains|outlines|summari[sz]es)\b",  # "It explains when ... refunds ..."
     re.IGNORECASE,
 )
 

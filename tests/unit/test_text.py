@@ -68,11 +68,15 @@ def test_a_signpost_points_elsewhere_or_describes_its_own_document():
         "For details, refer to the MSA.",
         "- See also: error codes",
         "This policy defines how long Northwind Cloud keeps data and when it is deleted.",
+        # Found by use: "how long until a refund is paid out" quoted it ahead of how refunds are paid.
+        "It explains when Northwind Cloud refunds subscription fees, who can approve a refund, and how refunds are "
+        "paid out.",
     ):
         assert is_signpost(text), text
     for text in (
         "For refunds, contact billing@northwindcloud.example.",  # who to contact answers
         "This policy applies to all employees and contractors.",  # what it applies to answers
+        "It applies to all plans sold through northwindcloud.example.",
         "Customers see their invoices in the dashboard.",
     ):
         assert not is_signpost(text), text
