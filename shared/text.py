@@ -165,10 +165,27 @@ def _term(word: str) -> str:
     return _stem(_UNIT_CLIPS.get(word, word))
 
 
+# A contraction's or possessive's tail ("what's", "customer's", "we're", "i'll") says nothing the word before it does
+# not, and "n't" is "not" ("don't", "can't", "won't"): read as separate words they were the terms "s", "re", "don",
+# "t", which no question asks about and the passages hold only by their own possessives.
+_CLITIC = re.compile(r"(?<=[a-z])['’](?:s|m|re|ll|ve|d)\b")
+_NEGATION = re.compile(r"(?:\b(ca|wo|sha))?n['’]t\b")
+_NEGATED = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def _words(text: str) -> list[str]:
+    """The lower-cased words of a text, contractions read as their words ("don't": do not)."""
+    text = text.lower()
+    if "'" in text or "’" in text:
+        text = _CLITIC.sub("", text)
+        text = _NEGATION.sub(lambda m: f"{_NEGATED.get(m.group(1) or '', '')} not", text)
+    return _TERM.findall(text)
+
+
 def content_terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed words minus stopwords; identifiers like e-4412 or v2.1.0 stay whole, and a
     clipped unit word ("yr") counts as the word."""
-    return {_term(w) for w in _TERM.findall(text.lower()) if w not in STOPWORDS}
+    return {_term(w) for w in _words(text) if w not in STOPWORDS}
 
 
 # "how long", "how often": the word after "how" names the kind of answer (a duration, a frequency), not what the
@@ -199,7 +216,7 @@ def question_terms(question: str) -> set[str]:
 def term_words(text: str) -> dict[str, str]:
     """Each content term of the text and the word it was first written as ("keep": "kept")."""
     words: dict[str, str] = {}
-    for word in _TERM.findall(text.lower()):
+    for word in _words(text):
         if word not in STOPWORDS:
             words.setdefault(_term(word), word)
     return words

@@ -116,6 +116,11 @@ def test_content_terms_keep_identifiers_whole_and_drop_stopwords():
     assert content_terms("what got fixed in 2.1.2") & content_terms("v2.1.2 (2025-06-24)") == {"2.1.2"}
     assert content_terms("api v2 quota") == {"api", "v2", "quota"}
     assert content_terms("monthly prices") == {"month", "price"}
+    # A contraction's or possessive's tail is no word of its own, and "n't" is "not".
+    assert content_terms("what's the customer's plan? we're sure it won't renew") == content_terms(
+        "customer plan sure renew"
+    )
+    assert content_terms("Alzheimer’s disease") == {"alzheimer", "disease"}
     # "ok" asks whether, as "can" does: no passage writes it ("is alcohol ok at client dinners").
     assert content_terms("is alcohol ok at client dinners") == content_terms("alcohol client dinners")
 

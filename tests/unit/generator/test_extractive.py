@@ -730,3 +730,16 @@ def test_a_word_the_passages_write_is_no_clip_of_a_longer_one():
     cap = passage("The nightly hotel cap in London is $350.", path=("Hotels",))
     answer = ExtractiveGenerator().run("hotel cap in london", [capacity, cap])
     assert answer.citations[0].quote == "The nightly hotel cap in London is $350."
+
+
+def test_a_contraction_adds_no_word_the_answer_must_hold():
+    """Found by use: "what's the difference between a P3 and a P4" read "s" as a word no unit held, and the answer's
+    coverage fell below what the gateway answers."""
+    targets = passage(
+        "| Severity | Acknowledge | Updates every |\n| --- | --- | --- |\n"
+        "| P3 | 1 hour | 4 hours |\n| P4 | next business day | none |\n",
+        path=("Response targets",),
+    )
+    written = ExtractiveGenerator().run("what's the difference between a P3 and a P4", [targets])
+    plain = ExtractiveGenerator().run("what is the difference between a P3 and a P4", [targets])
+    assert written.coverage == plain.coverage == 1.0
