@@ -425,6 +425,11 @@ def chunk_words(chunk) -> str:
     return " ".join([chunk.meta.title, *chunk.heading_path, chunk.body])
 
 
+def title_and_heading_terms(chunk) -> set[str]:
+    """The content terms of a passage's document title and heading path: what the passage is about."""
+    return content_terms(" ".join([chunk.meta.title, *chunk.heading_path]))
+
+
 def heading_prefix(title: str, path: list[str]) -> str:
     parts = [p for p in [title, *path] if p]
     if len(parts) > 1 and parts[0].strip().lower() == parts[1].strip().lower():

@@ -6,7 +6,7 @@ alone, one side has no passage about it to be answered from. The gateway and the
 both choose the context here.
 """
 
-from shared.text import comparison_parts, content_terms, question_terms
+from shared.text import comparison_parts, question_terms, title_and_heading_terms
 
 
 def context_for(question: str, ranked: list, size: int) -> list:
@@ -25,7 +25,7 @@ def context_for(question: str, ranked: list, size: int) -> list:
 
     def about(passage, terms: set[str]) -> bool:
         if id(passage) not in headed:
-            headed[id(passage)] = content_terms(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
+            headed[id(passage)] = title_and_heading_terms(passage.chunk)
         return terms <= headed[id(passage)]
 
     for terms in own:

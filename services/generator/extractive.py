@@ -53,6 +53,7 @@ from shared.text import (
     table_cells,
     table_header_before,
     term_words,
+    title_and_heading_terms,
     with_number_units,
 )
 
@@ -170,18 +171,23 @@ class ExtractiveGenerator:
             [_unit_words(p.chunk.body[start:end]) for start, end in units]
             for p, units in zip(passages, spans, strict=True)
         ]
-        weights = _term_weights(wanted, passages, spans, words)
+        # The words the passages write as they are, in a unit, a heading or a title: a question word among them is
+        # never read as a clip of a longer one.
+        written = _written_words(passages, words)
+        weights = _term_weights(wanted, passages, spans, words, written)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
         # both ("a post-incident review is required for every P1 and P2") answers neither.
         sides = comparison_parts(query)
         if sides:
-            answered = [found for side in sides if (found := self._select(side, passages, spans, words)).picked]
+            answered = [
+                found for side in sides if (found := self._select(side, passages, spans, words, written)).picked
+            ]
             if len(answered) == len(sides):
                 return _answer_from_parts(answered, sides, weights, self.generator_id)
-        whole = self._select(query, passages, spans, words)
+        whole = self._select(query, passages, spans, words, written)
         parts = question_parts(query)
         if whole.picked:
-            quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words)
+            quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words, written)
             coverage = _weighted_share(covered, wanted, weights)
             return dataclasses.replace(_quoted_answer(quoted, self.generator_id), coverage=coverage)
         # A question in parts ("api v1 shutdown date and how do i see remaining quota in v2") rarely has one unit
@@ -189,7 +195,9 @@ class ExtractiveGenerator:
         # Its coverage is the share of the question's words the parts' best units hold, so the gateway's
         # answer decision sees an answer to half a question as one.
         if len(parts) > 1:
-            answered = [found for part in parts if (found := self._select(part, passages, spans, words)).picked]
+            answered = [
+                found for part in parts if (found := self._select(part, passages, spans, words, written)).picked
+            ]
             if answered:
                 return _answer_from_parts(answered, parts, weights, self.generator_id)
         return Answer(
@@ -209,6 +217,7 @@ class ExtractiveGenerator:
         passages: list[ScoredChunk],
         spans: list[list[tuple[int, int]]],
         words: list[list[frozenset[str]]],
+        written: set[str],
     ) -> tuple[list[tuple[ScoredChunk, int, int]], set[str]]:
         """The units to quote and the words they cover. A question in parts whose best unit answers one of them
         ("trip to london: hotel cap and meal allowance" finds the hotel cap): a part whose own best unit holds words
@@ -221,7 +230,7 @@ class ExtractiveGenerator:
         if len(parts) < 2 or wanted <= own:
             return picked, covered
         for part in parts:
-            found = self._select(part, passages, spans, words)
+            found = self._select(part, passages, spans, words, written)
             if found.picked and ((found.held & wanted) - held or (found.own & wanted) - own):
                 picked += [unit for unit in found.picked if unit not in picked]
                 held |= found.held & wanted
@@ -235,6 +244,7 @@ class ExtractiveGenerator:
         passages: list[ScoredChunk],
         spans: list[list[tuple[int, int]]],
         words: list[list[frozenset[str]]],
+        written: set[str],
     ) -> _Selection:
         """The units that answer the question (none: no unit supports it), the words of it the best one holds,
         and the question's words seen anywhere in the passages (for an abstention's "missing")."""
@@ -252,7 +262,7 @@ class ExtractiveGenerator:
         # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
         # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
         dated = bool(named) and asks_for_date(query)
-        unwritten = _unwritten(wanted, passages, words)  # the words a unit may hold by a clip of them
+        unwritten = wanted - written  # the words a unit may hold by a clip of them
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
@@ -326,17 +336,20 @@ class ExtractiveGenerator:
         # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
         # not the sentence on how to submit), and for a "when" question the dated heading of what it names.
         duration = asks_for_duration(query)
-        chosen = sorted(
-            (s for s in scored if s[0] >= 0.75 * best),
-            key=lambda s: (
-                -s[0],
-                not _row_named(s[4].chunk.body[s[2] : s[3]], wanted),
-                duration and not states_duration(s[4].chunk.body[s[2] : s[3]]),
-                not s[4].chunk.body[s[2] : s[3]].startswith("#"),  # a dated heading (the only heading let in) leads
-                s[1],
-                s[2],
-            ),
-        )
+
+        def lead_order(s: tuple[int, int, int, int, ScoredChunk]) -> tuple:
+            score, rank, start, end, passage = s
+            unit = passage.chunk.body[start:end]
+            return (
+                -score,
+                not _row_named(unit, wanted),
+                duration and not states_duration(unit),
+                not unit.startswith("#"),  # a dated heading (the only heading let in) leads
+                rank,
+                start,
+            )
+
+        chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lead_order)
         _, top_rank, top_start, _, top = chosen[0]
         entry = _whole_entry(top, spans[top_rank], named, self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
@@ -385,12 +398,13 @@ def _term_weights(
     passages: list[ScoredChunk],
     spans: list[list[tuple[int, int]]],
     words: list[list[frozenset[str]]],
+    written: set[str],
 ) -> dict[str, float]:
     """How much each of the question's words says about what it asks, from the passages it is answered from:
     log(1 + units / (1 + units holding the word)). A word most units hold ("plan", "price" among price lists) says
     little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
     names what the passages may not have, so an answer without it covers less of the question."""
-    unwritten = _unwritten(wanted, passages, words)
+    unwritten = wanted - written
     held = [
         _held_words(passage.chunk.body[start:end], unit_words, wanted, unwritten)
         for passage, units, passage_words in zip(passages, spans, words, strict=True)
@@ -415,12 +429,12 @@ def _held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritt
     return held | clipped_terms(wanted & unwritten, held)
 
 
-def _unwritten(wanted: set[str], passages: list[ScoredChunk], words: list[list[frozenset[str]]]) -> set[str]:
-    """The wanted words no passage writes, in a unit, a heading or a title."""
+def _written_words(passages: list[ScoredChunk], words: list[list[frozenset[str]]]) -> set[str]:
+    """Every word the passages write, in a unit, a heading or a title."""
     written = set().union(*(unit_words for passage_words in words for unit_words in passage_words))
     for passage in passages:
-        written |= content_terms(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
-    return wanted - written
+        written |= title_and_heading_terms(passage.chunk)
+    return written
 
 
 def _unit_words(unit: str) -> frozenset[str]:
