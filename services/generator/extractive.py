@@ -350,8 +350,8 @@ class ExtractiveGenerator:
             )
 
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lead_order)
-        _, top_rank, top_start, _, top = chosen[0]
-        entry = _whole_entry(top, spans[top_rank], named, self.max_units)
+        _, top_rank, top_start, top_end, top = chosen[0]
+        entry = _whole_entry(top, spans[top_rank], named or _field_entry_names(top, top_start, top_end), self.max_units)
         if not entry and not _is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
             # The named thing's entry answers before a sentence elsewhere that mentions it, even where the entry
             # shares fewer of the question's words ("E-4412 ... which cli command fixes it": the manual's entry, not
@@ -498,6 +498,20 @@ def _entry_among(
         if rank not in ranks:
             ranks.append(rank)
     return _named_entry([passages[r] for r in ranks], [spans[r] for r in ranks], named, max_units)
+
+
+def _field_entry_names(passage: ScoredChunk, start: int, end: int) -> set[str]:
+    """The identifiers of the entry a field line ("Cause: the key was rotated ...") belongs to, when the question
+    named none: a field is one part of its entry, and "how do i rotate an api key" needs the entry's Resolution as
+    much as the Cause line that shares its words. Empty for any other unit."""
+    if not _FIELD_LINE.match(passage.chunk.body[start:end].lstrip()):
+        return set()
+    heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
+    return identifiers(heading)
+
+
+# A labelled field of an entry: "Meaning: ...", "Cause: ...", "Resolution: ...".
+_FIELD_LINE = re.compile(r"[A-Z][a-z]+:\s")
 
 
 def _is_entry_of(passage: ScoredChunk, named: set[str]) -> bool:

@@ -115,6 +115,20 @@ def test_a_long_section_or_a_heading_that_does_not_name_the_thing_is_quoted_as_b
     assert answer.abstained  # nothing names E-3001
 
 
+def test_a_field_line_answers_with_its_whole_entry_when_the_question_names_no_code():
+    """'how do i fix a wrong region endpoint' shares its words with the Cause line alone: the asker needs the
+    entry's Resolution too. A sentence that is not a field of an entry is quoted alone, as before."""
+    entry = passage(ENTRY, path=("Error Code Reference", "E-3001 Bucket not found"))
+    answer = ExtractiveGenerator().run("how do i fix a wrong region endpoint", [entry])
+    assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
+    prose = passage(
+        "A wrong region endpoint is the usual cause. Buckets live in one region. Names are unique per region.",
+        path=("Guides", "E-3001 Bucket not found"),
+    )
+    answer = ExtractiveGenerator().run("how do i fix a wrong region endpoint", [prose])
+    assert [c.quote for c in answer.citations] == ["A wrong region endpoint is the usual cause."]
+
+
 def test_a_named_entry_answers_a_question_whose_other_words_it_does_not_hold():
     """'getting E-3001 on all laptops??' shares only the code with the entry: the entry is still the answer."""
     entry = passage(ENTRY, path=("Error Code Reference", "E-3001 Bucket not found"))
