@@ -353,6 +353,12 @@ def is_signpost(text: str) -> bool:
     return bool(_SIGNPOST.match(text.lstrip(" \t-*+>")))
 
 
+def is_question(text: str) -> bool:
+    """True for a unit that asks ("Can we get a refund for the Business renewal?" in a ticket): it shares the words
+    of a question about the same thing and answers none; like a signpost, it answers only when no other unit does."""
+    return text.rstrip().endswith("?")
+
+
 def is_heading_line(text: str, heading_path: list[str]) -> bool:
     """True for a unit that is its section's heading: a Markdown "## ..." line, or a plain-text heading ("1. ANNUAL
     PREPAY") as the path names it. It restates the path, so it never answers."""

@@ -43,6 +43,7 @@ from shared.text import (
     is_heading_line,
     is_list_item,
     is_message_header,
+    is_question,
     is_signpost,
     is_table_header,
     names_nothing,
@@ -317,9 +318,11 @@ class ExtractiveGenerator:
                 if record_fields is not None and wanted - covered:
                     continue  # the header answers a question about its fields, all of it: not "what did they ask"
                 if required <= covered and len(covered) >= self.min_coverage * len(wanted):
-                    # A signpost ("See the discounts document ...") shares the question's words, not its answer:
-                    # it answers only when no other unit does.
-                    (signposts if is_signpost(unit) else scored).append((score, rank, start, end, passage))
+                    # A signpost ("See the discounts document ...") or a question a ticket asks ("Can we get a
+                    # refund?") shares the question's words, not its answer: it answers only when no other unit does.
+                    (signposts if is_signpost(unit) or is_question(unit) else scored).append(
+                        (score, rank, start, end, passage)
+                    )
                     covered_by[(rank, start)] = covered
                     own_by[(rank, start)] = hits
         if not scored:

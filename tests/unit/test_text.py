@@ -17,6 +17,7 @@ from shared.text import (
     heading_prefix,
     identifiers,
     is_message_header,
+    is_question,
     is_signpost,
     names_nothing,
     question_parts,
@@ -381,3 +382,10 @@ def test_a_comparison_asks_the_rest_of_the_question_of_each_side():
     # A question that compares nothing, and a side with no content word, give no parts.
     assert comparison_parts("refund and cancellation policy") == []
     assert comparison_parts("it vs the") == []
+
+
+def test_a_unit_that_asks_is_a_question():
+    assert is_question("Can we get a refund for the Business renewal?")
+    assert is_question("Is that right? ")
+    assert not is_question("Refunds are paid within 5 business days.")
+    assert not is_question("Q&A: see the FAQ.")

@@ -323,6 +323,18 @@ def test_a_signpost_answers_only_when_no_other_unit_does():
     assert [c.quote for c in answer.citations] == ["For volume discounts, see the discounts document."]
 
 
+def test_a_question_in_a_passage_answers_only_when_no_other_unit_does():
+    """'how do i get a refund': a ticket's 'Can we get a refund for the renewal?' holds every word and asks them."""
+    thread = passage(
+        "We renewed by mistake last week. Can we get a refund for the renewal?", doc="ticket", path=("Message 1",)
+    )
+    policy = passage("Refund requests must be submitted through the billing portal.", path=("Refunds",))
+    answer = ExtractiveGenerator().run("how do i get a refund", [thread, policy])
+    assert [c.quote for c in answer.citations] == ["Refund requests must be submitted through the billing portal."]
+    answer = ExtractiveGenerator().run("can we get a refund for the renewal", [thread])
+    assert [c.quote for c in answer.citations] == ["Can we get a refund for the renewal?"]  # nothing else holds it
+
+
 def test_a_plain_text_heading_line_is_never_quoted():
     """A plain-text heading ('3. NONPROFIT AND EDUCATION') restates the path like a Markdown '## ...' line."""
     section = passage(
