@@ -16,6 +16,7 @@ from services.generator.base import empty_question
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, Citation, ScoredChunk
 from shared.quantities import (
+    Amount,
     asks_for_date,
     asks_for_duration,
     asks_for_number,
@@ -136,6 +137,66 @@ class ReadingGenerator:
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Asked:
+    """What a question (or one part of it) asks of the unit that answers it, read once per question."""
+
+    wanted: set[str]  # its content words
+    # An identifier it names (E-4412, v2.1, clause 7.2) must be in the passage that answers it: a passage about
+    # E-4413 does not answer a question about E-6001.
+    named: set[str]
+    amounts: list[Amount]  # the amounts it names
+    # A currency it names ("price in euros") must be one the answering unit states, in any form.
+    money: dict[str, set[str]]
+    money_terms: set[str]
+    # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
+    number: bool
+    # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
+    # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
+    dated: bool
+    unwritten: set[str]  # its words the passages never write as they are: a unit may hold them by a clip
+
+    @classmethod
+    def read(cls, query: str, written: set[str]) -> "_Asked":
+        wanted = question_terms(query)
+        named = identifiers(query)
+        money = question_currencies(query)
+        return cls(
+            wanted=wanted,
+            named=named,
+            amounts=question_amounts(query),
+            money=money,
+            money_terms=set().union(*money.values()),
+            number=asks_for_number(query),
+            dated=bool(named) and asks_for_date(query),
+            unwritten=wanted - written,
+        )
+
+    @property
+    def required(self) -> set[str]:
+        return self.named | self.money_terms
+
+    def held_by(self, unit: str, unit_words: frozenset[str], row: bool) -> set[str]:
+        """The question's words a unit holds by itself (not by its headings): its own words, an amount it states a
+        range holding ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |"), a bound or a time limit the
+        question's "max" or "deadline" asks for, the question's currency in any form, and for a table row the
+        places and bodies its cells name."""
+        held = _held_words(unit, unit_words, self.wanted, self.unwritten)
+        hits = (
+            (held & self.wanted)
+            | terms_in_ranges(self.amounts, unit)
+            | bound_terms(self.wanted, unit)
+            | deadline_terms(self.wanted, unit)
+        )
+        if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
+            hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row)
+        if row:
+            # A cell that names a place or body counts as its abbreviation and its people too ("uk" and "United
+            # Kingdom", "indian" and "India").
+            hits |= (cell_acronyms(unit) | cell_demonyms(unit)) & self.wanted
+        return hits
+
+
 @dataclasses.dataclass
 class _Selection:
     """What one question (or one part of it) finds among the passages."""
@@ -249,21 +310,8 @@ class ExtractiveGenerator:
     ) -> _Selection:
         """The units that answer the question (none: no unit supports it), the words of it the best one holds,
         and the question's words seen anywhere in the passages (for an abstention's "missing")."""
-        wanted = question_terms(query)
-        # An identifier the question names (E-4412, v2.1, clause 7.2) must be in the passage that
-        # answers it: a passage about E-4413 does not answer a question about E-6001.
-        named = identifiers(query)
-        amounts = question_amounts(query)
-        # A currency the question names ("price in euros") must be one the answering unit states, in any form.
-        money = question_currencies(query)
-        money_terms = set().union(*money.values())
-        required = named | money_terms
-        # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
-        number = asks_for_number(query)
-        # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
-        # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
-        dated = bool(named) and asks_for_date(query)
-        unwritten = wanted - written  # the words a unit may hold by a clip of them
+        asked = _Asked.read(query, written)
+        wanted, named = asked.wanted, asked.named
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
@@ -278,33 +326,20 @@ class ExtractiveGenerator:
             for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
                 if is_message_header(unit) or (
-                    is_heading_line(unit, passage.chunk.heading_path) and not (dated and states_date(unit))
+                    is_heading_line(unit, passage.chunk.heading_path) and not (asked.dated and states_date(unit))
                 ):
                     continue  # a heading line restates the path, a message header its subject: neither answers
                 record_fields = record_header_fields(unit)
                 if record_fields is not None and not record_fields & wanted:
                     continue  # a ticket's record header answers only for its fields (status, plan, customer)
-                # An amount the question names counts as held by a unit that states a range holding it
-                # ("uptime was 99.2%" and "| 99.0% to below 99.9% | 10% |").
                 row = unit.startswith("|")
-                held = _held_words(unit, unit_words, wanted, unwritten)
-                hits = (
-                    (held & wanted)
-                    | terms_in_ranges(amounts, unit)
-                    | bound_terms(wanted, unit)
-                    | deadline_terms(wanted, unit)
-                )
-                if money:  # "dollars" in "US dollars" is not the question's "australian dollars"
-                    hits = (hits - money_terms) | currency_terms_held(money, unit, row=row)
+                if row and is_table_header(body, end):
+                    header_terms = abbreviated_terms(wanted, content_terms(unit))
+                    continue
+                hits = asked.held_by(unit, unit_words, row)
                 if row:
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).
-                    if is_table_header(body, end):
-                        header_terms = abbreviated_terms(wanted, content_terms(unit))
-                        continue
-                    # A cell that names a place or body counts as its abbreviation and its people too ("uk" and
-                    # "United Kingdom", "indian" and "India").
-                    hits |= (cell_acronyms(unit) | cell_demonyms(unit)) & wanted
                     if not hits:
                         continue
                     hits |= header_terms
@@ -313,11 +348,11 @@ class ExtractiveGenerator:
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms
                 score = len(covered)
-                if number and not states_number(unit):
+                if asked.number and not states_number(unit):
                     continue
                 if record_fields is not None and wanted - covered:
                     continue  # the header answers a question about its fields, all of it: not "what did they ask"
-                if required <= covered and len(covered) >= self.min_coverage * len(wanted):
+                if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     # A signpost ("See the discounts document ...") or a question a ticket asks ("Can we get a
                     # refund?") shares the question's words, not its answer: it answers only when no other unit does.
                     (signposts if is_signpost(unit) or is_question(unit) else scored).append(
@@ -368,7 +403,7 @@ class ExtractiveGenerator:
         # before it. A word no unit of the passage holds ("latency" beside a table of edge locations) still counts
         # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
         # dollars").
-        around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - money_terms
+        around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - asked.money_terms
         held = covered_by[(top_rank, top_start)]
         return _Selection(
             _with_listed_items(picked, passages, spans), held | around, seen_terms, held, own_by[(top_rank, top_start)]
