@@ -406,7 +406,11 @@ class ExtractiveGenerator:
         around = ((_heading_words(top) | set().union(*words[top_rank])) & wanted) - asked.money_terms
         held = covered_by[(top_rank, top_start)]
         return _Selection(
-            _with_listed_items(picked, passages, spans), held | around, seen_terms, held, own_by[(top_rank, top_start)]
+            _with_listed_items(_with_cited_clauses(picked, passages, spans), passages, spans),
+            held | around,
+            seen_terms,
+            held,
+            own_by[(top_rank, top_start)],
         )
 
 
@@ -519,6 +523,38 @@ def _with_listed_items(
             if (passage, item_start, item_end) not in out:
                 out.append((passage, item_start, item_end))
     return out
+
+
+def _with_cited_clauses(
+    picked: list[tuple[ScoredChunk, int, int]],
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+) -> list[tuple[ScoredChunk, int, int]]:
+    """A quoted clause that builds on another of its passage ("the liability cap in Clause 8.1 is increased to
+    two times ...") followed by that clause, which it means nothing without: "msa liability cap" quoted 8.3, which
+    names the cap, and not 8.1, which sets it. Only a clause its passage holds, short enough to quote (one or two
+    units)."""
+    out: list[tuple[ScoredChunk, int, int]] = []
+    for passage, start, end in picked:
+        if (passage, start, end) not in out:
+            out.append((passage, start, end))
+        body = passage.chunk.body
+        cited = set(_CITED_CLAUSE.findall(body[start:end]))
+        if not cited:
+            continue
+        units = spans[next(i for i, p in enumerate(passages) if p is passage)]
+        for paragraph in _PARAGRAPH.finditer(body):
+            number = _LEADING_NUMBER.match(paragraph.group())
+            if not number or number.group(1) not in cited or paragraph.start() <= start < paragraph.end():
+                continue
+            clause = [(passage, s, e) for s, e in units if paragraph.start() <= s < paragraph.end()]
+            if len(clause) <= 2:
+                out += [unit for unit in clause if unit not in out]
+    return out
+
+
+# A reference to a numbered clause in a clause's text: "in Clause 8.1", "under section 4.2", "§ 7.1".
+_CITED_CLAUSE = re.compile(r"(?:\bclause|\bsection|§)\s*(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 
 
 def _entry_among(

@@ -184,6 +184,21 @@ def test_a_numbered_clause_the_question_names_is_its_entry():
     assert ExtractiveGenerator().run("clause 10.5 can we assign the contract to our subsidiary", [msa]).abstained
 
 
+def test_a_clause_that_builds_on_another_is_quoted_with_it():
+    """'msa liability cap': 8.3 names the cap and holds every word, but the cap is set in 8.1, which it cites."""
+    liability = passage(
+        "## 8. Limitation of Liability\n\n"
+        "8.1 Each party's total liability is limited to the fees paid in the 12 months before the claim.\n\n"
+        "8.2 Neither party is liable for lost profits.\n\n"
+        "8.3 For breaches of Clause 6, the liability cap in Clause 8.1 is increased to two times the fees paid.",
+        doc="msa",
+        path=("Master Services Agreement", "8. Limitation of Liability"),
+    )
+    answer = ExtractiveGenerator().run("liability cap", [liability])
+    # Clause 6, which it cites too, is not in the passage: nothing is added for it.
+    assert [c.quote[:3] for c in answer.citations] == ["8.3", "8.1"]
+
+
 def test_a_duration_meets_its_value_in_another_unit():
     """'cancel in the first 2 weeks' is the '14-day window'."""
     refunds = passage(
