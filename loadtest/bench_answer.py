@@ -19,7 +19,8 @@ from google.protobuf.json_format import ParseDict
 from loadtest.figures import figure, record
 from services.evaluation.cases import read_jsonl
 from services.generator import support
-from services.generator.extractive import ExtractiveGenerator, ReadingGenerator, SelectingGenerator
+from services.generator.extractive import ExtractiveGenerator
+from services.generator.learned import ReadingGenerator, SelectingGenerator
 from services.generator.reading import DEFAULT_READER_CARD, ReaderCard
 from services.generator.selection import DEFAULT_CARD
 from shared import convert

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from services.generator import selection
 from services.generator.base import empty_question
-from services.generator.extractive import unit_citation
 from services.generator.prompt import ANSWER_SCHEMA, build_messages, parse_reply
+from services.generator.quoting import unit_citation
 from services.generator.selftest import check_llama_cpp
 from shared.errors import FailedPrecondition, Unavailable
 from shared.model import Answer, Citation, ScoredChunk

@@ -5,7 +5,8 @@ import os
 from opentelemetry.trace import SpanKind
 
 from services.generator.base import Generator
-from services.generator.extractive import ExtractiveGenerator, ReadingGenerator, SelectingGenerator
+from services.generator.extractive import ExtractiveGenerator
+from services.generator.learned import ReadingGenerator, SelectingGenerator
 from services.generator.llm import LlamaCppBackend, LLMGenerator, OpenAICompatibleBackend
 from services.generator.privacy import PseudonymisingGenerator
 from shared import config, convert

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from services.generator import reading, selection, support
-from services.generator.extractive import ReadingGenerator
+from services.generator.learned import ReadingGenerator
 from services.reranker.triton_server import rerankers_root
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from services.generator import selection
-from services.generator.extractive import SelectingGenerator
+from services.generator.learned import SelectingGenerator
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta
 

@@ -1,0 +1,82 @@
+"""The words of a question that an answer unit holds, and how much of the question they cover: a unit's own words,
+its headings', a hyphenated word's parts, a clipped word written out, each question word weighted by how few units
+of the context hold it."""
+
+import math
+import re
+
+from shared.model import ScoredChunk
+from shared.text import (
+    acronyms,
+    clipped_terms,
+    compound_parts,
+    content_terms,
+    title_and_heading_terms,
+    with_number_units,
+)
+
+
+def term_weights(
+    wanted: set[str],
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+    words: list[list[frozenset[str]]],
+    written: set[str],
+) -> dict[str, float]:
+    """How much each of the question's words says about what it asks, from the passages it is answered from:
+    log(1 + units / (1 + units holding the word)). A word most units hold ("plan", "price" among price lists) says
+    little; one none holds ("plus" in "enterprise plus plan price", "latency" beside a table of edge locations)
+    names what the passages may not have, so an answer without it covers less of the question."""
+    unwritten = wanted - written
+    held = [
+        held_words(passage.chunk.body[start:end], unit_words, wanted, unwritten)
+        for passage, units, passage_words in zip(passages, spans, words, strict=True)
+        for (start, end), unit_words in zip(units, passage_words, strict=True)
+    ]
+    return {term: math.log(1 + len(held) / (1 + sum(term in terms for terms in held))) for term in wanted}
+
+
+def heading_words(passage: ScoredChunk) -> set[str]:
+    """The words every unit of a passage is read under: its heading path's, and what the names of its title and
+    headings abbreviate to ("msa clause 7.2" under "Master Services Agreement")."""
+    names = [passage.chunk.meta.title, *passage.chunk.heading_path]
+    return with_short_versions(content_terms(" ".join(passage.chunk.heading_path))) | acronyms(names)
+
+
+def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritten: set[str]) -> set[str]:
+    """The words a unit holds for this question: its own, a hyphenated word's parts the question has all of
+    (compound_parts), and the question's clipped words it writes out ("app" in "Application logs"), of those the
+    passages never write as they are (`unwritten`): where they write "fee" or "logs", "fee" is not a clip of
+    "feedback" nor "log" of "logistics"."""
+    held = compound_parts(unit, wanted) | unit_words
+    return held | clipped_terms(wanted & unwritten, held)
+
+
+def written_words(passages: list[ScoredChunk], words: list[list[frozenset[str]]]) -> set[str]:
+    """Every word the passages write, in a unit, a heading or a title."""
+    written = set().union(*(unit_words for passage_words in words for unit_words in passage_words))
+    for passage in passages:
+        written |= title_and_heading_terms(passage.chunk)
+    return written
+
+
+def unit_terms(unit: str) -> frozenset[str]:
+    """The words a unit holds as a question reads them: its content terms, and a number joined to its unit word
+    ("3-year") as both. Its hyphenated words read apart depend on the question (compound_parts)."""
+    return frozenset(with_short_versions(with_number_units(content_terms(unit))))
+
+
+_ZERO_PATCH = re.compile(r"^(\d+\.\d+)\.0$")
+
+
+def with_short_versions(terms: set[str]) -> set[str]:
+    """The terms, and each version ending in ".0" also without it: release 2.1.0 is "v2.1" to a reader asking when
+    v2.1 came out."""
+    return terms | {m.group(1) for t in terms if (m := _ZERO_PATCH.match(t))}
+
+
+def weighted_share(covered: set[str], wanted: set[str], weights: dict[str, float]) -> float:
+    """The share of the question's words, each by its weight, that an answer holds: its coverage. Summed exactly
+    (fsum), so the share does not depend on the order a set yields its words in, which varies between processes."""
+    total = math.fsum(weights.get(term, 0.0) for term in wanted)
+    return min(1.0, math.fsum(weights.get(term, 0.0) for term in covered & wanted) / total) if total else 0.0
