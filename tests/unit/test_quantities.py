@@ -70,6 +70,14 @@ def test_an_amount_with_its_currency_written_as_a_word():
     assert [a.unit for a in question_amounts("a 50 pound bag")] == ["pound"]
 
 
+def test_a_percentage_written_out_is_a_percentage():
+    """ "uptime was 98.7 percent" falls in the service-credit row "95.0% to below 99.0%", as "98.7%" does."""
+    row = "| 95.0% to below 99.0% | 25% |"
+    assert terms_in_ranges(question_amounts("uptime was 98.7 percent, what credit"), row) == {"98.7"}
+    assert terms_in_ranges(question_amounts("uptime was 98.7 pct"), row) == {"98.7"}
+    assert terms_in_ranges(question_amounts("uptime was 99.5 percent"), row) == set()
+
+
 def test_a_percentage_off_is_held_with_its_off():
     thirty_off = question_amounts("who approves 30% off")
     rule = "- More than 25% requires approval by the deal desk and the VP of Sales."
