@@ -246,15 +246,24 @@ def compound_parts(text: str, wanted: set[str]) -> set[str]:
     """The question's words (`wanted`) that the text's hyphenated words hold when read apart, each compound only
     when the question has all its parts: a document's `--max-retries` holds "max retries", "fixed-fee" holds
     "fixed fee" (content_terms reads each as one word, as it does "max-retries" in a question). A part alone is
-    not the compound: "pro-apoptotic" does not hold "apoptotic", nor "anti-apoptotic"."""
+    not the compound: "pro-apoptotic" does not hold "apoptotic", nor "anti-apoptotic". But a compound that says
+    what it is about, "usage-based" or "security-related", holds that word: "are usage charges refundable" is
+    answered by "Usage-based charges are not refundable"."""
     held: set[str] = set()
     if "-" not in text:
         return held
     for compound in _COMPOUND.findall(text):
+        words = compound.lower().split("-")
+        if len(words) == 2 and words[1] in _ABOUT_SUFFIXES:
+            held |= content_terms(words[0]) & wanted
         parts = content_terms(compound.replace("-", " "))
         if parts and parts <= wanted:
             held |= parts
     return held
+
+
+# The second word of a compound about its first: "usage-based", "security-related", "plan-specific".
+_ABOUT_SUFFIXES = frozenset({"based", "related", "specific"})
 
 
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")

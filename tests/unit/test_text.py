@@ -389,3 +389,10 @@ def test_a_unit_that_asks_is_a_question():
     assert is_question("Is that right? ")
     assert not is_question("Refunds are paid within 5 business days.")
     assert not is_question("Q&A: see the FAQ.")
+
+
+def test_a_compound_about_its_first_word_holds_it():
+    """ "Usage-based charges" are usage charges; "pro-apoptotic" still does not hold "apoptotic"."""
+    assert compound_parts("Usage-based charges are not refundable.", {"usage", "charge", "refundable"}) == {"usage"}
+    assert compound_parts("Security-related pages go to the SIC.", {"security", "page"}) == {"security"}
+    assert compound_parts("a pro-apoptotic protein", {"apoptotic", "protein"}) == set()
