@@ -307,6 +307,33 @@ def table_cells(row: str) -> list[str]:
     return [c.strip() for c in cells]
 
 
+def row_siblings(bodies: list[str]) -> dict[str, set[str]]:
+    """For each name a table gives a row (a first cell of one word: "Starter", "Team", "Business" in a price list's
+    Plan column), the names of the table's other rows: the things of the same kind the table sets side by side."""
+    siblings: dict[str, set[str]] = {}
+    for body in bodies:
+        if "|" not in body:
+            continue
+        lines = body.split("\n")
+        i = 0
+        while i < len(lines):
+            if not (i + 1 < len(lines) and lines[i].lstrip().startswith("|") and is_table_rule(lines[i + 1])):
+                i += 1
+                continue
+            names: set[str] = set()
+            i += 2  # the rows under the header and its rule
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                cells = table_cells(lines[i])
+                terms = content_terms(cells[0]) if cells else set()
+                if len(terms) == 1:
+                    names |= terms
+                i += 1
+            if len(names) > 1:
+                for name in names:
+                    siblings.setdefault(name, set()).update(names - {name})
+    return siblings
+
+
 def read_row(header: str, row: str) -> str:
     """A table row as a reader takes it in, each cell under its column's name: "Plan: Team; Monthly price:
     $79; ...", empty cells left out. The row as it is when the header's cells do not line up with it."""

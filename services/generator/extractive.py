@@ -63,8 +63,18 @@ from shared.text import (
     question_parts,
     question_terms,
     record_header_fields,
+    row_siblings,
     table_cells,
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Written:
+    """What the passages write, read once per question: every word (in a unit, a heading or a title), and for each
+    name a table gives a row ("Starter" in a price list's Plan column) the names of the other rows."""
+
+    words: set[str]
+    siblings: dict[str, set[str]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,12 +95,18 @@ class _Asked:
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
     unwritten: set[str]  # its words the passages never write as they are: a unit may hold them by a clip
+    # The table rows it names ("starter") and their siblings ("team", "business", "enterprise"): a unit that names a
+    # sibling and not the row asked about is about the sibling ("Business plan customers who buy more than 200
+    # seats" does not answer "can starter buy more seats").
+    rows: set[str]
+    other_rows: set[str]
 
     @classmethod
-    def read(cls, query: str, written: set[str]) -> "_Asked":
+    def read(cls, query: str, written: _Written) -> "_Asked":
         wanted = question_terms(query)
         named = identifiers(query)
         money = question_currencies(query)
+        rows = wanted & written.siblings.keys()
         return cls(
             wanted=wanted,
             named=named,
@@ -99,7 +115,9 @@ class _Asked:
             money_terms=set().union(*money.values()),
             number=asks_for_number(query),
             dated=bool(named) and asks_for_date(query),
-            unwritten=wanted - written,
+            unwritten=wanted - written.words,
+            rows=rows,
+            other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
         )
 
     @property
@@ -163,10 +181,10 @@ class ExtractiveGenerator:
             [unit_terms(p.chunk.body[start:end]) for start, end in units]
             for p, units in zip(passages, spans, strict=True)
         ]
-        # The words the passages write as they are, in a unit, a heading or a title: a question word among them is
-        # never read as a clip of a longer one.
-        written = written_words(passages, words)
-        weights = term_weights(wanted, passages, spans, words, written)
+        # The words the passages write as they are, in a unit, a heading or a title (a question word among them is
+        # never read as a clip of a longer one), and the rows their tables set side by side.
+        written = _Written(written_words(passages, words), row_siblings([p.chunk.body for p in passages]))
+        weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
         # both ("a post-incident review is required for every P1 and P2") answers neither.
         sides = comparison_parts(query)
@@ -209,7 +227,7 @@ class ExtractiveGenerator:
         passages: list[ScoredChunk],
         spans: list[list[tuple[int, int]]],
         words: list[list[frozenset[str]]],
-        written: set[str],
+        written: _Written,
     ) -> tuple[list[tuple[ScoredChunk, int, int]], set[str]]:
         """The units to quote and the words they cover. A question in parts whose best unit answers one of them
         ("trip to london: hotel cap and meal allowance" finds the hotel cap): a part whose own best unit holds words
@@ -236,7 +254,7 @@ class ExtractiveGenerator:
         passages: list[ScoredChunk],
         spans: list[list[tuple[int, int]]],
         words: list[list[frozenset[str]]],
-        written: set[str],
+        written: _Written,
     ) -> _Selection:
         """The units that answer the question (none: no unit supports it), the words of it the best one holds,
         and the question's words seen anywhere in the passages (for an abstention's "missing")."""
@@ -280,6 +298,8 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if asked.number and not states_number(unit):
                     continue
+                if unit_words & asked.other_rows and not covered & asked.rows:
+                    continue  # about another row of the table ("Business" where "Starter" is asked)
                 if record_fields is not None and wanted - covered:
                     continue  # the header answers a question about its fields, all of it: not "what did they ask"
                 if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):

@@ -24,6 +24,7 @@ from shared.text import (
     question_terms,
     read_row,
     record_header_fields,
+    row_siblings,
     sentence_spans,
     table_header_before,
     term_words,
@@ -396,3 +397,13 @@ def test_a_compound_about_its_first_word_holds_it():
     assert compound_parts("Usage-based charges are not refundable.", {"usage", "charge", "refundable"}) == {"usage"}
     assert compound_parts("Security-related pages go to the SIC.", {"security", "page"}) == {"security"}
     assert compound_parts("a pro-apoptotic protein", {"apoptotic", "protein"}) == set()
+
+
+def test_the_rows_a_table_sets_side_by_side_are_siblings():
+    prices = "| Plan | Monthly price |\n| --- | --- |\n| Starter | $19 |\n| Team | $79 |\n| Business | $299 |\n\nAfter."
+    regions = "| Region | Currency |\n|---|---|\n| Japan | JPY |\n| European Union | EUR |\n"
+    siblings = row_siblings([prices, regions, "No table here."])
+    assert siblings["starter"] == {"team", "business"}
+    assert siblings["team"] == {"starter", "business"}
+    assert "japan" not in siblings  # a table with one one-word name sets nothing side by side
+    assert "plan" not in siblings  # the header names the column, not a row

@@ -199,6 +199,22 @@ def test_a_clause_that_builds_on_another_is_quoted_with_it():
     assert [c.quote[:3] for c in answer.citations] == ["8.3", "8.1"]
 
 
+def test_a_unit_about_another_row_of_a_table_does_not_answer_for_the_row_asked_about():
+    """'business plan requests per minute': the ticket's 'The Starter plan allows 60 requests per minute' shares
+    the question's words but is about Starter, a sibling of Business in the limits table."""
+    limits = passage(
+        "| Plan | Requests per minute |\n| --- | --- |\n| Starter | 60 |\n| Business | 1,200 |\n",
+        doc="limits",
+        path=("API Rate Limits", "Limits per plan"),
+    )
+    ticket = passage("The Starter plan allows 60 requests per minute with a burst of 120.", doc="ticket")
+    answer = ExtractiveGenerator().run("business plan requests per minute", [ticket, limits])
+    assert [c.quote for c in answer.citations] == ["| Business | 1,200 |"]
+    # Without the question naming a row, the ticket's sentence answers as before.
+    answer = ExtractiveGenerator().run("plan requests per minute burst", [ticket, limits])
+    assert answer.citations[0].quote.startswith("The Starter plan allows")
+
+
 def test_a_duration_meets_its_value_in_another_unit():
     """'cancel in the first 2 weeks' is the '14-day window'."""
     refunds = passage(
