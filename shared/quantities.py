@@ -101,6 +101,8 @@ class Range:
         value = amount.value if not amount.unit and amount.bound else _converted(amount.value, amount.unit, self.unit)
         if value is None:
             return False
+        if not amount.unit and self.unit == "%" and value > 100:
+            return False  # "refund over 5k" is no share: not in "discounts of 20% or more"
         if amount.bound == "above":  # the values just past it: "over $5,000" is in "above $5,000"
             return self.low <= value < self.high
         if amount.bound == "below":

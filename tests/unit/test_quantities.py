@@ -131,6 +131,8 @@ def test_a_bare_number_the_question_bounds_is_an_amount_of_any_unit():
     assert terms_in_ranges(under, "| below 95.0% | 50% |") == {"95", "under"}
     assert terms_in_ranges(under, "| 95.0% to below 99.0% | 25% |") == set()
     assert question_amounts("what does msa clause 9") == []  # unbounded, a bare number stays a name
+    # A bare number above 100 is no share: "over 5000" is not in "discounts of 20% or more".
+    assert terms_in_ranges(over, "Note: promotional discounts of 20% or more may affect refund eligibility.") == set()
 
 
 def test_a_question_bound_is_part_of_its_amount():
