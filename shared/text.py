@@ -213,6 +213,22 @@ def question_terms(question: str) -> set[str]:
     return terms
 
 
+def word_modifiers(text: str) -> dict[str, str]:
+    """Each content term of the text with the content term written just before it ("data engineer": {"engineer":
+    "data"}); a term after a stopword or a number has none."""
+    out: dict[str, str] = {}
+    before = ""
+    for word in _words(text):
+        if word in STOPWORDS or not word.isalpha():
+            before = ""
+            continue
+        term = _term(word)
+        if before:
+            out.setdefault(term, before)
+        before = term
+    return out
+
+
 def term_words(text: str) -> dict[str, str]:
     """Each content term of the text and the word it was first written as ("keep": "kept")."""
     words: dict[str, str] = {}

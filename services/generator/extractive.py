@@ -65,6 +65,7 @@ from shared.text import (
     record_header_fields,
     row_siblings,
     table_cells,
+    word_modifiers,
 )
 
 
@@ -100,6 +101,8 @@ class _Asked:
     # seats" does not answer "can starter buy more seats").
     rows: set[str]
     other_rows: set[str]
+    # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
+    modifiers: dict[str, str]
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -118,6 +121,7 @@ class _Asked:
             unwritten=wanted - written.words,
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
+            modifiers=word_modifiers(query),
         )
 
     @property
@@ -300,6 +304,8 @@ class ExtractiveGenerator:
                     continue
                 if unit_words & asked.other_rows and not covered & asked.rows:
                     continue  # about another row of the table ("Business" where "Starter" is asked)
+                if row and _names_another(unit, asked.modifiers):
+                    continue  # a row named for another of its kind ("Migration Engineer" for "data engineer")
                 if record_fields is not None and wanted - covered:
                     continue  # the header answers a question about its fields, all of it: not "what did they ask"
                 if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):
@@ -375,6 +381,16 @@ def _answer_from_parts(
     asked = set().union(*(question_terms(part) for part in parts))
     coverage = weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
     return dataclasses.replace(quoted_answer(picked, generator_id), coverage=coverage)
+
+
+def _names_another(row: str, modifiers: dict[str, str]) -> bool:
+    """Whether a table row's name of several words ("Migration Engineer") ends in a word the question qualifies
+    otherwise ("data engineer"): the row is another thing of the kind the question asks about."""
+    cells = table_cells(row)
+    name = [term for word in cells[0].split() for term in content_terms(word)] if cells else []
+    if len(name) < 2 or name[-1] not in modifiers:
+        return False
+    return modifiers[name[-1]] not in name
 
 
 def _row_named(unit: str, wanted: set[str]) -> bool:

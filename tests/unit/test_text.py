@@ -29,6 +29,7 @@ from shared.text import (
     table_header_before,
     term_words,
     with_number_units,
+    word_modifiers,
 )
 
 
@@ -407,3 +408,13 @@ def test_the_rows_a_table_sets_side_by_side_are_siblings():
     assert siblings["team"] == {"starter", "business"}
     assert "japan" not in siblings  # a table with one one-word name sets nothing side by side
     assert "plan" not in siblings  # the header names the column, not a row
+
+
+def test_each_word_with_the_word_before_it():
+    assert word_modifiers("data engineer hourly rate for a migration sow") == {
+        "engineer": "data",
+        "hour": "engineer",
+        "rate": "hour",
+        "sow": "migration",
+    }
+    assert word_modifiers("the 3 seats") == {}  # after a stopword or a number: none

@@ -215,6 +215,20 @@ def test_a_unit_about_another_row_of_a_table_does_not_answer_for_the_row_asked_a
     assert answer.citations[0].quote.startswith("The Starter plan allows")
 
 
+def test_a_row_named_for_another_thing_of_the_kind_asked_about_does_not_answer():
+    """'data engineer hourly rate': the rate card has a Migration Engineer, not a data engineer."""
+    rates = passage(
+        "| Role | Hourly rate |\n| --- | --- |\n| Migration Engineer | $225 |\n| Solutions Architect | $275 |\n",
+        doc="rates",
+        path=("Professional Services", "Rates"),
+    )
+    assert ExtractiveGenerator().run("data engineer hourly rate", [rates]).abstained
+    answer = ExtractiveGenerator().run("migration engineer hourly rate", [rates])
+    assert [c.quote for c in answer.citations] == ["| Migration Engineer | $225 |"]
+    answer = ExtractiveGenerator().run("engineer hourly rate", [rates])  # no other engineer named: the row answers
+    assert [c.quote for c in answer.citations] == ["| Migration Engineer | $225 |"]
+
+
 def test_a_duration_meets_its_value_in_another_unit():
     """'cancel in the first 2 weeks' is the '14-day window'."""
     refunds = passage(
