@@ -284,6 +284,20 @@ def asks_for_date(question: str) -> bool:
     return bool(_ASKS_DATE.search(question))
 
 
+_ASKS_VERSION = re.compile(r"\b(?:versions?|releases?|builds?)\b", re.IGNORECASE)
+_STATED_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
+
+
+def asks_for_version(question: str) -> bool:
+    """A "which version" / "which release" question."""
+    return bool(_ASKS_VERSION.search(question))
+
+
+def states_version(text: str) -> bool:
+    """The text states a version number ("v2.1.3", "2.1")."""
+    return bool(_STATED_VERSION.search(text))
+
+
 def states_date(text: str) -> bool:
     """The text states a calendar date ("2025-06-01", "June 1, 2025", "1 June 2025")."""
     return bool(_STATED_DATE.search(text))

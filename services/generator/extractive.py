@@ -36,12 +36,14 @@ from shared.quantities import (
     asks_for_date,
     asks_for_duration,
     asks_for_number,
+    asks_for_version,
     bound_terms,
     deadline_terms,
     question_amounts,
     states_date,
     states_duration,
     states_number,
+    states_version,
     terms_in_ranges,
 )
 from shared.spelling import corrected
@@ -203,7 +205,9 @@ class ExtractiveGenerator:
         if whole.picked:
             quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words, written)
             coverage = weighted_share(covered, wanted, weights)
-            return dataclasses.replace(quoted_answer(quoted, self.generator_id), coverage=coverage)
+            # A "when" or "which version" answer reads its unit under the heading that dates it.
+            asked = states_date if asks_for_date(query) else states_version if asks_for_version(query) else None
+            return dataclasses.replace(quoted_answer(quoted, self.generator_id, asked), coverage=coverage)
         # A question in parts ("api v1 shutdown date and how do i see remaining quota in v2") rarely has one unit
         # holding half its words: each part is answered on its own, and the answer quotes every part that is.
         # Its coverage is the share of the question's words the parts' best units hold, so the gateway's

@@ -2,6 +2,9 @@
 what the passages lack. Shared by the coverage rule, the learned selector and the support reader, and by the LLM
 backends for the spans they cite."""
 
+import re
+from collections.abc import Callable
+
 from shared.model import Answer, Citation, ScoredChunk
 from shared.text import (
     content_terms,
@@ -26,8 +29,14 @@ def below_threshold(
     )
 
 
-def quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str) -> Answer:
-    """One line per quoted unit, each with its citation (character span into the document source)."""
+def quoted_answer(
+    picked: list[tuple[ScoredChunk, int, int]], generator_id: str, asked: Callable[[str], bool] | None = None
+) -> Answer:
+    """One line per quoted unit, each with its citation (character span into the document source). With `asked`
+    (whether a text states what the question asks for: a date for "when", a version for "which version"), a unit
+    that does not state it is read under the heading that does: "which version fixed the windows keep remote bug"
+    is answered by a release note's line, and the version is in its heading ("v2.1.3 (2025-07-10): Fixed a bug
+    where ...")."""
     lines, citations = [], []
     for passage, start, end in picked:
         citations.append(unit_citation(passage, start, end))
@@ -38,8 +47,18 @@ def quoted_answer(picked: list[tuple[ScoredChunk, int, int]], generator_id: str)
             quote = read_row(table_header_before(passage.chunk.body, start), quote)
         elif quote.lstrip().startswith("#"):  # a dated heading ("## v2.1.0 (2025-06-01)") reads as its title
             quote = quote.lstrip().lstrip("#")
+        elif asked and not asked(quote) and (heading := _heading_stating(asked, passage.chunk.heading_path)):
+            quote = f"{heading}: {_LIST_MARKER.sub('', quote.lstrip(), count=1)}"
         lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
     return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)
+
+
+def _heading_stating(asked: Callable[[str], bool], heading_path: list[str]) -> str:
+    """The deepest heading that states what the question asks for ("v2.1.3 (2025-07-10)"); "" when none does."""
+    return next((heading for heading in reversed(heading_path) if asked(heading)), "")
+
+
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 
 
 def unit_citation(passage: ScoredChunk, start: int, end: int) -> Citation:

@@ -9,6 +9,7 @@ from shared.quantities import (
     asks_for_date,
     asks_for_duration,
     asks_for_number,
+    asks_for_version,
     bound_terms,
     deadline_terms,
     question_amounts,
@@ -16,6 +17,7 @@ from shared.quantities import (
     states_date,
     states_duration,
     states_number,
+    states_version,
     terms_in_ranges,
 )
 
@@ -215,3 +217,11 @@ def test_a_when_question_asks_for_a_calendar_date():
     assert not asks_for_date("what is new in v2.1")
     assert states_date("## v2.1.0 (2025-06-01)") and states_date("on June 1, 2025") and states_date("3 November 2025")
     assert not states_date("v2.1.0") and not states_date("within 30 days")
+
+
+def test_a_which_version_question_and_a_stated_version():
+    assert asks_for_version("which release made the job timeout configurable")
+    assert asks_for_version("memory leak fix version")
+    assert not asks_for_version("how long are logs kept")
+    assert states_version("v2.1.3 (2025-07-10)") and states_version("Upgraded OpenSSL to 3.0.14")
+    assert not states_version("Fixes") and not states_version("3. Fees and Payment")

@@ -229,6 +229,22 @@ def test_a_row_named_for_another_thing_of_the_kind_asked_about_does_not_answer()
     assert [c.quote for c in answer.citations] == ["| Migration Engineer | $225 |"]
 
 
+def test_a_when_or_which_version_answer_reads_its_unit_under_the_heading_that_dates_it():
+    """'which version fixed the memory leak': the note says what was fixed, its heading which release."""
+    notes = passage(
+        "- Fixed a memory leak in the sync client.\n- Corrected the `X-RateLimit-Reset` header.",
+        doc="notes",
+        path=("Release Notes v2.1.x", "v2.1.2 (2025-06-24)", "Fixes"),
+    )
+    answer = ExtractiveGenerator().run("which version fixed the memory leak", [notes])
+    assert answer.text == "v2.1.2 (2025-06-24): Fixed a memory leak in the sync client. [1]"
+    assert answer.citations[0].quote == "- Fixed a memory leak in the sync client."  # the quote is the source's
+    answer = ExtractiveGenerator().run("when was the memory leak fixed", [notes])
+    assert answer.text.startswith("v2.1.2 (2025-06-24): Fixed a memory leak")
+    answer = ExtractiveGenerator().run("is the memory leak fixed", [notes])  # asks neither: read as it is
+    assert answer.text == "- Fixed a memory leak in the sync client. [1]"
+
+
 def test_a_duration_meets_its_value_in_another_unit():
     """'cancel in the first 2 weeks' is the '14-day window'."""
     refunds = passage(
