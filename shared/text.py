@@ -173,12 +173,20 @@ _NEGATION = re.compile(r"(?:\b(ca|wo|sha))?n['’]t\b")
 _NEGATED = {"ca": "can", "wo": "will", "sha": "shall"}
 
 
+# A number written with thousands separators is one number: "$1,500" is 1500, not the words "1" and "500" (which
+# held the "1" of "tier 1").
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
 def _words(text: str) -> list[str]:
-    """The lower-cased words of a text, contractions read as their words ("don't": do not)."""
+    """The lower-cased words of a text, contractions read as their words ("don't": do not), a number with thousands
+    separators as one ("1,500": 1500)."""
     text = text.lower()
     if "'" in text or "’" in text:
         text = _CLITIC.sub("", text)
         text = _NEGATION.sub(lambda m: f"{_NEGATED.get(m.group(1) or '', '')} not", text)
+    if "," in text:
+        text = _THOUSANDS.sub("", text)
     return _TERM.findall(text)
 
 

@@ -418,3 +418,10 @@ def test_each_word_with_the_word_before_it():
         "sow": "migration",
     }
     assert word_modifiers("the 3 seats") == {}  # after a stopword or a number: none
+
+
+def test_a_number_with_thousands_separators_is_one_word():
+    """ "$1,500" is 1500: read as "1" and "500" it held the "1" of "tier 1 refund approval limit"."""
+    assert content_terms("Trips up to $1,500 in total cost") == {"trip", "up", "1500", "total", "cost"}
+    assert content_terms("folders with more than 100,000 files") == {"folder", "more", "100000", "file"}
+    assert content_terms("steps 1,2,3") == {"step", "1", "2", "3"}  # not thousands: three numbers
