@@ -8,6 +8,7 @@ for are in learned.py.
 """
 
 import dataclasses
+import re
 
 from services.generator.base import empty_question
 from services.generator.coverage import (
@@ -105,6 +106,7 @@ class _Asked:
     other_rows: set[str]
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
+    defines: set[str] = dataclasses.field(default_factory=set)
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -124,6 +126,7 @@ class _Asked:
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
             modifiers=word_modifiers(query),
+            defines=_asks_definition(query, named),
         )
 
     @property
@@ -308,6 +311,12 @@ class ExtractiveGenerator:
                     continue
                 if unit_words & asked.other_rows and not covered & asked.rows:
                     continue  # about another row of the table ("Business" where "Starter" is asked)
+                if asked.defines and not (
+                    is_entry_of(passage, asked.defines)
+                    or _row_named(unit, asked.defines)
+                    or _defines(unit, asked.defines)
+                ):
+                    continue  # "what is a P1": a sentence that only mentions a P1 outage does not say
                 if row and _names_another(unit, asked.modifiers):
                     continue  # a row named for another of its kind ("Migration Engineer" for "data engineer")
                 if record_fields is not None and wanted - covered:
@@ -385,6 +394,33 @@ def _answer_from_parts(
     asked = set().union(*(question_terms(part) for part in parts))
     coverage = weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
     return dataclasses.replace(quoted_answer(picked, generator_id), coverage=coverage)
+
+
+# "what is a P1", "whats E-4412", "E-4422 meaning", "what does E-1002 mean": the question asks what a name means.
+_ASKS_DEFINITION = (
+    re.compile(r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+(?:an?\s+|the\s+)?(\S+?)\W*$", re.IGNORECASE),
+    re.compile(r"^\W*what\s+does\s+(\S+)\s+mean\W*$", re.IGNORECASE),
+    re.compile(r"^\W*(\S+)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
+)
+
+
+def _asks_definition(query: str, named: set[str]) -> set[str]:
+    """The names a question asks the meaning of, when that is all it asks ("what is a P1"); empty otherwise ("whats
+    in v2.1.1" asks what a release holds)."""
+    for pattern in _ASKS_DEFINITION:
+        match = pattern.match(query)
+        if match and (terms := content_terms(match.group(1))) and terms <= named:
+            return terms
+    return set()
+
+
+def _defines(unit: str, named: set[str]) -> bool:
+    """Whether a unit says what a named thing is: "- P1: complete outage ...", "E-4412 means ...", "W-2203 is
+    the early warning ..."."""
+    text = unit.lower()
+    return any(
+        re.search(rf"{re.escape(name)}\W{{0,2}}\s*(?::|=|means\b|is\b|are\b|stands for\b)", text) for name in named
+    )
 
 
 def _names_another(row: str, modifiers: dict[str, str]) -> bool:

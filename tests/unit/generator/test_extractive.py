@@ -245,6 +245,19 @@ def test_a_when_or_which_version_answer_reads_its_unit_under_the_heading_that_da
     assert answer.text == "- Fixed a memory leak in the sync client. [1]"
 
 
+def test_what_a_name_means_is_answered_by_a_unit_that_says_it_not_one_that_mentions_it():
+    """'what is a P1': 'A P1 outage on 2025-09-09 lasted 41 minutes' uses the name, '- P1: full outage ...' says
+    what it is; with no unit saying it, the question is refused rather than answered with the mention."""
+    review = passage("A P1 outage on 2025-09-09 lasted 41 minutes in us-east.", doc="review", path=("Q3 review",))
+    levels = passage("- P1: full outage of a core service.\n- P2: partial outage.", doc="runbook", path=("Levels",))
+    answer = ExtractiveGenerator().run("what is a P1", [review, levels])
+    assert [c.quote for c in answer.citations] == ["- P1: full outage of a core service."]
+    assert ExtractiveGenerator().run("what is a P1", [review]).abstained
+    # A question that asks more than the meaning is answered by the mention as before.
+    answer = ExtractiveGenerator().run("how long did the P1 outage last", [review])
+    assert [c.quote for c in answer.citations] == ["A P1 outage on 2025-09-09 lasted 41 minutes in us-east."]
+
+
 def test_a_duration_meets_its_value_in_another_unit():
     """'cancel in the first 2 weeks' is the '14-day window'."""
     refunds = passage(
