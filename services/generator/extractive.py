@@ -309,7 +309,7 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if asked.number and not states_number(unit):
                     continue
-                if unit_words & asked.other_rows and not covered & asked.rows:
+                if _about_other_row(unit, unit_words, covered, asked):
                     continue  # about another row of the table ("Business" where "Starter" is asked)
                 if asked.defines and not (
                     is_entry_of(passage, asked.defines)
@@ -421,6 +421,19 @@ def _defines(unit: str, named: set[str]) -> bool:
     return any(
         re.search(rf"{re.escape(name)}\W{{0,2}}\s*(?::|=|means\b|is\b|are\b|stands for\b)", text) for name in named
     )
+
+
+def _about_other_row(unit: str, unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
+    """Whether a unit is about another row of a table than the one the question names: a sentence that names a
+    sibling and not the row asked about, or a table row whose own name is a sibling ("| Starter | ... | 2 business
+    days |" is the Starter row, though a cell says "business")."""
+    if not asked.other_rows:
+        return False
+    if unit.startswith("|"):
+        cells = table_cells(unit)
+        name = content_terms(cells[0]) if cells else set()
+        return bool(name & asked.other_rows) and not name & asked.rows
+    return bool(unit_words & asked.other_rows) and not covered & asked.rows
 
 
 def _names_another(row: str, modifiers: dict[str, str]) -> bool:

@@ -215,6 +215,18 @@ def test_a_unit_about_another_row_of_a_table_does_not_answer_for_the_row_asked_a
     assert answer.citations[0].quote.startswith("The Starter plan allows")
 
 
+def test_a_row_named_for_a_sibling_is_about_it_whatever_its_other_cells_say():
+    """'storage on business': the Starter row says '2 business days' in its support cell, but it is the Starter row."""
+    prices = passage(
+        "| Plan | Storage | Support |\n| --- | --- | --- |\n| Starter | 100 GB | Email, 2 business days |\n"
+        "| Business | 5 TB | Chat and email, 4 hours |\n",
+        doc="prices",
+        path=("Price List", "Plans"),
+    )
+    answer = ExtractiveGenerator().run("storage on business", [prices])
+    assert [c.quote for c in answer.citations] == ["| Business | 5 TB | Chat and email, 4 hours |"]
+
+
 def test_a_row_named_for_another_thing_of_the_kind_asked_about_does_not_answer():
     """'data engineer hourly rate': the rate card has a Migration Engineer, not a data engineer."""
     rates = passage(
