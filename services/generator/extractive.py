@@ -106,7 +106,8 @@ class _Asked:
     other_rows: set[str]
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
-    defines: set[str] = dataclasses.field(default_factory=set)
+    # The names it asks only the meaning of ("what is a P1"): a unit that says what they are answers, not a mention.
+    defines: set[str]
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
