@@ -113,10 +113,8 @@ class Range:
 
 
 # A currency written as a word after the amount is the amount in that currency: "a 3000 dollar trip" is "$3,000",
-# and "75 EUR" is "€75". Not "pounds", which also weigh.
-_CURRENCY_WORDS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "gbp": "£"}
-# So is a percentage written out: "98.7 percent" is "98.7%".
-_PERCENT_WORDS = {"percent": "%", "pct": "%"}
+# and "75 EUR" is "€75" (not "pounds", which also weigh); so is a percentage written out: "98.7 percent" is "98.7%".
+_UNIT_WORDS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "gbp": "£", "percent": "%", "pct": "%"}
 
 
 def _unit(match: re.Match) -> str:
@@ -126,7 +124,7 @@ def _unit(match: re.Match) -> str:
         return match["cur"]
     # The word is letters only, so it is one content term at most ("seats" -> seat; a stopword such as "to": none).
     word = next(iter(content_terms(match["word"] or "")), "")
-    return _CURRENCY_WORDS.get(word) or _PERCENT_WORDS.get(word, word)
+    return _UNIT_WORDS.get(word, word)
 
 
 def amounts(text: str) -> list[Amount]:

@@ -92,18 +92,21 @@ def field_entry_names(passage: ScoredChunk, start: int, end: int) -> set[str]:
     much as the Cause line that shares its words. Empty for any other unit."""
     if not _FIELD_LINE.match(passage.chunk.body[start:end].lstrip()):
         return set()
-    heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
-    return identifiers(heading)
+    return _entry_names(passage)
 
 
 # A labelled field of an entry: "Meaning: ...", "Cause: ...", "Resolution: ...".
 _FIELD_LINE = re.compile(r"[A-Z][a-z]+:\s")
 
 
+def _entry_names(passage: ScoredChunk) -> set[str]:
+    """The identifiers the passage's own heading names: the things it is the entry of ("E-3001 Bucket not found")."""
+    return identifiers(passage.chunk.heading_path[-1] if passage.chunk.heading_path else "")
+
+
 def is_entry_of(passage: ScoredChunk, named: set[str]) -> bool:
     """The passage is the entry of the things the question names: its own heading names every one of them."""
-    heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
-    return bool(named) and named <= identifiers(heading)
+    return bool(named) and named <= _entry_names(passage)
 
 
 def whole_entry(

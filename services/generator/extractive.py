@@ -310,15 +310,16 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if asked.number and not states_number(unit):
                     continue
-                if _about_other_row(unit, unit_words, covered, asked):
+                name = _row_name(unit) if row else []
+                if _about_other_row(row, name, unit_words, covered, asked):
                     continue  # about another row of the table ("Business" where "Starter" is asked)
                 if asked.defines and not (
                     is_entry_of(passage, asked.defines)
-                    or _row_named(unit, asked.defines)
+                    or _row_named(name, asked.defines)
                     or _defines(unit, asked.defines)
                 ):
                     continue  # "what is a P1": a sentence that only mentions a P1 outage does not say
-                if row and _names_another(unit, asked.modifiers):
+                if row and _names_another(name, asked.modifiers):
                     continue  # a row named for another of its kind ("Migration Engineer" for "data engineer")
                 if record_fields is not None and wanted - covered:
                     continue  # the header answers a question about its fields, all of it: not "what did they ask"
@@ -350,7 +351,7 @@ class ExtractiveGenerator:
             unit = passage.chunk.body[start:end]
             return (
                 -score,
-                not _row_named(unit, wanted),
+                not _row_named(_row_name(unit), wanted),
                 duration and not states_duration(unit),
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 rank,
@@ -424,32 +425,34 @@ def _defines(unit: str, named: set[str]) -> bool:
     )
 
 
-def _about_other_row(unit: str, unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
+def _row_name(unit: str) -> list[str]:
+    """A table row's name: its first cell's words in order ("Migration Engineer": migration, engineer); empty for a
+    unit that is not a row."""
+    cells = table_cells(unit) if unit.lstrip().startswith("|") else []
+    return [term for word in cells[0].split() for term in content_terms(word)] if cells else []
+
+
+def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
     """Whether a unit is about another row of a table than the one the question names: a sentence that names a
     sibling and not the row asked about, or a table row whose own name is a sibling ("| Starter | ... | 2 business
     days |" is the Starter row, though a cell says "business")."""
     if not asked.other_rows:
         return False
-    if unit.startswith("|"):
-        cells = table_cells(unit)
-        name = content_terms(cells[0]) if cells else set()
-        return bool(name & asked.other_rows) and not name & asked.rows
+    if row:
+        return bool(asked.other_rows.intersection(name)) and not asked.rows.intersection(name)
     return bool(unit_words & asked.other_rows) and not covered & asked.rows
 
 
-def _names_another(row: str, modifiers: dict[str, str]) -> bool:
+def _names_another(name: list[str], modifiers: dict[str, str]) -> bool:
     """Whether a table row's name of several words ("Migration Engineer") ends in a word the question qualifies
     otherwise ("data engineer"): the row is another thing of the kind the question asks about."""
-    cells = table_cells(row)
-    name = [term for word in cells[0].split() for term in content_terms(word)] if cells else []
     if len(name) < 2 or name[-1] not in modifiers:
         return False
     return modifiers[name[-1]] not in name
 
 
-def _row_named(unit: str, wanted: set[str]) -> bool:
-    """Whether a table row's first cell, the row's name, holds one of the question's words: a row is about what
-    it is named, so for "storage on business" the Business row answers before the Team row whose support column
-    says "1 business day"."""
-    cells = table_cells(unit) if unit.lstrip().startswith("|") else []
-    return bool(cells) and bool(content_terms(cells[0]) & wanted)
+def _row_named(name: list[str], wanted: set[str]) -> bool:
+    """Whether a table row's name (its first cell) holds one of the question's words: a row is about what it is
+    named, so for "storage on business" the Business row answers before the Team row whose support column says
+    "1 business day"."""
+    return bool(wanted.intersection(name))
