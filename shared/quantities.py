@@ -246,7 +246,7 @@ def bound_terms(wanted: set[str], text: str) -> set[str]:
 # "deadline" names the kind of answer as "max" does: a time limit. A unit that states one, a duration with the word
 # that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
 # days"), holds the word.
-_DEADLINE_WORDS = {"deadline", "cutoff"}
+DEADLINE_WORDS = frozenset({"deadline", "cutoff"})  # the words a question asks for a time limit with
 _DURATION = r"\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
 _TIME_LIMIT = re.compile(
     rf"\b(?:within|before|no later than|not later than|by)\b.{{0,40}}?{_DURATION}"  # "within 30 days"
@@ -304,7 +304,7 @@ def states_date(text: str) -> bool:
 def deadline_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "deadline" ("cutoff") when the text states a time limit: "expense report deadline" is answered
     by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit."""
-    asked = wanted & _DEADLINE_WORDS
+    asked = wanted & DEADLINE_WORDS
     return asked if asked and _TIME_LIMIT.search(text) else set()
 
 

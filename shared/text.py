@@ -209,11 +209,19 @@ def names_nothing(terms: set[str]) -> bool:
     return all(term.isdigit() and len(term) <= 2 for term in terms)
 
 
+# "when do i have to submit my expenses", "by when must we pay": the question asks for a deadline, as "expense
+# deadline" does, so it is read with that word (a unit stating a time limit holds it: shared.quantities).
+_ASKS_DEADLINE = re.compile(r"\b(?:by\s+)?when\b.*\b(?:have|has|had|need|needs)\s+to\b|\b(?:by\s+)?when\b.*\bmust\b")
+
+
 def question_terms(question: str) -> set[str]:
     """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
-    question uses the word again, as in "how long is the long-haul allowance")."""
+    question uses the word again, as in "how long is the long-haul allowance"), with "deadline" for a question asking
+    by when something must be done."""
     terms = content_terms(question)
     lowered = question.lower()
+    if _ASKS_DEADLINE.search(lowered):
+        terms.add("deadline")
     for match in _HOW_MEASURE.finditer(lowered):
         word = match.group(1)
         if len(re.findall(rf"\b{word}\b", lowered)) == 1:

@@ -33,6 +33,7 @@ from services.generator.quoting import missing_words, quoted_answer
 from shared.currencies import currency_terms_held, question_currencies
 from shared.model import Answer, ScoredChunk
 from shared.quantities import (
+    DEADLINE_WORDS,
     Amount,
     asks_for_date,
     asks_for_duration,
@@ -343,8 +344,10 @@ class ExtractiveGenerator:
         best = max(s[0] for s in scored)
         # Among units holding as many words, a table row named by one of them comes first, for a "how long"
         # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
-        # not the sentence on how to submit), and for a "when" question the dated heading of what it names.
+        # not the sentence on how to submit), for a deadline question the unit stating the time limit, and for a
+        # "when" question the dated heading of what it names.
         duration = asks_for_duration(query)
+        deadline = DEADLINE_WORDS & wanted
 
         def lead_order(s: tuple[int, int, int, int, ScoredChunk]) -> tuple:
             score, rank, start, end, passage = s
@@ -353,6 +356,7 @@ class ExtractiveGenerator:
                 -score,
                 not _row_named(_row_name(unit), wanted),
                 duration and not states_duration(unit),
+                bool(deadline) and not deadline & covered_by[(rank, start)],
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 rank,
                 start,

@@ -113,6 +113,13 @@ def test_the_measure_word_of_a_how_question_is_not_a_question_term():
     assert question_terms("is the long weekend paid") == content_terms("long weekend pay")
 
 
+def test_a_question_asking_by_when_something_must_be_done_asks_for_a_deadline():
+    assert question_terms("when do i have to submit my expenses") == content_terms("submit expenses") | {"deadline"}
+    assert question_terms("by when must we pay") == content_terms("must pay") | {"deadline"}
+    assert "deadline" not in question_terms("when was v2.1 released")  # a date, not a time limit
+    assert "deadline" not in question_terms("how long do i have to submit expenses")  # a duration
+
+
 def test_content_terms_keep_identifiers_whole_and_drop_stopwords():
     assert content_terms("whats the fix for E-4412 in v2.1.0?") == {"fix", "e-4412", "2.1.0"}
     # A dotted version is the same with or without its "v"; "v2" alone names an API, not the number 2.

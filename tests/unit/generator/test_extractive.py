@@ -797,6 +797,24 @@ def test_a_how_long_question_leads_with_the_unit_that_states_a_span_of_time():
     assert other.citations[0].quote.startswith("Create an expense report")
 
 
+def test_a_question_asking_by_when_something_must_be_done_leads_with_the_time_limit():
+    """'when do i have to submit my expense report': the how-to sentence holds "expense", "report" and "submit", the
+    deadline holds "expenses", "submitted" and the time limit the question asks for; the deadline answers first."""
+    how = passage(
+        "Create an expense report in Expensify, attach a photo of each receipt and submit it to your manager.",
+        path=("How to claim",),
+    )
+    deadline = passage(
+        "Expenses must be submitted in Expensify within 30 days of the trip end date.", path=("Submitting expenses",)
+    )
+    for question in ("when do i have to submit my expense report", "expense report deadline"):
+        answer = ExtractiveGenerator().run(question, [how, deadline])
+        assert answer.citations[0].quote.startswith("Expenses must be submitted"), question
+    # A question that asks how, not by when, keeps the better-ranked how-to sentence.
+    other = ExtractiveGenerator().run("how do i submit my expense report", [how, deadline])
+    assert other.citations[0].quote.startswith("Create an expense report")
+
+
 def test_a_comparison_is_answered_side_by_side():
     """A sentence naming both sides holds more of the question's words than either side's row; each side's row
     answers."""
