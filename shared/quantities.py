@@ -224,6 +224,31 @@ def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
     return held
 
 
+def _kind(unit: str) -> str:
+    """What an amount measures, for the units whose kind is known: "share", a currency, "time" or "calendar"."""
+    if unit == "%":
+        return "share"
+    if unit in ("$", "€", "£"):
+        return unit
+    return _CONVERSIONS[unit][0] if unit in _CONVERSIONS else ""
+
+
+def numbers_of_another_kind(wanted: list[Amount], text: str) -> set[str]:
+    """The digits of the question's amounts that the text writes only as another kind of quantity: "20%" does not
+    hold the "20" of "a refund after 20 days", nor "$40" the "40" of "40 hours". Only known kinds differ (a share, a
+    currency, time): "20 seats" and "20 users" may be the same count."""
+    asked = [a for a in wanted if _kind(a.unit)]
+    if not asked:
+        return set()
+    found = amounts(text)
+    out: set[str] = set()
+    for a in asked:
+        same = [b for b in found if b.value == a.value]
+        if same and all(_kind(b.unit) and _kind(b.unit) != _kind(a.unit) for b in same):
+            out |= a.terms
+    return out
+
+
 # "max"/"min" in a question names the kind of answer (a bound), as "how long" names a duration: a unit that bounds
 # an amount from that side holds the word ("max webhook delivery rate": "limited to 50 deliveries per second").
 _BOUND_WORDS = {"upper": {"max", "maximum"}, "lower": {"min", "minimum"}}

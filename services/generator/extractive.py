@@ -41,6 +41,7 @@ from shared.quantities import (
     asks_for_version,
     bound_terms,
     deadline_terms,
+    numbers_of_another_kind,
     question_amounts,
     states_date,
     states_duration,
@@ -142,7 +143,7 @@ class _Asked:
         places and bodies its cells name."""
         held = held_words(unit, unit_words, self.wanted, self.unwritten)
         hits = (
-            (held & self.wanted)
+            (held & self.wanted) - numbers_of_another_kind(self.amounts, unit)
             | terms_in_ranges(self.amounts, unit)
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)

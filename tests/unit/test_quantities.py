@@ -12,6 +12,7 @@ from shared.quantities import (
     asks_for_version,
     bound_terms,
     deadline_terms,
+    numbers_of_another_kind,
     question_amounts,
     ranges,
     states_date,
@@ -225,3 +226,12 @@ def test_a_which_version_question_and_a_stated_version():
     assert not asks_for_version("how long are logs kept")
     assert states_version("v2.1.3 (2025-07-10)") and states_version("Upgraded OpenSSL to 3.0.14")
     assert not states_version("Fixes") and not states_version("3. Fees and Payment")
+
+
+def test_a_number_written_as_another_kind_of_quantity_does_not_hold_the_question_s():
+    asked = question_amounts("can i get a refund after 20 days")
+    assert numbers_of_another_kind(asked, "Plans bought with a discount of 20% or more are not refundable.") == {"20"}
+    assert numbers_of_another_kind(asked, "Refunds are paid within 20 business days.") == set()
+    assert numbers_of_another_kind(asked, "Refunds are possible for 20 days; a 20% fee applies.") == set()
+    assert numbers_of_another_kind(asked, "Up to 20 seats.") == set()  # a count may be anything
+    assert numbers_of_another_kind(question_amounts("price for 20 users"), "20% off") == set()  # no known kind asked

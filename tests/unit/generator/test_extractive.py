@@ -815,6 +815,19 @@ def test_a_question_asking_by_when_something_must_be_done_leads_with_the_time_li
     assert other.citations[0].quote.startswith("Create an expense report")
 
 
+def test_a_number_of_days_is_not_held_by_the_same_digits_as_a_percentage():
+    """'refund within 5 days': the refund sentence answers; the restocking fee's "5%" is not the question's 5."""
+    policy = passage(
+        "Approved refunds are returned to the original payment method within 5 business days. "
+        "Annual plans cancelled after the window are prorated by unused days, but the 5% restocking fee applies.",
+        path=("Refund Policy", "Refunds"),
+    )
+    answer = ExtractiveGenerator().run("refund within 5 days", [policy])
+    assert [c.quote for c in answer.citations] == [
+        "Approved refunds are returned to the original payment method within 5 business days."
+    ]
+
+
 def test_a_comparison_is_answered_side_by_side():
     """A sentence naming both sides holds more of the question's words than either side's row; each side's row
     answers."""
