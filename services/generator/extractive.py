@@ -287,13 +287,9 @@ class ExtractiveGenerator:
             header_terms: set[str] = set()
             for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
-                if is_message_header(unit) or (
-                    is_heading_line(unit, passage.chunk.heading_path) and not (asked.dated and states_date(unit))
-                ):
-                    continue  # a heading line restates the path, a message header its subject: neither answers
                 record_fields = record_header_fields(unit)
-                if record_fields is not None and not record_fields & wanted:
-                    continue  # a ticket's record header answers only for its fields (status, plan, customer)
+                if _restates(unit, passage, record_fields, asked):
+                    continue
                 row = unit.startswith("|")
                 if row and is_table_header(body, end):
                     header_terms = abbreviated_terms(wanted, content_terms(unit))
@@ -310,21 +306,8 @@ class ExtractiveGenerator:
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms
                 score = len(covered)
-                if asked.number and not states_number(unit):
+                if _answers_something_else(unit, row, unit_words, covered, record_fields, passage, asked):
                     continue
-                name = _row_name(unit) if row else []
-                if _about_other_row(row, name, unit_words, covered, asked):
-                    continue  # about another row of the table ("Business" where "Starter" is asked)
-                if asked.defines and not (
-                    is_entry_of(passage, asked.defines)
-                    or _row_named(name, asked.defines)
-                    or _defines(unit, asked.defines)
-                ):
-                    continue  # "what is a P1": a sentence that only mentions a P1 outage does not say
-                if row and _names_another(name, asked.modifiers):
-                    continue  # a row named for another of its kind ("Migration Engineer" for "data engineer")
-                if record_fields is not None and wanted - covered:
-                    continue  # the header answers a question about its fields, all of it: not "what did they ask"
                 if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     # A signpost ("See the discounts document ...") or a question a ticket asks ("Can we get a
                     # refund?") shares the question's words, not its answer: it answers only when no other unit does.
@@ -388,6 +371,42 @@ class ExtractiveGenerator:
             held,
             own_by[(top_rank, top_start)],
         )
+
+
+def _restates(unit: str, passage: ScoredChunk, record_fields: set[str] | None, asked: _Asked) -> bool:
+    """Whether a unit only restates what its reader already has: a heading line restates the path (unless it dates
+    what a "when" question names), a message header its subject, and a ticket's record header answers only for its
+    fields (status, plan, customer)."""
+    if is_message_header(unit) or (
+        is_heading_line(unit, passage.chunk.heading_path) and not (asked.dated and states_date(unit))
+    ):
+        return True
+    return record_fields is not None and not record_fields & asked.wanted
+
+
+def _answers_something_else(
+    unit: str,
+    row: bool,
+    unit_words: frozenset[str],
+    covered: set[str],
+    record_fields: set[str] | None,
+    passage: ScoredChunk,
+    asked: _Asked,
+) -> bool:
+    """Whether a unit holding the question's words answers another question than the one asked."""
+    if asked.number and not states_number(unit):
+        return True  # the question asks for a number and the unit states none
+    name = _row_name(unit) if row else []
+    if _about_other_row(row, name, unit_words, covered, asked):
+        return True  # about another row of the table ("Business" where "Starter" is asked)
+    if asked.defines and not (
+        is_entry_of(passage, asked.defines) or _row_named(name, asked.defines) or _defines(unit, asked.defines)
+    ):
+        return True  # "what is a P1": a sentence that only mentions a P1 outage does not say
+    if row and _names_another(name, asked.modifiers):
+        return True  # a row named for another of its kind ("Migration Engineer" for "data engineer")
+    # A record header answers a question about its fields, all of it: not "what did they ask".
+    return record_fields is not None and bool(asked.wanted - covered)
 
 
 def _answer_from_parts(
