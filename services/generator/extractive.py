@@ -332,6 +332,7 @@ class ExtractiveGenerator:
         # "when" question the dated heading of what it names.
         duration = asks_for_duration(query)
         deadline = DEADLINE_WORDS & wanted
+        meaning = _asked_meaning(query)
 
         def lead_order(s: tuple[int, int, int, int, ScoredChunk]) -> tuple:
             score, rank, start, end, passage = s
@@ -341,6 +342,7 @@ class ExtractiveGenerator:
                 not _row_named(_row_name(unit), wanted),
                 duration and not states_duration(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
+                bool(meaning) and not _opens_with_definition(unit, meaning),
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 rank,
                 start,
@@ -438,6 +440,33 @@ def _asks_definition(query: str, named: set[str]) -> set[str]:
         if match and (terms := content_terms(match.group(1))) and terms <= named:
             return terms
     return set()
+
+
+# "what does downtime mean", "what is scheduled maintenance", "define service credit": the phrase asked about.
+_ASKS_MEANING = (
+    re.compile(r"^\W*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+mean\W*$", re.IGNORECASE),
+    re.compile(r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+(?:an?\s+|the\s+)?(.+?)\W*$", re.IGNORECASE),
+    re.compile(r"^\W*(.+?)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
+)
+# A unit that opens by defining its subject: '1.4 "Downtime" means ...', "- Downtime: ...", "Downtime is ...".
+_DEFINITION_LEAD = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“']?")
+_DEFINITION_VERB = re.compile(r"^[\"”']?\s*(?:means\b|:|=|is\b|are\b|refers to\b|stands for\b)")
+
+
+def _asked_meaning(query: str) -> str:
+    """The phrase a question asks the meaning of, lower-cased as written ("downtime"); "" for any other question."""
+    for pattern in _ASKS_MEANING:
+        match = pattern.match(query)
+        if match:
+            return match.group(1).strip().lower()
+    return ""
+
+
+def _opens_with_definition(unit: str, phrase: str) -> bool:
+    """Whether a unit opens by saying what the phrase means: '1.4 "Downtime" means a period of ...' for "downtime",
+    not '1.3 "Monthly Uptime Percentage" means ... minus the minutes of Downtime ...'."""
+    text = _DEFINITION_LEAD.sub("", unit.lower(), count=1)
+    return text.startswith(phrase) and bool(_DEFINITION_VERB.match(text[len(phrase) :]))
 
 
 def _defines(unit: str, named: set[str]) -> bool:

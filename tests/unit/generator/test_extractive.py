@@ -828,6 +828,21 @@ def test_a_number_of_days_is_not_held_by_the_same_digits_as_a_percentage():
     ]
 
 
+def test_a_question_asking_what_a_phrase_means_leads_with_the_unit_that_defines_it():
+    """'what does downtime mean': both definitions hold "downtime" and "means"; the one defining Downtime leads."""
+    definitions = passage(
+        '1.3 "Monthly Uptime Percentage" means the total minutes in a calendar month minus the minutes of Downtime.\n\n'
+        '1.4 "Downtime" means a period of at least 5 consecutive minutes during which the Services return errors.',
+        path=("1. Definitions",),
+    )
+    for question in ("what does downtime mean", "downtime meaning"):
+        answer = ExtractiveGenerator().run(question, [definitions])
+        assert answer.citations[0].quote.startswith('1.4 "Downtime" means'), question
+    # Any other question keeps the order of the text.
+    other = ExtractiveGenerator().run("downtime minutes", [definitions])
+    assert other.citations[0].quote.startswith("1.3")
+
+
 def test_a_comparison_is_answered_side_by_side():
     """A sentence naming both sides holds more of the question's words than either side's row; each side's row
     answers."""
