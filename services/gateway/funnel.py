@@ -264,7 +264,9 @@ class Funnel:
         caller may read, so a correction never reveals another tenant's or a withheld document's words."""
         if not self.read_misspellings or not candidates:
             return ""
-        read = spelling.corrected(query, [chunk_words(c.chunk) for c in candidates])
+        # The passages' words are read only for a question with a word the dictionary does not know: a generator,
+        # so the usual question does not pay for joining 50 candidates' text.
+        read = spelling.corrected(query, (chunk_words(c.chunk) for c in candidates))
         if read == query:
             return ""
         metrics.READ_AS.inc()
