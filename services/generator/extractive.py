@@ -424,24 +424,6 @@ def _answer_from_parts(
     return dataclasses.replace(quoted_answer(picked, generator_id), coverage=coverage)
 
 
-# "what is a P1", "whats E-4412", "E-4422 meaning", "what does E-1002 mean": the question asks what a name means.
-_ASKS_DEFINITION = (
-    re.compile(r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+(?:an?\s+|the\s+)?(\S+?)\W*$", re.IGNORECASE),
-    re.compile(r"^\W*what\s+does\s+(\S+)\s+mean\W*$", re.IGNORECASE),
-    re.compile(r"^\W*(\S+)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
-)
-
-
-def _asks_definition(query: str, named: set[str]) -> set[str]:
-    """The names a question asks the meaning of, when that is all it asks ("what is a P1"); empty otherwise ("whats
-    in v2.1.1" asks what a release holds)."""
-    for pattern in _ASKS_DEFINITION:
-        match = pattern.match(query)
-        if match and (terms := content_terms(match.group(1))) and terms <= named:
-            return terms
-    return set()
-
-
 # "what does downtime mean", "what is scheduled maintenance", "define service credit": the phrase asked about.
 _ASKS_MEANING = (
     re.compile(r"^\W*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+mean\W*$", re.IGNORECASE),
@@ -460,6 +442,14 @@ def _asked_meaning(query: str) -> str:
         if match:
             return match.group(1).strip().lower()
     return ""
+
+
+def _asks_definition(query: str, named: set[str]) -> set[str]:
+    """The names a question asks the meaning of, when that is all it asks, one name ("what is a P1", "whats E-4412",
+    "E-4422 meaning"); empty otherwise ("whats in v2.1.1" asks what a release holds)."""
+    phrase = _asked_meaning(query)
+    terms = content_terms(phrase) if len(phrase.split()) == 1 else set()
+    return terms if terms and terms <= named else set()
 
 
 def _opens_with_definition(unit: str, phrase: str) -> bool:
