@@ -40,7 +40,11 @@ def heading_words(passage: ScoredChunk) -> set[str]:
     """The words every unit of a passage is read under: its heading path's, and what the names of its title and
     headings abbreviate to ("msa clause 7.2" under "Master Services Agreement")."""
     names = [passage.chunk.meta.title, *passage.chunk.heading_path]
-    return with_short_versions(content_terms(" ".join(passage.chunk.heading_path))) | acronyms(names)
+    path = _EMAIL.sub(" ", " ".join(passage.chunk.heading_path))
+    return with_short_versions(content_terms(path)) | acronyms(names)
+
+
+_EMAIL = re.compile(r"<?[\w.+-]+@[\w.-]+>?")
 
 
 def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritten: set[str]) -> set[str]:

@@ -843,6 +843,19 @@ def test_a_question_asking_what_a_phrase_means_leads_with_the_unit_that_defines_
     assert other.citations[0].quote.startswith("1.3")
 
 
+def test_a_sender_s_address_in_a_message_heading_is_not_what_the_message_is_about():
+    """'is phone support available': a ticket message from support@... that says "the Services were available"
+    holds "support" only through the sender's address, which says who wrote, not what about."""
+    reply = passage(
+        "Unfortunately this was not Downtime, because the Services were available.",
+        doc="ticket",
+        path=("Message 4 from Ben Ortiz <support@northwindcloud.example>",),
+    )
+    assert ExtractiveGenerator().run("is phone support available", [reply]).abstained
+    # The sender's name still counts, as any heading word does.
+    assert not ExtractiveGenerator().run("what did ben ortiz say about downtime", [reply]).abstained
+
+
 def test_a_comparison_is_answered_side_by_side():
     """A sentence naming both sides holds more of the question's words than either side's row; each side's row
     answers."""
