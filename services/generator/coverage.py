@@ -38,7 +38,8 @@ def term_weights(
 
 def heading_words(passage: ScoredChunk) -> set[str]:
     """The words every unit of a passage is read under: its heading path's, and what the names of its title and
-    headings abbreviate to ("msa clause 7.2" under "Master Services Agreement")."""
+    headings abbreviate to ("msa clause 7.2" under "Master Services Agreement"). A sender's address in a message's
+    heading ("Message 4 from Ben Ortiz <support@...>") says who wrote it, not what it is about: it is left out."""
     names = [passage.chunk.meta.title, *passage.chunk.heading_path]
     path = _EMAIL.sub(" ", " ".join(passage.chunk.heading_path))
     return with_short_versions(content_terms(path)) | acronyms(names)
