@@ -619,6 +619,25 @@ def cell_demonyms(row: str) -> set[str]:
     return content_terms(" ".join(forms))
 
 
+# An e-mail address: in a message's heading ("Message 4 from Ben Ortiz <support@...>") it says who wrote, not what
+# the message is about or names.
+_EMAIL_ADDRESS = re.compile(r"<?[\w.+-]+@[\w.-]+>?")
+
+
+def is_message_heading(heading: str) -> bool:
+    """Whether a section heading is one message of a ticket thread ("Message 3 from Dr. Priya Nair <...>", as
+    services.chunker.structure.message_heading names it)."""
+    return bool(_MESSAGE_HEADING.match(heading))
+
+
+_MESSAGE_HEADING = re.compile(r"Message \d+ from ")
+
+
+def without_addresses(text: str) -> str:
+    """The text with each e-mail address blanked out."""
+    return _EMAIL_ADDRESS.sub(" ", text)
+
+
 def identifiers(text: str) -> set[str]:
     """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

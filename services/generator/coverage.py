@@ -13,6 +13,7 @@ from shared.text import (
     content_terms,
     title_and_heading_terms,
     with_number_units,
+    without_addresses,
 )
 
 
@@ -41,11 +42,8 @@ def heading_words(passage: ScoredChunk) -> set[str]:
     headings abbreviate to ("msa clause 7.2" under "Master Services Agreement"). A sender's address in a message's
     heading ("Message 4 from Ben Ortiz <support@...>") says who wrote it, not what it is about: it is left out."""
     names = [passage.chunk.meta.title, *passage.chunk.heading_path]
-    path = _EMAIL.sub(" ", " ".join(passage.chunk.heading_path))
+    path = without_addresses(" ".join(passage.chunk.heading_path))
     return with_short_versions(content_terms(path)) | acronyms(names)
-
-
-_EMAIL = re.compile(r"<?[\w.+-]+@[\w.-]+>?")
 
 
 def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritten: set[str]) -> set[str]:

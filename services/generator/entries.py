@@ -10,6 +10,8 @@ from shared.text import (
     identifiers,
     is_heading_line,
     is_list_item,
+    is_message_header,
+    is_message_heading,
 )
 
 
@@ -100,8 +102,11 @@ _FIELD_LINE = re.compile(r"[A-Z][a-z]+:\s")
 
 
 def _entry_names(passage: ScoredChunk) -> set[str]:
-    """The identifiers the passage's own heading names: the things it is the entry of ("E-3001 Bucket not found")."""
-    return identifiers(passage.chunk.heading_path[-1] if passage.chunk.heading_path else "")
+    """The identifiers the passage's own heading names: the things it is the entry of ("E-3001 Bucket not found").
+    A message of a ticket thread ("Message 3 from Dr. Priya Nair <...>") is no entry: its number counts the thread's
+    messages and names nothing a question asks about."""
+    heading = passage.chunk.heading_path[-1] if passage.chunk.heading_path else ""
+    return set() if is_message_heading(heading) else identifiers(heading)
 
 
 def is_entry_of(passage: ScoredChunk, named: set[str]) -> bool:
@@ -122,7 +127,11 @@ def whole_entry(
     if not is_entry_of(passage, named):
         return []
     body = passage.chunk.body
-    units = [(s, e) for s, e in spans if not is_heading_line(body[s:e], passage.chunk.heading_path)]
+    units = [
+        (s, e)
+        for s, e in spans
+        if not is_heading_line(body[s:e], passage.chunk.heading_path) and not is_message_header(body[s:e])
+    ]
     if len(units) > max_units and sum(end - start for start, end in units) > _SHORT_ENTRY_CHARS:
         return []
     return [(passage, start, end) for start, end in units]

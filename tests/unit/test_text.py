@@ -17,6 +17,7 @@ from shared.text import (
     heading_prefix,
     identifiers,
     is_message_header,
+    is_message_heading,
     is_question,
     is_signpost,
     names_nothing,
@@ -29,6 +30,7 @@ from shared.text import (
     table_header_before,
     term_words,
     with_number_units,
+    without_addresses,
     word_modifiers,
 )
 
@@ -432,3 +434,9 @@ def test_a_number_with_thousands_separators_is_one_word():
     assert content_terms("Trips up to $1,500 in total cost") == {"trip", "up", "1500", "total", "cost"}
     assert content_terms("folders with more than 100,000 files") == {"folder", "more", "100000", "file"}
     assert content_terms("steps 1,2,3") == {"step", "1", "2", "3"}  # not thousands: three numbers
+
+
+def test_a_thread_message_heading_and_e_mail_addresses_are_recognised():
+    assert is_message_heading("Message 3 from Dr. Priya Nair <priya.nair@brightside.example>")
+    assert not is_message_heading("E-3001 Bucket not found")
+    assert "@" not in without_addresses("Message 4 from Ben Ortiz <support@northwindcloud.example>")

@@ -856,6 +856,23 @@ def test_a_sender_s_address_in_a_message_heading_is_not_what_the_message_is_abou
     assert not ExtractiveGenerator().run("what did ben ortiz say about downtime", [reply]).abstained
 
 
+def test_a_ticket_message_is_no_entry_and_its_header_lines_are_never_quoted():
+    """'how much extra storage did brightside buy': the message's "Resolution:" field line answers. A message is not
+    an entry of its number ("Message 3"), so the field line does not bring the whole message, header lines and all."""
+    message = passage(
+        "From: Dr. Priya Nair <priya.nair@brightside.example>\nDate: Thu, 2 Oct 2025 09:30:00 -0700\n"
+        "Subject: Re: W-2203 warning and now uploads fail\n\n"
+        "We added 2 TB of Extra Storage. Uploads work again. We will look at Business for next year.\n\n"
+        "Resolution: customer bought 2 x Extra Storage (1 TB) add-on; uploads resumed.",
+        doc="ticket",
+        path=("Message 3 from Dr. Priya Nair <priya.nair@brightside.example>",),
+    )
+    answer = ExtractiveGenerator().run("how much extra storage did brightside buy", [message])
+    quotes = [c.quote for c in answer.citations]
+    assert quotes[0].startswith("Resolution: customer bought 2 x Extra Storage")
+    assert not any(q.startswith("From:") for q in quotes)
+
+
 def test_a_comparison_is_answered_side_by_side():
     """A sentence naming both sides holds more of the question's words than either side's row; each side's row
     answers."""
