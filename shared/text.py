@@ -624,9 +624,13 @@ def cell_demonyms(row: str) -> set[str]:
 _EMAIL_ADDRESS = re.compile(r"<?[\w.+-]+@[\w.-]+>?")
 
 
+def message_heading(number: int, sender: str) -> str:
+    """The section name of one message of a thread (ticket threads and e-mail alike, as the chunker writes them)."""
+    return f"Message {number} from {sender}"
+
+
 def is_message_heading(heading: str) -> bool:
-    """Whether a section heading is one message of a ticket thread ("Message 3 from Dr. Priya Nair <...>", as
-    services.chunker.structure.message_heading names it)."""
+    """Whether a section heading is one message of a thread, as message_heading names it."""
     return bool(_MESSAGE_HEADING.match(heading))
 
 

@@ -11,7 +11,7 @@ Markdown and plain text that text is the decoded file; other formats render a ca
 import dataclasses
 import re
 
-from shared.text import is_table_rule
+from shared.text import is_table_rule, message_heading
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 # A setext heading's underline: the paragraph right above it is a heading, level 1 for "=", 2 for "-".
@@ -223,8 +223,3 @@ def parse_text(text: str, start: int = 0, title: str = "") -> list[Section]:
         sections[-1].blocks.append(Block(kind, s, lines[j - 1][1]))
         i = j
     return [sec for sec in sections if sec.blocks]
-
-
-def message_heading(number: int, sender: str) -> str:
-    """The section name of one message in a ticket thread (plain-text and JSON threads alike)."""
-    return f"Message {number} from {sender}"

@@ -20,6 +20,7 @@ from shared.text import (
     is_message_heading,
     is_question,
     is_signpost,
+    message_heading,
     names_nothing,
     question_parts,
     question_terms,
@@ -437,6 +438,6 @@ def test_a_number_with_thousands_separators_is_one_word():
 
 
 def test_a_thread_message_heading_and_e_mail_addresses_are_recognised():
-    assert is_message_heading("Message 3 from Dr. Priya Nair <priya.nair@brightside.example>")
+    assert is_message_heading(message_heading(3, "Dr. Priya Nair <priya.nair@brightside.example>"))
     assert not is_message_heading("E-3001 Bucket not found")
     assert "@" not in without_addresses("Message 4 from Ben Ortiz <support@northwindcloud.example>")

@@ -10,8 +10,9 @@ from email.message import EmailMessage, MIMEPart
 
 from services.chunker.formats.canonical import CanonicalWriter
 from services.chunker.formats.html import parse_html
-from services.chunker.structure import ParsedDocument, message_heading
+from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
+from shared.text import message_heading
 
 _HEADER_LINES = ("From", "To", "Cc", "Date", "Subject")
 

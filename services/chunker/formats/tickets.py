@@ -9,8 +9,9 @@ text reads like the .txt threads and evidence can be quoted from either.
 from services.chunker.formats.canonical import CanonicalWriter
 from services.chunker.formats.text import read_json
 from services.chunker.frontmatter import KNOWN_KEYS, access_like_paths
-from services.chunker.structure import ParsedDocument, message_heading
+from services.chunker.structure import ParsedDocument
 from shared.errors import InvalidArgument
+from shared.text import message_heading
 
 
 def _messages(data, name: str) -> tuple[str, list[dict]]:
