@@ -200,12 +200,13 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
     return out
 
 
-def terms_in_ranges(wanted: list[Amount], text: str) -> set[str]:
+def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
     """The content terms of the question's amounts that the text holds in a range, or states in another unit ("2
-    weeks" and "14-day window": the question's unit word is held with its number)."""
+    weeks" and "14-day window": the question's unit word is held with its number). `found`: the text's amounts,
+    when the caller has read them already."""
     if not wanted:
         return set()
-    found = amounts(text)
+    found = amounts(text) if found is None else found
     stated = ranges(text, found)
     # The values the text states outright; a bounded one ("over 2 days") is a range's end.
     outright = [b for b in found if not _bound(text, b)[0]]
@@ -233,14 +234,15 @@ def _kind(unit: str) -> str:
     return _CONVERSIONS[unit][0] if unit in _CONVERSIONS else ""
 
 
-def numbers_of_another_kind(wanted: list[Amount], text: str) -> set[str]:
+def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
     """The digits of the question's amounts that the text writes only as another kind of quantity: "20%" does not
     hold the "20" of "a refund after 20 days", nor "$40" the "40" of "40 hours". Only known kinds differ (a share, a
-    currency, time): "20 seats" and "20 users" may be the same count."""
+    currency, time): "20 seats" and "20 users" may be the same count. `found`: the text's amounts, when the caller
+    has read them already."""
     asked = [a for a in wanted if _kind(a.unit)]
     if not asked:
         return set()
-    found = amounts(text)
+    found = amounts(text) if found is None else found
     out: set[str] = set()
     for a in asked:
         same = [b for b in found if b.value == a.value]

@@ -35,6 +35,7 @@ from shared.model import Answer, ScoredChunk
 from shared.quantities import (
     DEADLINE_WORDS,
     Amount,
+    amounts,
     asks_for_date,
     asks_for_duration,
     asks_for_number,
@@ -108,7 +109,10 @@ class _Asked:
     other_rows: set[str]
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
-    # The names it asks only the meaning of ("what is a P1"): a unit that says what they are answers, not a mention.
+    # The phrase it asks the meaning of, as written ("downtime" in "what does downtime mean"; "" for any other
+    # question), and the names it asks only the meaning of ("what is a P1"): for those a unit that says what they
+    # are answers, not a mention.
+    meaning: str
     defines: set[str]
 
     @classmethod
@@ -117,6 +121,7 @@ class _Asked:
         named = identifiers(query)
         money = question_currencies(query)
         rows = wanted & written.siblings.keys()
+        meaning = _asked_meaning(query)
         return cls(
             wanted=wanted,
             named=named,
@@ -129,7 +134,8 @@ class _Asked:
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
             modifiers=word_modifiers(query),
-            defines=_asks_definition(query, named),
+            meaning=meaning,
+            defines=_names_defined(meaning, named),
         )
 
     @property
@@ -142,9 +148,10 @@ class _Asked:
         question's "max" or "deadline" asks for, the question's currency in any form, and for a table row the
         places and bodies its cells name."""
         held = held_words(unit, unit_words, self.wanted, self.unwritten)
+        found = amounts(unit) if self.amounts else []  # the unit's amounts, read once for both checks below
         hits = (
-            (held & self.wanted) - numbers_of_another_kind(self.amounts, unit)
-            | terms_in_ranges(self.amounts, unit)
+            (held & self.wanted) - numbers_of_another_kind(self.amounts, unit, found)
+            | terms_in_ranges(self.amounts, unit, found)
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
         )
@@ -332,7 +339,6 @@ class ExtractiveGenerator:
         # "when" question the dated heading of what it names.
         duration = asks_for_duration(query)
         deadline = DEADLINE_WORDS & wanted
-        meaning = _asked_meaning(query)
 
         def lead_order(s: tuple[int, int, int, int, ScoredChunk]) -> tuple:
             score, rank, start, end, passage = s
@@ -342,7 +348,7 @@ class ExtractiveGenerator:
                 not _row_named(_row_name(unit), wanted),
                 duration and not states_duration(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
-                bool(meaning) and not _opens_with_definition(unit, meaning),
+                bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 rank,
                 start,
@@ -444,10 +450,10 @@ def _asked_meaning(query: str) -> str:
     return ""
 
 
-def _asks_definition(query: str, named: set[str]) -> set[str]:
-    """The names a question asks the meaning of, when that is all it asks, one name ("what is a P1", "whats E-4412",
-    "E-4422 meaning"); empty otherwise ("whats in v2.1.1" asks what a release holds)."""
-    phrase = _asked_meaning(query)
+def _names_defined(phrase: str, named: set[str]) -> set[str]:
+    """The names a question asks the meaning of (`phrase`, from _asked_meaning), when that is all it asks, one name
+    ("what is a P1", "whats E-4412", "E-4422 meaning"); empty otherwise ("whats in v2.1.1" asks what a release
+    holds)."""
     terms = content_terms(phrase) if len(phrase.split()) == 1 else set()
     return terms if terms and terms <= named else set()
 
