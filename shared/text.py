@@ -438,6 +438,12 @@ def is_list_item(text: str) -> bool:
     return bool(_LIST_ITEM.match(text.lstrip()))
 
 
+def without_list_marker(text: str) -> str:
+    """The text without its list marker ("- ", "2. ") and the space after it."""
+    text = text.lstrip()
+    return _LIST_ITEM.sub("", text, count=1).lstrip()
+
+
 def _line_kind(stripped: str) -> str:
     if not stripped:
         return "blank"

@@ -2,7 +2,6 @@
 what the passages lack. Shared by the coverage rule, the learned selector and the support reader, and by the LLM
 backends for the spans they cite."""
 
-import re
 from collections.abc import Callable
 
 from shared.model import Answer, Citation, ScoredChunk
@@ -11,6 +10,7 @@ from shared.text import (
     read_row,
     table_header_before,
     term_words,
+    without_list_marker,
 )
 
 
@@ -48,7 +48,7 @@ def quoted_answer(
         elif quote.lstrip().startswith("#"):  # a dated heading ("## v2.1.0 (2025-06-01)") reads as its title
             quote = quote.lstrip().lstrip("#")
         elif asked and not asked(quote) and (heading := _heading_stating(asked, passage.chunk.heading_path)):
-            quote = f"{heading}: {_LIST_MARKER.sub('', quote.lstrip(), count=1)}"
+            quote = f"{heading}: {without_list_marker(quote)}"
         lines.append(f"{' '.join(quote.split())} [{len(citations)}]")
     return Answer("\n".join(lines), citations, False, reason="answered", generator_id=generator_id)
 
@@ -56,9 +56,6 @@ def quoted_answer(
 def _heading_stating(asked: Callable[[str], bool], heading_path: list[str]) -> str:
     """The deepest heading that states what the question asks for ("v2.1.3 (2025-07-10)"); "" when none does."""
     return next((heading for heading in reversed(heading_path) if asked(heading)), "")
-
-
-_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 
 
 def unit_citation(passage: ScoredChunk, start: int, end: int) -> Citation:

@@ -32,6 +32,7 @@ from shared.text import (
     term_words,
     with_number_units,
     without_addresses,
+    without_list_marker,
     word_modifiers,
 )
 
@@ -441,3 +442,9 @@ def test_a_thread_message_heading_and_e_mail_addresses_are_recognised():
     assert is_message_heading(message_heading(3, "Dr. Priya Nair <priya.nair@brightside.example>"))
     assert not is_message_heading("E-3001 Bucket not found")
     assert "@" not in without_addresses("Message 4 from Ben Ortiz <support@northwindcloud.example>")
+
+
+def test_a_list_marker_and_its_space_are_taken_off():
+    assert without_list_marker("-   Fixed a bug where sync stalled.") == "Fixed a bug where sync stalled."
+    assert without_list_marker(" 2. Upgrade to Team.") == "Upgrade to Team."
+    assert without_list_marker("v2.1 is out.") == "v2.1 is out."
