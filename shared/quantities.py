@@ -296,6 +296,16 @@ def states_duration(text: str) -> bool:
     return bool(_STATED_DURATION.search(text))
 
 
+# A span given by its end, not its length: "continues until all Order Forms have expired", "kept for as long as the
+# account is active". It answers "how long" as well as "90 days" does.
+_SPAN_END = re.compile(r"\b(?:until|till|as long as)\b", re.IGNORECASE)
+
+
+def states_span(text: str) -> bool:
+    """The text says how long something lasts: a duration in digits, or the event that ends it."""
+    return states_duration(text) or bool(_SPAN_END.search(text))
+
+
 _ASKS_DATE = re.compile(r"\b(?:when|dates?)\b", re.IGNORECASE)
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _STATED_DATE = re.compile(

@@ -45,8 +45,8 @@ from shared.quantities import (
     numbers_of_another_kind,
     question_amounts,
     states_date,
-    states_duration,
     states_number,
+    states_span,
     states_version,
     terms_in_ranges,
 )
@@ -335,8 +335,8 @@ class ExtractiveGenerator:
         best = max(s[0] for s in scored)
         # Among units holding as many words, a table row named by one of them comes first, for a "how long"
         # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
-        # not the sentence on how to submit), for a deadline question the unit stating the time limit, and for a
-        # "when" question the dated heading of what it names.
+        # not the sentence on how to submit) or the event that ends it ("continues until ..."), for a deadline
+        # question the unit stating the time limit, and for a "when" question the dated heading of what it names.
         duration = asks_for_duration(query)
         deadline = DEADLINE_WORDS & wanted
 
@@ -346,7 +346,7 @@ class ExtractiveGenerator:
             return (
                 -score,
                 not _row_named(_row_name(unit), wanted),
-                duration and not states_duration(unit),
+                duration and not states_span(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
                 bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads

@@ -18,6 +18,7 @@ from shared.quantities import (
     states_date,
     states_duration,
     states_number,
+    states_span,
     states_version,
     terms_in_ranges,
 )
@@ -235,3 +236,11 @@ def test_a_number_written_as_another_kind_of_quantity_does_not_hold_the_question
     assert numbers_of_another_kind(asked, "Refunds are possible for 20 days; a 20% fee applies.") == set()
     assert numbers_of_another_kind(asked, "Up to 20 seats.") == set()  # a count may be anything
     assert numbers_of_another_kind(question_amounts("price for 20 users"), "20% off") == set()  # no known kind asked
+
+
+def test_a_span_is_stated_by_its_length_or_by_the_event_that_ends_it():
+    assert states_span("within 30 days of the trip end date")
+    assert states_span("continues until all Order Forms have expired")
+    assert states_span("Customer content is kept for as long as the account is active.")
+    assert not states_span("Either party may terminate this Agreement for cause.")
+    assert not states_span("It lasts a long time")  # "long" alone ends nothing

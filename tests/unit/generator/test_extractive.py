@@ -931,3 +931,15 @@ def test_a_contraction_adds_no_word_the_answer_must_hold():
     written = ExtractiveGenerator().run("what's the difference between a P3 and a P4", [targets])
     plain = ExtractiveGenerator().run("what is the difference between a P3 and a P4", [targets])
     assert written.coverage == plain.coverage == 1.0
+
+
+def test_a_how_long_question_is_answered_by_the_event_that_ends_the_span_too():
+    """Found by use: "how long is the msa term" led with the clauses stating a cure period and a notice period; the
+    clause that says the agreement runs until its order forms end answers it."""
+    term = passage(
+        "7.1 This Agreement starts on the Effective Date and continues until all Order Forms have expired.\n"
+        "7.2 Either party may terminate this Agreement for cause within 30 days after written notice.",
+        path=("7. Term and Termination",),
+    )
+    answer = ExtractiveGenerator().run("how long is the agreement term", [term])
+    assert answer.citations[0].quote.startswith("7.1 This Agreement starts")
