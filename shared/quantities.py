@@ -298,12 +298,26 @@ def states_duration(text: str) -> bool:
 
 # A span given by its end, not its length: "continues until all Order Forms have expired", "kept for as long as the
 # account is active". It answers "how long" as well as "90 days" does.
-_SPAN_END = re.compile(r"\b(?:until|till|as long as)\b", re.IGNORECASE)
+_SPAN_IN_WORDS = re.compile(
+    r"\b(?:until|till|as long as|indefinitely|permanently|forever|never)\b"
+    r"|\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ \t-]+"
+    r"(?:(?:business|calendar|working)[ \t-]+)?(?:minute|hour|day|week|fortnight|month|quarter|year)s?\b",
+    re.IGNORECASE,
+)
+
+
+# "which header tells me how long to wait" asks for the header: the span is what the header says, not the answer.
+_ASKS_WHICH_THING = re.compile(r"\b(?:which|what)\b[^?]*?\bhow\s+(?:long|soon)\b", re.IGNORECASE)
+
+
+def asks_only_for_duration(question: str) -> bool:
+    """A "how long" question whose answer is the span itself, not a thing that tells it."""
+    return asks_for_duration(question) and not _ASKS_WHICH_THING.search(question)
 
 
 def states_span(text: str) -> bool:
     """The text says how long something lasts: a duration in digits, or the event that ends it."""
-    return states_duration(text) or bool(_SPAN_END.search(text))
+    return states_duration(text) or bool(_SPAN_IN_WORDS.search(text))
 
 
 _ASKS_DATE = re.compile(r"\b(?:when|dates?)\b", re.IGNORECASE)

@@ -40,6 +40,7 @@ from shared.quantities import (
     asks_for_duration,
     asks_for_number,
     asks_for_version,
+    asks_only_for_duration,
     bound_terms,
     deadline_terms,
     numbers_of_another_kind,
@@ -98,6 +99,7 @@ class _Asked:
     money_terms: set[str]
     # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
     number: bool
+    span: bool  # a "how long" question: a unit answers only by stating a span of time
     # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
@@ -129,6 +131,7 @@ class _Asked:
             money=money,
             money_terms=set().union(*money.values()),
             number=asks_for_number(query),
+            span=asks_only_for_duration(query),
             dated=bool(named) and asks_for_date(query),
             unwritten=wanted - written.words,
             rows=rows,
@@ -404,6 +407,8 @@ def _answers_something_else(
     """Whether a unit holding the question's words answers another question than the one asked."""
     if asked.number and not states_number(unit):
         return True  # the question asks for a number and the unit states none
+    if asked.span and not states_span(unit):
+        return True  # "how long": a unit that states no span of time, by its length or its end, does not say
     name = _row_name(unit) if row else []
     if _about_other_row(row, name, unit_words, covered, asked):
         return True  # about another row of the table ("Business" where "Starter" is asked)

@@ -10,6 +10,7 @@ from shared.quantities import (
     asks_for_duration,
     asks_for_number,
     asks_for_version,
+    asks_only_for_duration,
     bound_terms,
     deadline_terms,
     numbers_of_another_kind,
@@ -244,3 +245,10 @@ def test_a_span_is_stated_by_its_length_or_by_the_event_that_ends_it():
     assert states_span("Customer content is kept for as long as the account is active.")
     assert not states_span("Either party may terminate this Agreement for cause.")
     assert not states_span("It lasts a long time")  # "long" alone ends nothing
+    assert states_span("Audit logs are kept for one year") and states_span("Backups are never deleted")
+
+
+def test_a_question_asking_which_thing_tells_how_long_asks_for_the_thing():
+    assert asks_only_for_duration("how long do we keep invoices")
+    assert not asks_only_for_duration("E-2410 - which header tells me how long to wait")
+    assert asks_for_duration("E-2410 - which header tells me how long to wait")  # it still leads with a span

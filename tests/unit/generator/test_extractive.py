@@ -943,3 +943,17 @@ def test_a_how_long_question_is_answered_by_the_event_that_ends_the_span_too():
     )
     answer = ExtractiveGenerator().run("how long is the agreement term", [term])
     assert answer.citations[0].quote.startswith("7.1 This Agreement starts")
+
+
+def test_a_how_long_question_is_not_answered_by_a_unit_that_states_no_span():
+    """Found by use: "how long are employee records kept" quoted the policy's scope note, which holds all three
+    words ("It concerns records ...; for keeping employees ..., see ...") and says nothing of how long."""
+    scope = passage(
+        "It concerns records and customer data; for keeping employees (staff retention), see the People "
+        "Operations guidance on retention bonuses.",
+        path=("Data Retention Policy",),
+    )
+    assert ExtractiveGenerator().run("how long are employee records kept", [scope]).abstained
+    kept = passage("Customer content is kept for as long as the account is active.", path=("Active accounts",))
+    answer = ExtractiveGenerator().run("how long is customer content kept", [scope, kept])
+    assert answer.citations[0].quote.startswith("Customer content is kept")
