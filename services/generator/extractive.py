@@ -299,10 +299,13 @@ class ExtractiveGenerator:
                 unit = body[start:end].lstrip()
                 record_fields = record_header_fields(unit)
                 if _restates(unit, passage, record_fields, asked):
+                    # It does not answer, but it mentions: an abstention must not say the passages lack its words.
+                    seen_terms |= asked.held_by(unit, unit_words, False) | heading_terms
                     continue
                 row = unit.startswith("|")
                 if row and is_table_header(body, end):
                     header_terms = abbreviated_terms(wanted, content_terms(unit))
+                    seen_terms |= header_terms
                     continue
                 hits = asked.held_by(unit, unit_words, row)
                 if row:

@@ -87,6 +87,14 @@ def test_a_ticket_record_header_answers_only_for_its_fields():
     assert all(not c.quote.startswith("Ticket #") for c in said.citations)
 
 
+def test_an_abstention_names_only_the_words_no_unit_mentions():
+    """Found by use: "why was ticket 10502 closed" was refused saying the passages do not mention "10502" and
+    "ticket", which the record header names; it does not answer (it says nothing of why), but it mentions them."""
+    ticket = passage(TICKET, doc="tickets/10611", path=())
+    answer = ExtractiveGenerator().run("why was ticket 10611 closed", [ticket])
+    assert answer.abstained and answer.missing == "the passages do not mention: closed"
+
+
 ENTRY = (
     "### E-3001 Bucket not found\n"
     "Meaning: the requested bucket does not exist in this region. Cause: typo in the bucket name or wrong region "
