@@ -446,7 +446,9 @@ _ASKS_MEANING = (
 )
 # A unit that opens by defining its subject: '1.4 "Downtime" means ...', "- Downtime: ...", "Downtime is ...".
 _DEFINITION_LEAD = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“']?")
-_DEFINITION_VERB = re.compile(r"^[\"”']?\s*(?:means\b|:|=|is\b|are\b|refers to\b|stands for\b)")
+# What follows the name a definition defines, in both readings below.
+_DEFINING = r"(?::|=|means\b|is\b|are\b|refers to\b|stands for\b)"
+_DEFINITION_VERB = re.compile(rf"^[\"”']?\s*{_DEFINING}")
 
 
 def _asked_meaning(query: str) -> str:
@@ -477,9 +479,7 @@ def _defines(unit: str, named: set[str]) -> bool:
     """Whether a unit says what a named thing is: "- P1: complete outage ...", "E-4412 means ...", "W-2203 is
     the early warning ..."."""
     text = unit.lower()
-    return any(
-        re.search(rf"{re.escape(name)}\W{{0,2}}\s*(?::|=|means\b|is\b|are\b|stands for\b)", text) for name in named
-    )
+    return any(re.search(rf"{re.escape(name)}\W{{0,2}}\s*{_DEFINING}", text) for name in named)
 
 
 def _row_name(unit: str) -> list[str]:
