@@ -63,6 +63,7 @@ from shared.text import (
     identifiers,
     is_heading_line,
     is_message_header,
+    is_message_heading,
     is_question,
     is_signpost,
     is_table_header,
@@ -346,7 +347,7 @@ class ExtractiveGenerator:
         duration = asks_for_duration(query)
         deadline = DEADLINE_WORDS & wanted
 
-        def lead_order(s: tuple[int, int, int, int, ScoredChunk]) -> tuple:
+        def lead_order(s: tuple[int, int, int, int, ScoredChunk], for_lead: bool = False) -> tuple:
             score, rank, start, end, passage = s
             unit = passage.chunk.body[start:end]
             return (
@@ -356,11 +357,16 @@ class ExtractiveGenerator:
                 bool(deadline) and not deadline & covered_by[(rank, start)],
                 bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
+                # A ticket's reply restates a policy for one customer at one time ("inside the 30-day window of our
+                # 2025 refund policy"); the document states it, so it leads. Further units keep their order.
+                for_lead and _from_thread(passage, spans[rank]),
                 rank,
                 start,
             )
 
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lead_order)
+        lead = min(chosen, key=lambda s: lead_order(s, for_lead=True))
+        chosen = [lead, *(s for s in chosen if s is not lead)]
         _, top_rank, top_start, top_end, top = chosen[0]
         entry = whole_entry(top, spans[top_rank], named or field_entry_names(top, top_start, top_end), self.max_units)
         if not entry and not is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
@@ -385,6 +391,15 @@ class ExtractiveGenerator:
             held,
             own_by[(top_rank, top_start)],
         )
+
+
+def _from_thread(passage: ScoredChunk, units: list[tuple[int, int]]) -> bool:
+    """Whether a passage is part of a message thread (a ticket, an e-mail): a message's section, or a passage
+    holding a message's header lines."""
+    body = passage.chunk.body
+    return any(is_message_heading(h) for h in passage.chunk.heading_path) or any(
+        is_message_header(body[start:end].lstrip()) for start, end in units
+    )
 
 
 def _restates(unit: str, passage: ScoredChunk, record_fields: set[str] | None, asked: _Asked) -> bool:

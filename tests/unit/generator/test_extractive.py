@@ -965,3 +965,17 @@ def test_a_how_long_question_is_not_answered_by_a_unit_that_states_no_span():
     kept = passage("Customer content is kept for as long as the account is active.", path=("Active accounts",))
     answer = ExtractiveGenerator().run("how long is customer content kept", [scope, kept])
     assert answer.citations[0].quote.startswith("Customer content is kept")
+
+
+def test_a_document_leads_over_a_thread_reply_holding_as_many_words():
+    """Found in the sample set's train split: "refund window?" led with a ticket reply ("... inside the 30-day window
+    of our 2025 refund policy ...") ranked above the policy; the policy's own sentence leads, the reply follows."""
+    reply = passage(
+        "Hello Jonas, your renewal is 15 days old, inside the 30-day window of our refund policy.",
+        doc="tickets/10457",
+        path=("Message 2 from Ben Ortiz <support@example.com>",),
+    )
+    policy = passage("Annual plans cancelled within the 14-day window are refunded in full.", path=("Refunds",))
+    answer = ExtractiveGenerator().run("refund window?", [reply, policy])
+    assert answer.citations[0].quote.startswith("Annual plans cancelled")
+    assert answer.citations[1].quote.startswith("Hello Jonas")  # further units keep their order
