@@ -296,8 +296,9 @@ def states_duration(text: str) -> bool:
     return bool(_STATED_DURATION.search(text))
 
 
-# A span given by its end, not its length: "continues until all Order Forms have expired", "kept for as long as the
-# account is active". It answers "how long" as well as "90 days" does.
+# A span in words: by the event that ends it ("continues until all Order Forms have expired", "kept for as long as
+# the account is active"), as having no end ("never", "indefinitely"), or its length spelled out ("one year", "a
+# week"). Each answers "how long" as well as "90 days" does.
 _SPAN_IN_WORDS = re.compile(
     r"\b(?:until|till|as long as|indefinitely|permanently|forever|never)\b"
     r"|\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ \t-]+"
@@ -316,7 +317,7 @@ def asks_only_for_duration(question: str) -> bool:
 
 
 def states_span(text: str) -> bool:
-    """The text says how long something lasts: a duration in digits, or the event that ends it."""
+    """The text says how long something lasts: a duration in digits or in words, or the event that ends it."""
     return states_duration(text) or bool(_SPAN_IN_WORDS.search(text))
 
 
