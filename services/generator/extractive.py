@@ -352,10 +352,11 @@ class ExtractiveGenerator:
             unit = passage.chunk.body[start:end]
             return (
                 -score,
+                # "what is a p4": the unit that says what it is, before the table row named for it.
+                bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not _row_named(_row_name(unit), wanted),
                 duration and not states_span(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
-                bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 # A ticket's reply restates a policy for one customer at one time ("inside the 30-day window of our
                 # 2025 refund policy"); the document states it, so it leads. Further units keep their order.

@@ -851,6 +851,20 @@ def test_a_question_asking_what_a_phrase_means_leads_with_the_unit_that_defines_
     assert other.citations[0].quote.startswith("1.3")
 
 
+def test_a_definition_leads_before_the_table_row_named_for_the_thing_asked_about():
+    """Train q371 "what is a P1" led with the response-targets row named P1; the severity list says what a P1 is."""
+    targets = passage(
+        "| Severity | Acknowledge | Status page update |\n| --- | --- | --- |\n| P1 | 5 minutes | 15 minutes |",
+        path=("Response targets",),
+    )
+    levels = passage("- P1: full outage of a core service for all customers in a region.", path=("Severity levels",))
+    answer = ExtractiveGenerator().run("what is a P1", [targets, levels])
+    assert answer.citations[0].quote.startswith("- P1: full outage")
+    # A question about the row's fields is answered by the row.
+    acknowledge = ExtractiveGenerator().run("P1 acknowledge time", [targets, levels])
+    assert acknowledge.citations[0].quote.startswith("| P1 |")
+
+
 def test_a_sender_s_address_in_a_message_heading_is_not_what_the_message_is_about():
     """'is phone support available': a ticket message from support@... that says "the Services were available"
     holds "support" only through the sender's address, which says who wrote, not what about."""
