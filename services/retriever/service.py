@@ -73,8 +73,10 @@ class HybridRetriever:
         bm25 = self._pool.submit(self.index.bm25, tenant_id, query, filters, k) if mode != "dense" else None
         dense = self._pool.submit(self._dense, tenant_id, query, filters, k) if mode != "bm25" else None
         dense_hits, vector = dense.result() if dense else ([], None)
-        fused = reciprocal_rank_fusion(bm25.result() if bm25 else [], dense_hits, self.rrf_k)
-        return fused[: top_k or self.default_top_k], vector
+        fused = reciprocal_rank_fusion(
+            bm25.result() if bm25 else [], dense_hits, self.rrf_k, top_k or self.default_top_k
+        )
+        return fused, vector
 
     def get_chunk(self, tenant_id: str, chunk_id: str, access_scopes: list[str]) -> Chunk:
         require(tenant_id, "tenant_id")

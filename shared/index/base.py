@@ -2,7 +2,7 @@
 against each."""
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol, TypeAlias
 
 import numpy as np
@@ -11,10 +11,33 @@ from shared.errors import Aborted
 from shared.model import Chunk, DocumentMeta, SearchFilters
 
 
-@dataclasses.dataclass
 class SearchHit:
-    chunk: Chunk
-    score: float
+    """One ranked chunk and its score. A backend may hand the chunk over as a loader instead (`deferred`): the
+    embedded index's rows cost more to turn into chunks (JSON columns, view vectors) than to rank, and fusion keeps
+    only the top k of two overlapping lists, so only the hits a caller reads `chunk` of are built."""
+
+    __slots__ = ("chunk_id", "score", "_chunk", "_load")
+
+    def __init__(self, chunk: Chunk, score: float):
+        self.chunk_id, self.score = chunk.chunk_id, score
+        self._chunk: Chunk | None = chunk
+        self._load: Callable[[], Chunk] | None = None
+
+    @classmethod
+    def deferred(cls, chunk_id: str, score: float, load: Callable[[], Chunk]) -> "SearchHit":
+        hit = cls.__new__(cls)
+        hit.chunk_id, hit.score, hit._chunk, hit._load = chunk_id, score, None, load
+        return hit
+
+    @property
+    def chunk(self) -> Chunk:
+        if self._chunk is None:
+            assert self._load is not None
+            self._chunk, self._load = self._load(), None
+        return self._chunk
+
+    def __repr__(self) -> str:
+        return f"SearchHit(chunk_id={self.chunk_id!r}, score={self.score!r})"
 
 
 @dataclasses.dataclass

@@ -14,6 +14,7 @@ applied as the view's masks (shared/index/fts_bm25.py), instead of FTS5 scoring 
 k-NN scans 8-bit codes (over BINARY_MIN_ROWS visible rows 1-bit codes first) and rescores a shortlist in float32.
 """
 
+import functools
 import json
 import os
 import sqlite3
@@ -451,10 +452,11 @@ class EmbeddedIndex:
         finally:
             conn.execute("COMMIT")
         # Belt and braces: every hit is re-checked against the filters on the row as stored.
+        # Each hit's chunk is built when read: fusion keeps only the top k of the two lists.
         return [
-            SearchHit(chunk=_row_to_chunk(by_rowid[r]), score=score)
+            SearchHit.deferred(row["chunk_id"], score, functools.partial(_row_to_chunk, row))
             for r, score in chosen
-            if r in by_rowid and _row_passes(by_rowid[r], visible, as_of, filters)
+            if (row := by_rowid.get(r)) is not None and _row_passes(row, visible, as_of, filters)
         ]
 
     def bm25_fts5(self, tenant_id: str, query: str, filters: SearchFilters, top_k: int) -> list[SearchHit]:

@@ -30,3 +30,21 @@ def test_rrf_k_changes_the_balance():
 def test_single_list_passes_through_in_order():
     fused = reciprocal_rank_fusion(hits("a", "b"), [], k=60)
     assert [sc.chunk.meta.document_id for sc in fused] == ["a", "b"]
+
+
+def test_only_the_fused_hits_kept_are_built():
+    """Fusion ranks on chunk ids; a hit whose chunk is built on first use (the embedded index's) is built only when
+    it is among the `limit` it returns."""
+    built = []
+
+    def deferred(names):
+        out = []
+        for i, n in enumerate(names):
+            made = chunk(meta(doc=n), 0, n)
+            out.append(SearchHit.deferred(made.chunk_id, 10.0 - i, lambda made=made: built.append(made) or made))
+        return out
+
+    fused = reciprocal_rank_fusion(deferred(["a", "b", "c"]), deferred(["c", "a", "d"]), k=60, limit=2)
+    assert [sc.chunk.meta.document_id for sc in fused] == ["a", "c"]
+    assert sorted(c.meta.document_id for c in built) == ["a", "c"]  # "b" and "d" never built, each kept one once
+    assert [sc.scores.fused_rank for sc in fused] == [1, 2]
