@@ -372,7 +372,7 @@ class OpenSearchIndex:
             },
         }
         hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-        return [SearchHit(chunk=_hit_to_chunk(h), score=float(h["_score"])) for h in hits]
+        return [_deferred_hit(h, float(h["_score"])) for h in hits]
 
     @_engine_errors
     def knn(self, tenant_id, vector, model_id, filters, top_k) -> list[SearchHit]:
@@ -420,7 +420,7 @@ class OpenSearchIndex:
             failed = found if "error" in found else mismatch
             raise TransportError(failed.get("status", 500), failed["error"].get("type", "error"), failed["error"])
         # Lucene scores cosinesimil as (1 + cos) / 2; callers get the cosine the embedded backend reports.
-        return [SearchHit(chunk=_hit_to_chunk(h), score=2.0 * float(h["_score"]) - 1.0) for h in found["hits"]["hits"]]
+        return [_deferred_hit(h, 2.0 * float(h["_score"]) - 1.0) for h in found["hits"]["hits"]]
 
     def _model_ids(self, tenant_id: str) -> list[str]:
         body = {
@@ -547,6 +547,11 @@ def _document_version(hits: list[dict]) -> DocumentVersion:
     chunks = sorted((_hit_to_chunk(h) for h in hits), key=lambda c: c.position)
     vectors = {h["_source"]["chunk_id"]: np.asarray(h["_source"]["embedding"], dtype=np.float32) for h in hits}
     return chunks[0].meta, chunks, vectors
+
+
+def _deferred_hit(hit: dict, score: float) -> SearchHit:
+    """A hit whose chunk (its view vectors decoded) is built only if the caller keeps it: fusion keeps the top k."""
+    return SearchHit.deferred(hit["_source"]["chunk_id"], score, functools.partial(_hit_to_chunk, hit))
 
 
 def _hit_to_chunk(hit: dict) -> Chunk:
