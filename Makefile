@@ -231,6 +231,13 @@ $(SELECTOR_CONTEXTS): | stubs models
 bench-answer: stubs models $(SELECTOR_CONTEXTS)
 	$(PY) -m loadtest.bench_answer $(BENCH_ARGS)
 
+# An answer rule judged on train and dev in seconds: the same recorded contexts through the current generator and
+# the shipped decision (services/evaluation/replay.py); REPLAY_ARGS="--out F --against EARLIER" prints what changed.
+.PHONY: answer-replay
+REPLAY_ARGS ?= --out eval/out/replay.json
+answer-replay: stubs models $(SELECTOR_CONTEXTS)
+	$(PY) -m services.evaluation.replay $(REPLAY_ARGS)
+
 # The extractive generator's support reader (issue #15; off by default, RAGMESH_GENERATOR_READER_CARD=
 # eval/answer-reader.json turns it on): the sample cross-encoder (`make reranker`) fine-tuned on the train split's
 # (question, answer unit) pairs of the recorded contexts (recorded once by a private mesh, ~5 min), 1 epoch of
