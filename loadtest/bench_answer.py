@@ -14,8 +14,6 @@ import statistics
 import time
 from pathlib import Path
 
-from google.protobuf.json_format import ParseDict
-
 from loadtest.figures import figure, record
 from services.evaluation.cases import read_jsonl
 from services.generator import support
@@ -24,14 +22,13 @@ from services.generator.learned import ReadingGenerator, SelectingGenerator
 from services.generator.reading import DEFAULT_READER_CARD, ReaderCard
 from services.generator.selection import DEFAULT_CARD
 from shared import convert
-from shared.stubs import common_pb2
 
 
 def load(contexts: str, cases: str) -> list[tuple[str, list]]:
     questions = {row["id"]: row["question"] for row in read_jsonl(Path(cases))}
     rows = read_jsonl(Path(contexts))
     return [
-        (questions[r["id"]], [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in r["context"]])
+        (questions[r["id"]], [convert.scored_from_json(p) for p in r["context"]])
         for r in rows
         if r["id"] in questions and r["context"]
     ]

@@ -1,6 +1,7 @@
 """Protobuf <-> domain objects. The only place that knows both shapes."""
 
 import numpy as np
+from google.protobuf.json_format import ParseDict
 
 from shared import model
 from shared.stubs import common_pb2, retriever_pb2
@@ -127,6 +128,11 @@ def scores_to_pb(s: model.StageScores) -> common_pb2.StageScores:
 
 def scored_from_pb(pb: common_pb2.ScoredChunk) -> model.ScoredChunk:
     return model.ScoredChunk(chunk=chunk_from_pb(pb.chunk), scores=scores_from_pb(pb.scores))
+
+
+def scored_from_json(recorded: dict) -> model.ScoredChunk:
+    """A passage as a recorded context holds it: the ScoredChunk message in protobuf's JSON form."""
+    return scored_from_pb(ParseDict(recorded, common_pb2.ScoredChunk()))
 
 
 def scored_to_pb(sc: model.ScoredChunk) -> common_pb2.ScoredChunk:

@@ -13,13 +13,10 @@ import dataclasses
 import json
 from pathlib import Path
 
-from google.protobuf.json_format import ParseDict
-
 from services.evaluation.cases import load_cases, read_jsonl
 from services.evaluation.runner import cites_gold
 from services.generator.extractive import ExtractiveGenerator
 from shared import calibration, convert
-from shared.stubs import common_pb2
 
 DEFAULT_CONTEXTS = "eval/out/selector/contexts.jsonl"
 
@@ -46,10 +43,7 @@ def replay(cases_file: str, corpus_dirs: list[str], contexts_file: str, calibrat
         case = cases.get(row["id"])
         if case is None or (case.split and case.split not in splits):  # no splits file: one set
             continue
-        passages = [
-            convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk(), ignore_unknown_fields=True))
-            for p in row["context"]
-        ]
+        passages = [convert.scored_from_json(p) for p in row["context"]]
         answer = generator.run(case.question, passages)
         top = max((p.scores.rerank_score for p in passages), default=0.0)
         answered = not answer.abstained and decision.answers(top, answer.coverage)

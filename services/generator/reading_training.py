@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from google.protobuf.json_format import ParseDict
 
 from services.evaluation.cases import load_cases
 from services.evaluation.runner import cites_gold
@@ -34,7 +33,6 @@ from services.generator.selector_training import (
 )
 from services.generator.selector_training import outcomes as selector_outcomes
 from shared import calibration, convert
-from shared.stubs import common_pb2
 
 
 def reader_scores(reader: support.SupportReader, data: Dataset, rows: list[int], cache: Path) -> dict[int, np.ndarray]:
@@ -60,7 +58,7 @@ def rule_gate_outcomes(data: Dataset, contexts: dict, rows: list[int], gate: flo
     answered, correct = set(), set()
     for i in rows:
         case = data.cases[i]
-        passages = [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in contexts[case.case_id]]
+        passages = [convert.scored_from_json(p) for p in contexts[case.case_id]]
         if not passages or max(p.scores.rerank_score for p in passages) < gate:
             continue
         answer = rule.run(case.question, passages)

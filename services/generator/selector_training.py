@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict
 
 from ragmesh.client import RagmeshClient
 from services.evaluation.cases import EvalCase, load_cases
@@ -31,7 +31,7 @@ from services.evaluation.runner import cites_gold
 from services.generator import selection
 from shared import convert
 from shared.ratelimit import within_rate_limit
-from shared.stubs import common_pb2, gateway_pb2, gateway_pb2_grpc
+from shared.stubs import gateway_pb2, gateway_pb2_grpc
 
 
 def record_contexts(stub, cases: list[EvalCase], timeout: float) -> list[dict]:
@@ -61,7 +61,7 @@ class Dataset:
         self.labels: list[np.ndarray] = []
         self.x: list[np.ndarray] = []
         for case in cases:
-            passages = [convert.scored_from_pb(ParseDict(p, common_pb2.ScoredChunk())) for p in contexts[case.case_id]]
+            passages = [convert.scored_from_json(p) for p in contexts[case.case_id]]
             units = selection.candidates(case.question, passages)
             self.units.append(units)
             self.x.append(selection.matrix(units))
