@@ -274,7 +274,9 @@ def bound_terms(wanted: set[str], text: str) -> set[str]:
 # that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
 # days"), holds the word.
 DEADLINE_WORDS = frozenset({"deadline", "cutoff"})  # the words a question asks for a time limit with
-_DURATION = r"\b\d+(?:[ \t-]+(?:business|calendar|working))?[ \t-]+(?:minute|hour|day|week|month|year)s?\b"
+# Between a count and its time unit: "30 days", "5 business days", "24-hour".
+_COUNTED = r"(?:[ \t-]+(?:business|calendar|working))?[ \t-]+"
+_DURATION = rf"\b\d+{_COUNTED}(?:minute|hour|day|week|month|year)s?\b"
 _TIME_LIMIT = re.compile(
     rf"\b(?:within|before|no later than|not later than|by)\b.{{0,40}}?{_DURATION}"  # "within 30 days"
     rf"|{_DURATION}.{{0,40}}?\b(?:before|after)\b",  # "14 days before departure"
@@ -301,8 +303,8 @@ def states_duration(text: str) -> bool:
 # week"). Each answers "how long" as well as "90 days" does.
 _SPAN_IN_WORDS = re.compile(
     r"\b(?:until|till|as long as|indefinitely|permanently|forever|never)\b"
-    r"|\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ \t-]+"
-    r"(?:(?:business|calendar|working)[ \t-]+)?(?:minute|hour|day|week|fortnight|month|quarter|year)s?\b",
+    rf"|\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve){_COUNTED}"
+    r"(?:minute|hour|day|week|fortnight|month|quarter|year)s?\b",
     re.IGNORECASE,
 )
 

@@ -100,7 +100,10 @@ class _Asked:
     money_terms: set[str]
     # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
     number: bool
-    span: bool  # a "how long" question: a unit answers only by stating a span of time
+    # A "how long" question: a unit stating a span of time leads (`duration`), and answers only if one does (`span`,
+    # unless it asks which thing tells the span: "which header tells me how long to wait").
+    duration: bool
+    span: bool
     # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
@@ -132,6 +135,7 @@ class _Asked:
             money=money,
             money_terms=set().union(*money.values()),
             number=asks_for_number(query),
+            duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
             dated=bool(named) and asks_for_date(query),
             unwritten=wanted - written.words,
@@ -344,7 +348,6 @@ class ExtractiveGenerator:
         # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
         # not the sentence on how to submit) or the event that ends it ("continues until ..."), for a deadline
         # question the unit stating the time limit, and for a "when" question the dated heading of what it names.
-        duration = asks_for_duration(query)
         deadline = DEADLINE_WORDS & wanted
 
         def lead_order(s: tuple[int, int, int, int, ScoredChunk], for_lead: bool = False) -> tuple:
@@ -355,7 +358,7 @@ class ExtractiveGenerator:
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not _row_named(_row_name(unit), wanted),
-                duration and not states_span(unit),
+                asked.duration and not states_span(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 # A ticket's reply restates a policy for one customer at one time ("inside the 30-day window of our
