@@ -123,7 +123,7 @@ class _Asked:
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
-        wanted = question_terms(query)
+        wanted = _asked_words(query)
         named = identifiers(query)
         money = question_currencies(query)
         rows = wanted & written.siblings.keys()
@@ -198,7 +198,7 @@ class ExtractiveGenerator:
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
         query = corrected(query, [chunk_words(p.chunk) for p in passages])
-        wanted = question_terms(query)
+        wanted = _asked_words(query)
         if names_nothing(wanted):
             return empty_question(self.generator_id)
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
@@ -452,15 +452,19 @@ def _answer_from_parts(
     picked: list[tuple[ScoredChunk, int, int]] = []
     for found in answered:
         picked += [unit for unit in found.picked if unit not in picked]
-    asked = set().union(*(question_terms(part) for part in parts))
+    asked = set().union(*(_asked_words(part) for part in parts))
     coverage = weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
     return dataclasses.replace(quoted_answer(picked, generator_id), coverage=coverage)
 
 
-# "what does downtime mean", "what is scheduled maintenance", "define service credit": the phrase asked about.
+# "what does downtime mean", "what is scheduled maintenance", "define service credit", "what's the meaning of a P2":
+# the phrase asked about.
 _ASKS_MEANING = (
     re.compile(r"^\W*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+mean\W*$", re.IGNORECASE),
-    re.compile(r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+(?:an?\s+|the\s+)?(.+?)\W*$", re.IGNORECASE),
+    re.compile(
+        r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+(?:the\s+meaning\s+of\s+|meant\s+by\s+)?(?:an?\s+|the\s+)?(.+?)\W*$",
+        re.IGNORECASE,
+    ),
     re.compile(r"^\W*(.+?)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
 )
 # A unit that opens by defining its subject: '1.4 "Downtime" means ...', "- Downtime: ...", "Downtime is ...".
@@ -468,6 +472,26 @@ _DEFINITION_LEAD = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“']?")
 # What follows the name a definition defines, in both readings below.
 _DEFINING = r"(?::|=|means\b|is\b|are\b|refers to\b|stands for\b)"
 _DEFINITION_VERB = re.compile(rf"^[\"”']?\s*{_DEFINING}")
+_NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
+
+
+# The words a question asking what something means frames it with: the unit that answers says what the thing is,
+# and one that only writes "means" ('1.1 "Affiliate" means ...' for "what does X-RateLimit-Remaining mean") answers
+# another question.
+_MEANING_FRAME = frozenset({"mean", "define"})
+_NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
+
+
+def _asked_words(query: str) -> set[str]:
+    """The question's content words a unit must hold to answer it: question_terms, less the frame of a question
+    asking what a name means ("mean" in "what does E-1002 mean", "define" in "define service credit") unless the
+    frame is all it has ("what does it mean"). A longer question that ends in "mean" asks more than a meaning ("W-4510
+    on my mac, is that real and what does it mean"): its "Meaning:" line holds a word of it."""
+    terms = question_terms(query)
+    phrase = _asked_meaning(query)
+    if phrase and len(phrase.split()) <= _NAME_WORDS and terms - _MEANING_FRAME:
+        return terms - _MEANING_FRAME
+    return terms
 
 
 def _asked_meaning(query: str) -> str:
@@ -496,9 +520,10 @@ def _opens_with_definition(unit: str, phrase: str) -> bool:
 
 def _defines(unit: str, named: set[str]) -> bool:
     """Whether a unit says what a named thing is: "- P1: complete outage ...", "E-4412 means ...", "W-2203 is
-    the early warning ..."."""
+    the early warning ...". The last name of a list says what they are together ("E-4421 and E-4422 are now
+    separate codes"), not what it is."""
     text = unit.lower()
-    return any(re.search(rf"{re.escape(name)}\W{{0,2}}\s*{_DEFINING}", text) for name in named)
+    return any(re.search(rf"{_NOT_LISTED}{re.escape(name)}\W{{0,2}}\s*{_DEFINING}", text) for name in named)
 
 
 def _row_name(unit: str) -> list[str]:

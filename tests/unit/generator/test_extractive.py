@@ -993,3 +993,56 @@ def test_a_document_leads_over_a_thread_reply_holding_as_many_words():
     answer = ExtractiveGenerator().run("refund window?", [reply, policy])
     assert answer.citations[0].quote.startswith("Annual plans cancelled")
     assert answer.citations[1].quote.startswith("Hello Jonas")  # further units keep their order
+
+
+def test_a_unit_that_only_writes_means_does_not_answer_what_a_name_means():
+    """'what does X-RateLimit-Remaining mean' quoted '1.1 "Affiliate" means ...' and a ticket's "Exit code 4 means
+    ..." after the header's line: "mean" frames the question, the header is what it asks about."""
+    headers = passage(
+        "- `X-RateLimit-Limit`: the limit for the current window.\n"
+        "- `X-RateLimit-Remaining`: requests left in the current window.",
+        doc="rate-limits",
+        path=("API Rate Limits", "Headers"),
+    )
+    definitions = passage(DEFINITIONS, doc="msa", path=("1. Definitions",))
+    ticket = passage("Exit code 4 means nwctl gave up after all retries.", doc="ticket", path=("Message 2",))
+    answer = ExtractiveGenerator().run("what does X-RateLimit-Remaining mean", [headers, definitions, ticket])
+    assert [c.quote for c in answer.citations] == ["- `X-RateLimit-Remaining`: requests left in the current window."]
+    assert answer.coverage == 1.0
+    # A name no passage holds is refused, not answered by a definition of something else.
+    for question in ("what does churn mean", "define churn", "what's the meaning of churn"):
+        refused = ExtractiveGenerator().run(question, [definitions, ticket])
+        assert refused.abstained, question
+        assert refused.missing.endswith(": churn"), question
+
+
+def test_what_the_meaning_of_a_name_is_asked_like_what_it_is():
+    """ "what's the meaning of a P2" asks what a P2 is, as "what is a P2" does: the definition leads the row."""
+    targets = passage(
+        "| Severity | Acknowledge | Status page update |\n| --- | --- | --- |\n| P2 | 15 minutes | 30 minutes |",
+        path=("Response targets",),
+    )
+    levels = passage("- P1: full outage.\n- P2: partial outage or severe degradation.", path=("Severity levels",))
+    for question in ("what's the meaning of a P2", "what is meant by P2", "what is a P2"):
+        answer = ExtractiveGenerator().run(question, [targets, levels])
+        assert answer.citations[0].quote == "- P2: partial outage or severe degradation.", question
+    # "mean" alone, or in a longer question that ends with it, stays a word of the question.
+    meaning = passage("Meaning: a job failed and was retried.", path=("Errors", "W-4510 Job retried"))
+    note = passage("Note: a job failed and was retried.", path=("Errors", "W-4510 Job retried"))
+    for question in ("what does it mean", "W-4510 on my mac, is that real and what does it mean"):
+        held = ExtractiveGenerator().run(question, [meaning])
+        assert held.coverage > ExtractiveGenerator().run(question, [note]).coverage, question
+
+
+def test_the_last_name_of_a_list_is_not_defined_by_what_follows_the_list():
+    """With the error-code manual withheld, "e-4422 meaning" and "what is E-4422" were answered by a release note's
+    "E-4421 and E-4422 are now separate codes", read as saying what E-4422 is."""
+    notes = passage(
+        "- New error code catalogue with clearer resolution steps, e.g. E-4421 and E-4422 are now separate codes.",
+        doc="notes",
+        path=("Release Notes", "v2.1.0 (2025-06-01)"),
+    )
+    for question in ("e-4422 meaning", "what does E-4422 mean", "what is E-4422"):
+        assert ExtractiveGenerator().run(question, [notes]).abstained, question
+    manual = passage("E-4422 is a sync token that has expired.", doc="manual", path=("Errors",))
+    assert ExtractiveGenerator().run("what is E-4422", [notes, manual]).citations[0].document_id == "manual"
