@@ -404,12 +404,13 @@ def record_header_fields(text: str) -> set[str] | None:
 
 
 # A sentence that sends the reader elsewhere ("See the discounts document for other programs.", "For details, refer
-# to the MSA.") or says what its document covers ("This policy defines how long ... keeps data"). Contacting
+# to the MSA.") or says what its document covers ("This policy defines how long ... keeps data", "This FAQ answers
+# common questions about claiming business expenses"). Contacting
 # someone is an answer ("For refunds, contact billing@..."), and so is what a document applies to.
 _SIGNPOST = re.compile(
     r"^\W*(?:for\b[^,.;]{0,60},\s*)?(?:please\s+)?(?:see|refer to|consult)\b"
     r"|^\W*this (?:policy|document|guide|page|section|manual|handbook|runbook|faq|reference|article)\s+"
-    r"(?:defines|describes|explains|covers|outlines|sets out|summari[sz]es|lists|documents)\b"
+    r"(?:defines|describes|explains|covers|outlines|sets out|summari[sz]es|lists|documents|answers)\b"
     r"|^\W*it\s+(?:defines|describes|explains|outlines|summari[sz]es)\b",  # "It explains when ... refunds ..."
     re.IGNORECASE,
 )

@@ -78,6 +78,8 @@ def test_a_signpost_points_elsewhere_or_describes_its_own_document():
         # Found by use: "how long until a refund is paid out" quoted it ahead of how refunds are paid.
         "It explains when Northwind Cloud refunds subscription fees, who can approve a refund, and how refunds are "
         "paid out.",
+        # Found by use: "does northwind cover ip claims" quoted it after the MSA's indemnity clause ("claiming").
+        "This FAQ answers common questions about claiming business expenses at Northwind Cloud.",
     ):
         assert is_signpost(text), text
     for text in (
