@@ -422,6 +422,18 @@ def is_signpost(text: str) -> bool:
     return bool(_SIGNPOST.match(text.lstrip(" \t-*+>")))
 
 
+# A yes/no question opens with its auxiliary verb: "is there a free trial for starter", "do P3s need a PIR".
+_POLAR_QUESTION = re.compile(
+    r"^\W*(?:is|are|was|were|am|do|does|did|can|could|will|would|should|shall|must|may|has|have|had)\b", re.IGNORECASE
+)
+
+
+def is_polar_question(text: str) -> bool:
+    """True for a question answered yes or no ("can team get a dedicated region"), which a sentence saying what
+    else something applies to answers too: "Team and Business plans include a free trial" says no for Starter."""
+    return bool(_POLAR_QUESTION.match(text))
+
+
 def is_question(text: str) -> bool:
     """True for a unit that asks ("Can we get a refund for the Business renewal?" in a ticket): it shares the words
     of a question about the same thing and answers none; like a signpost, it answers only when no other unit does."""

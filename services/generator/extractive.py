@@ -64,6 +64,7 @@ from shared.text import (
     is_heading_line,
     is_message_header,
     is_message_heading,
+    is_polar_question,
     is_question,
     is_signpost,
     is_table_header,
@@ -113,6 +114,7 @@ class _Asked:
     # seats" does not answer "can starter buy more seats").
     rows: set[str]
     other_rows: set[str]
+    polar: bool  # answered yes or no ("is there a free trial for starter")
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
     # The phrase it asks the meaning of, as written ("downtime" in "what does downtime mean"; "" for any other
@@ -141,6 +143,7 @@ class _Asked:
             unwritten=wanted - written.words,
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
+            polar=is_polar_question(query),
             modifiers=word_modifiers(query),
             meaning=meaning,
             defines=_names_defined(meaning, named),
@@ -541,7 +544,12 @@ def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], cov
         return False
     if row:
         return bool(asked.other_rows.intersection(name)) and not asked.rows.intersection(name)
-    return bool(unit_words & asked.other_rows) and not covered & asked.rows
+    if not unit_words & asked.other_rows or covered & asked.rows:
+        return False
+    # A unit naming two or more of the other rows and not this one says what something applies to ("Team and Business
+    # plans include a 14-day free trial"): to a yes/no question about this row ("is there a free trial for starter")
+    # it answers no.
+    return not (asked.polar and len(unit_words & asked.other_rows) >= 2)
 
 
 def _names_another(name: list[str], modifiers: dict[str, str]) -> bool:

@@ -18,6 +18,7 @@ from shared.text import (
     identifiers,
     is_message_header,
     is_message_heading,
+    is_polar_question,
     is_question,
     is_signpost,
     message_heading,
@@ -450,3 +451,10 @@ def test_a_list_marker_and_its_space_are_taken_off():
     assert without_list_marker("-   Fixed a bug where sync stalled.") == "Fixed a bug where sync stalled."
     assert without_list_marker(" 2. Upgrade to Team.") == "Upgrade to Team."
     assert without_list_marker("v2.1 is out.") == "v2.1 is out."
+
+
+def test_a_polar_question_opens_with_its_auxiliary_verb():
+    for text in ("is there a free trial for starter", "Do P3s need a PIR?", "can team get a dedicated region"):
+        assert is_polar_question(text), text
+    for text in ("which plans include a free trial", "how long is the trial", "island regions", "dose limits"):
+        assert not is_polar_question(text), text

@@ -223,6 +223,31 @@ def test_a_unit_about_another_row_of_a_table_does_not_answer_for_the_row_asked_a
     assert answer.citations[0].quote.startswith("The Starter plan allows")
 
 
+def test_a_unit_listing_the_other_rows_answers_a_yes_no_question_about_this_one():
+    """Found by use: 'is there a free trial for starter' quoted "Trials are limited to one per company domain.";
+    "Team and Business plans include a 14-day free trial" names two siblings of Starter and says no for it."""
+    plans = passage(
+        "| Plan | Monthly price |\n| --- | --- |\n| Starter | $19 |\n| Team | $79 |\n| Business | $299 |\n",
+        doc="prices",
+        path=("Price List", "Plans"),
+    )
+    trial = passage(
+        "Team and Business plans include a 14-day free trial with no card required. "
+        "Trials are limited to one per company domain.",
+        doc="prices",
+        path=("Price List", "Free trial"),
+    )
+    answer = ExtractiveGenerator().run("is there a free trial for starter", [plans, trial])
+    assert answer.citations[0].quote.startswith("Team and Business plans include")
+    # A question that is not yes/no is still not answered by the other rows ("free trial length on starter").
+    answer = ExtractiveGenerator().run("free trial length on starter", [plans, trial])
+    assert all(not c.quote.startswith("Team and Business") for c in answer.citations)
+    # Nor is a yes/no question by a unit naming one other row ("Business plan customers who buy ...").
+    seats = passage("Business plan customers who buy more than 200 seats get 10% off the seat price.", doc="discounts")
+    answer = ExtractiveGenerator().run("can starter buy more seats", [plans, seats])
+    assert all(not c.quote.startswith("Business plan customers") for c in answer.citations)
+
+
 def test_a_row_named_for_a_sibling_is_about_it_whatever_its_other_cells_say():
     """'storage on business': the Starter row says '2 business days' in its support cell, but it is the Starter row."""
     prices = passage(
