@@ -379,10 +379,12 @@ class ExtractiveGenerator:
         if not entry and not is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
             # The named thing's entry answers before a sentence elsewhere that mentions it, even where the entry
             # shares fewer of the question's words ("E-4412 ... which cli command fixes it": the manual's entry, not
-            # a ticket's "E-4412 conflicts stopped after ...").
-            entry = entry_among(scored, passages, spans, named, self.max_units) or named_entry(
-                passages, spans, named, self.max_units
-            )
+            # a ticket's "E-4412 conflicts stopped after ..."), unless the question is yes/no and that sentence holds
+            # every word of it by itself ("does W-2204 show on enterprise": "The dashboard no longer shows W-2204 to
+            # workspaces on the Enterprise plan", not the entry's "Meaning: the workspace has one seat left").
+            entry = entry_among(scored, passages, spans, named, self.max_units)
+            if not entry and not (asked.polar and wanted <= own_by[(top_rank, top_start)]):
+                entry = named_entry(passages, spans, named, self.max_units)
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
         # The answer's coverage also counts the words its passage holds around the quoted unit: in "is the service
         # credit our only remedy for downtime", "remedy" is in the quoted clause and "downtime" in the sentence

@@ -167,6 +167,22 @@ def test_the_named_entry_answers_before_a_sentence_elsewhere_that_holds_more_of_
     assert [c.quote.split(":")[0] for c in answer.citations] == ["Meaning", "Cause", "Resolution"]
 
 
+def test_a_sentence_holding_a_yes_no_question_answers_it_before_the_named_entry():
+    """Found by use: 'does W-2204 show on enterprise' was answered by the manual's entry ("Meaning: the workspace has
+    one seat left"); the release note holding every word of the question by itself says it does not any more."""
+    note = passage(
+        "- The dashboard no longer shows E-3001 to workspaces on the Enterprise plan.",
+        doc="notes",
+        path=("Release notes", "Fixes"),
+    )
+    entry = passage(ENTRY, doc="manual", path=("Error Code Reference", "E-3001 Bucket not found"))
+    answer = ExtractiveGenerator().run("does E-3001 show on enterprise", [entry, note])
+    assert [c.document_id for c in answer.citations] == ["notes"]
+    # A question that is not yes/no, or a sentence holding only part of it, leaves the entry first.
+    assert ExtractiveGenerator().run("E-3001 on enterprise", [entry, note]).citations[0].document_id == "manual"
+    assert ExtractiveGenerator().run("does E-3001 show on team", [entry, note]).citations[0].document_id == "manual"
+
+
 GENERAL = (
     "## 10. General\n\n"
     "10.2 Venue. The courts located in New York County have exclusive jurisdiction.\n\n"
