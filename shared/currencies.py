@@ -60,12 +60,19 @@ def stated_currencies(unit: str, generic: bool = True) -> set[str]:
     return codes
 
 
-def currency_terms_held(asked: dict[str, set[str]], unit: str, row: bool = False) -> set[str]:
-    """The question's currency terms a unit holds: those of each asked currency it states, all of them when it
-    speaks of currency in general."""
+def currency_terms_held(
+    asked: dict[str, set[str]], unit: str, row: bool = False, known: set[str] | None = None
+) -> set[str]:
+    """The question's currency terms a unit holds: those of each asked currency it states, and all of them when it
+    speaks of currency in general, unless the question names one currency only and the passages never state it
+    (`known`: the currencies they state; None: any), which is not one they deal in: "Expensify converts
+    foreign-currency receipts" does not answer "can i pay in swiss francs". A question naming two asks how they
+    meet, which a general rule answers ("paid in EUR, will my refund come back in dollars": "Refunds are issued in
+    the currency of the original invoice")."""
     stated = stated_currencies(unit, generic=not row)
+    general = "*" in stated and (known is None or len(asked) > 1 or bool(known & asked.keys()))
     held: set[str] = set()
     for code, terms in asked.items():
-        if code in stated or "*" in stated:
+        if code in stated or general:
             held |= terms
     return held

@@ -30,7 +30,7 @@ from services.generator.entries import (
     with_listed_items,
 )
 from services.generator.quoting import missing_words, quoted_answer
-from shared.currencies import currency_terms_held, question_currencies
+from shared.currencies import currency_terms_held, question_currencies, stated_currencies
 from shared.model import Answer, ScoredChunk
 from shared.quantities import (
     DEADLINE_WORDS,
@@ -85,6 +85,7 @@ class _Written:
 
     words: set[str]
     siblings: dict[str, set[str]]
+    currencies: set[str]  # the ISO codes of the currencies they state ("USD" for "$79")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +100,7 @@ class _Asked:
     # A currency it names ("price in euros") must be one the answering unit states, in any form.
     money: dict[str, set[str]]
     money_terms: set[str]
+    currencies: set[str]  # those the passages state: a sentence on currency in general speaks of these only
     # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
     number: bool
     # A "how long" question: a unit stating a span of time leads (`duration`), and answers only if one does (`span`,
@@ -136,6 +138,7 @@ class _Asked:
             amounts=question_amounts(query),
             money=money,
             money_terms=set().union(*money.values()),
+            currencies=written.currencies,
             number=asks_for_number(query),
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
@@ -167,7 +170,7 @@ class _Asked:
             | deadline_terms(self.wanted, unit)
         )
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
-            hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row)
+            hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row, known=self.currencies)
         if row:
             # A cell that names a place or body counts as its abbreviation and its people too ("uk" and "United
             # Kingdom", "indian" and "India").
@@ -212,8 +215,17 @@ class ExtractiveGenerator:
             for p, units in zip(passages, spans, strict=True)
         ]
         # The words the passages write as they are, in a unit, a heading or a title (a question word among them is
-        # never read as a clip of a longer one), and the rows their tables set side by side.
-        written = _Written(written_words(passages, words), row_siblings([p.chunk.body for p in passages]))
+        # never read as a clip of a longer one), the rows their tables set side by side, and the currencies they
+        # state, with those of a question naming two, which asks how they meet even where its parts name one each
+        # ("paid in EUR, will my refund come back in dollars").
+        bodies = [p.chunk.body for p in passages]
+        named_money = question_currencies(query).keys()
+        written = _Written(
+            written_words(passages, words),
+            row_siblings(bodies),
+            set().union(*(stated_currencies(body, generic=False) for body in bodies))
+            | (set(named_money) if len(named_money) > 1 else set()),
+        )
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
         # both ("a post-incident review is required for every P1 and P2") answers neither.
@@ -361,6 +373,9 @@ class ExtractiveGenerator:
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
                 not _row_named(_row_name(unit), wanted),
+                # "can i pay in yen": the unit stating the yen ("| Japan | JPY | ... | Card, bank transfer |")
+                # before one about currency in general ("Expensify converts foreign-currency receipts ...").
+                bool(asked.money) and not asked.money.keys() <= stated_currencies(unit, generic=False),
                 asked.duration and not states_span(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads

@@ -26,3 +26,9 @@ def test_a_sentence_about_currency_in_general_holds_every_asked_currency_but_a_t
     assert currency_terms_held(asked, "| Region | Currency |", row=True) == set()
     assert currency_terms_held(asked, "| European Union | EUR | €75 |", row=True) == {"eur"}
     assert currency_terms_held(question_currencies("price in australian dollars"), "Team costs US$79.") == set()
+    # Only where the question names a currency the passages state (`known`): Swiss francs are not one they deal in.
+    assert currency_terms_held(asked, general, known=set()) == {"eur", "dollar"}  # two named: how they meet
+    francs = question_currencies("can i pay in swiss francs")
+    foreign = "Expensify converts foreign-currency receipts at the exchange rate of the transaction date."
+    assert currency_terms_held(francs, foreign, known={"USD", "EUR", "JPY"}) == set()
+    assert currency_terms_held(francs, foreign) == {"swiss", "franc"}  # known not given: any currency

@@ -264,6 +264,28 @@ def test_a_unit_listing_the_other_rows_answers_a_yes_no_question_about_this_one(
     assert all(not c.quote.startswith("Business plan customers") for c in answer.citations)
 
 
+REGIONAL_PRICES = (
+    "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
+    "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
+)
+FOREIGN_RECEIPTS = "Expensify converts foreign-currency receipts at the exchange rate of the transaction date."
+
+
+def test_a_currency_the_passages_never_state_is_not_held_by_a_sentence_about_currency_in_general():
+    """Found by use: 'can i pay in swiss francs' was answered (coverage 1.0) by the expense FAQ's foreign-currency
+    receipts; the price list states no franc, so nothing answers it. Yen, which it states, is answered by its row."""
+    faq = passage(FOREIGN_RECEIPTS, doc="faq", path=("Can I claim expenses paid in another currency?",))
+    prices = passage(REGIONAL_PRICES, doc="prices", path=("Price List", "Regional currencies"))
+    assert ExtractiveGenerator().run("can i pay in swiss francs", [faq, prices]).abstained
+    answer = ExtractiveGenerator().run("can i pay in yen", [faq, prices])
+    assert answer.citations[0].quote.startswith("| Japan | JPY |")
+    # A question naming two currencies asks how they meet, in each of its parts too: a general rule holds both.
+    refunds = passage("Refunds are issued in the currency of the original invoice.", doc="refunds", path=("Payout",))
+    answer = ExtractiveGenerator().run("paid in EUR, will my refund come back in dollars", [refunds, faq])
+    assert answer.citations[0].quote == "Refunds are issued in the currency of the original invoice."
+    assert answer.coverage > 0.6  # 0.47 when a part naming one currency found it held by nothing
+
+
 def test_a_row_named_for_a_sibling_is_about_it_whatever_its_other_cells_say():
     """'storage on business': the Starter row says '2 business days' in its support cell, but it is the Starter row."""
     prices = passage(
