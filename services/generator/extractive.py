@@ -85,7 +85,8 @@ class _Written:
 
     words: set[str]
     siblings: dict[str, set[str]]
-    currencies: set[str]  # the ISO codes of the currencies they state ("USD" for "$79")
+    # The ISO codes of the currencies they state ("USD" for "$79"), read only for a question naming one.
+    currencies: set[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,12 +220,14 @@ class ExtractiveGenerator:
         # state, with those of a question naming two, which asks how they meet even where its parts name one each
         # ("paid in EUR, will my refund come back in dollars").
         bodies = [p.chunk.body for p in passages]
-        named_money = question_currencies(query).keys()
+        named_money = set(question_currencies(query))
+        stated_money = (
+            set().union(*(stated_currencies(body, generic=False) for body in bodies)) if named_money else set()
+        )
         written = _Written(
             written_words(passages, words),
             row_siblings(bodies),
-            set().union(*(stated_currencies(body, generic=False) for body in bodies))
-            | (set(named_money) if len(named_money) > 1 else set()),
+            stated_money | (named_money if len(named_money) > 1 else set()),
         )
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
