@@ -485,7 +485,8 @@ def _answer_from_parts(
 _ASKS_MEANING = (
     re.compile(r"^\W*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+mean\W*$", re.IGNORECASE),
     re.compile(
-        r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+(?:the\s+meaning\s+of\s+|meant\s+by\s+)?(?:an?\s+|the\s+)?(.+?)\W*$",
+        r"^\W*(?:what\s*(?:'s|s|\s+is|\s+are)|define)\s+"
+        r"(?:the\s+meaning\s+of\s+|meant\s+by\s+)?(?:an?\s+|the\s+)?(.+?)\W*$",
         re.IGNORECASE,
     ),
     re.compile(r"^\W*(.+?)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
@@ -495,6 +496,7 @@ _DEFINITION_LEAD = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“']?")
 # What follows the name a definition defines, in both readings below.
 _DEFINING = r"(?::|=|means\b|is\b|are\b|refers to\b|stands for\b)"
 _DEFINITION_VERB = re.compile(rf"^[\"”']?\s*{_DEFINING}")
+# Not the last name of a list ("E-4421 and E-4422 are ..."): what follows the list is said of them together.
 _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 
 
