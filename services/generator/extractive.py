@@ -344,6 +344,9 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if _answers_something_else(unit, row, unit_words, covered, record_fields, passage, asked):
                     continue
+                # A sentence stating a scope answers for the row it leaves out, named or not ("do P3s need a PIR").
+                if _states_scope(row, unit_words, covered, asked):
+                    covered |= asked.rows
                 if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     # A signpost ("See the discounts document ...") or a question a ticket asks ("Can we get a
                     # refund?") shares the question's words, not its answer: it answers only when no other unit does.
@@ -558,6 +561,13 @@ def _row_name(unit: str) -> list[str]:
     return [term for word in cells[0].split() for term in content_terms(word)] if cells else []
 
 
+def _states_scope(row: bool, unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
+    """Whether a sentence says what something applies to by naming two or more other rows and not the one a yes/no
+    question names ("Team and Business plans include a 14-day free trial" for "is there a free trial for starter",
+    "A post-incident review (PIR) is required for every P1 and P2" for "do P3s need a PIR"): it answers no."""
+    return asked.polar and not row and len(unit_words & asked.other_rows) >= 2 and not covered & asked.rows
+
+
 def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
     """Whether a unit is about another row of a table than the one the question names: a sentence that names a
     sibling and not the row asked about, or a table row whose own name is a sibling ("| Starter | ... | 2 business
@@ -568,10 +578,7 @@ def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], cov
         return bool(asked.other_rows.intersection(name)) and not asked.rows.intersection(name)
     if not unit_words & asked.other_rows or covered & asked.rows:
         return False
-    # A unit naming two or more of the other rows and not this one says what something applies to ("Team and Business
-    # plans include a 14-day free trial"): to a yes/no question about this row ("is there a free trial for starter")
-    # it answers no.
-    return not (asked.polar and len(unit_words & asked.other_rows) >= 2)
+    return not _states_scope(row, unit_words, covered, asked)
 
 
 def _names_another(name: list[str], modifiers: dict[str, str]) -> bool:

@@ -258,6 +258,16 @@ def test_a_unit_listing_the_other_rows_answers_a_yes_no_question_about_this_one(
     # A question that is not yes/no is still not answered by the other rows ("free trial length on starter").
     answer = ExtractiveGenerator().run("free trial length on starter", [plans, trial])
     assert all(not c.quote.startswith("Team and Business") for c in answer.citations)
+    # Such a sentence answers for a row the question names as an identifier too (train q327 "do P3s need a PIR" had
+    # been answered by the P3 row alone, which says nothing of reviews).
+    targets = passage(
+        "| Severity | Acknowledge |\n| --- | --- |\n| P1 | 5 minutes |\n| P2 | 15 minutes |\n| P3 | 1 hour |\n",
+        doc="runbook",
+        path=("Runbook", "Response targets"),
+    )
+    review = passage("A post-incident review (PIR) is required for every P1 and P2.", doc="runbook", path=("After",))
+    answer = ExtractiveGenerator().run("do P3s need a PIR", [targets, review])
+    assert "A post-incident review (PIR) is required for every P1 and P2." in [c.quote for c in answer.citations]
     # Nor is a yes/no question by a unit naming one other row ("Business plan customers who buy ...").
     seats = passage("Business plan customers who buy more than 200 seats get 10% off the seat price.", doc="discounts")
     answer = ExtractiveGenerator().run("can starter buy more seats", [plans, seats])
