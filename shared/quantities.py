@@ -65,6 +65,10 @@ _CONVERSIONS = {
     "month": ("calendar", 1),
     "quarter": ("calendar", 3),
     "year": ("calendar", 12),
+    # Sizes of storage, decimal as it is sold: "5 TB" is not the 5 of "within 5 minutes". Not "kb" or "mb", which in
+    # biology are kilobases and megabases.
+    "gb": ("data", 1),
+    "tb": ("data", 1000),
 }
 
 

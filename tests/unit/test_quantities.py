@@ -237,6 +237,13 @@ def test_a_number_written_as_another_kind_of_quantity_does_not_hold_the_question
     assert numbers_of_another_kind(asked, "Refunds are possible for 20 days; a 20% fee applies.") == set()
     assert numbers_of_another_kind(asked, "Up to 20 seats.") == set()  # a count may be anything
     assert numbers_of_another_kind(question_amounts("price for 20 users"), "20% off") == set()  # no known kind asked
+    # A size of data is a kind: found by use, "does team include 5 tb storage" was answered by "... takes effect
+    # within 5 minutes"; sizes meet across units as durations do.
+    storage = question_amounts("does team include 5 tb storage")
+    assert numbers_of_another_kind(storage, "The add-on takes effect within 5 minutes.") == {"5"}
+    assert numbers_of_another_kind(storage, "| Business | 5 TB |") == set()
+    assert terms_in_ranges(question_amounts("is 1000 gb enough"), "| Team | 1 TB |") == {"1000", "gb"}
+    assert numbers_of_another_kind(question_amounts("2 kb per minute"), "within 2 minutes") == set()  # kilobases?
 
 
 def test_a_span_is_stated_by_its_length_or_by_the_event_that_ends_it():
