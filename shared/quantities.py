@@ -91,6 +91,12 @@ class Amount:
     # A question's bound on it: "above" for "over 5000" (any value past it), "below" for "under 95", "" for a value.
     bound: str = ""
 
+    @property
+    def kind(self) -> str:
+        """What it measures when that is known ("share", a currency, "time", "calendar", "data"); "" for a count or
+        a name ("20 seats", "ISO 27001 certified")."""
+        return _kind(self.unit)
+
 
 @dataclasses.dataclass(frozen=True)
 class Range:

@@ -129,14 +129,19 @@ class _Asked:
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
         wanted = _asked_words(query)
+        amounts_asked = question_amounts(query)
         named = identifiers(query)
+        if is_polar_question(query):
+            # "do we keep invoices for 10 years": a measure is what a yes/no question checks, not a name the answer
+            # must hold; the invoices row stating 7 years answers it. A number naming a thing ("ISO 27001") stays.
+            named -= set().union(*(a.terms for a in amounts_asked if a.kind))
         money = question_currencies(query)
         rows = wanted & written.siblings.keys()
         meaning = _asked_meaning(query)
         return cls(
             wanted=wanted,
             named=named,
-            amounts=question_amounts(query),
+            amounts=amounts_asked,
             money=money,
             money_terms=set().union(*money.values()),
             currencies=written.currencies,

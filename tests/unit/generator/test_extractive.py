@@ -183,6 +183,25 @@ def test_a_sentence_holding_a_yes_no_question_answers_it_before_the_named_entry(
     assert ExtractiveGenerator().run("does E-3001 show on team", [entry, note]).citations[0].document_id == "manual"
 
 
+def test_a_yes_no_question_checking_a_measure_is_answered_by_the_unit_stating_another():
+    """Found by use: "do we keep invoices for 10 years" quoted the signed-contracts row (10 years), as the 10 was read
+    as a name the answer must hold; the invoices row says 7 years. A number that names a thing stays a name."""
+    records = passage(
+        "| Record type | Retention period | Owner |\n| --- | --- | --- |\n"
+        "| Invoices and tax records | 7 years | Finance |\n"
+        "| Signed customer contracts | 10 years after expiry | Legal |\n",
+        path=("Data Retention Policy", "Company records"),
+    )
+    answer = ExtractiveGenerator().run("do we keep invoices for 10 years", [records])
+    assert answer.citations[0].quote.startswith("| Invoices and tax records | 7 years |")
+    certs = passage(
+        "- the Northwind Cloud Certified Administrator certification;\n- ISO 27001 certification of the platform.",
+        path=("Security",),
+    )
+    answer = ExtractiveGenerator().run("is northwind ISO 27001 certified", [certs])
+    assert [c.quote for c in answer.citations] == ["- ISO 27001 certification of the platform."]
+
+
 GENERAL = (
     "## 10. General\n\n"
     "10.2 Venue. The courts located in New York County have exclusive jurisdiction.\n\n"
