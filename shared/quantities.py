@@ -249,14 +249,14 @@ def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount]
     hold the "20" of "a refund after 20 days", nor "$40" the "40" of "40 hours". Only known kinds differ (a share, a
     currency, time): "20 seats" and "20 users" may be the same count. `found`: the text's amounts, when the caller
     has read them already."""
-    asked = [a for a in wanted if _kind(a.unit)]
+    asked = [a for a in wanted if a.kind]
     if not asked:
         return set()
     found = amounts(text) if found is None else found
     out: set[str] = set()
     for a in asked:
         same = [b for b in found if b.value == a.value]
-        if same and all(_kind(b.unit) and _kind(b.unit) != _kind(a.unit) for b in same):
+        if same and all(b.kind and b.kind != a.kind for b in same):
             out |= a.terms
     return out
 

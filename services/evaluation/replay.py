@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from services.evaluation.cases import load_cases, read_jsonl
-from services.evaluation.runner import cites_gold
+from services.evaluation.runner import cites_any_gold
 from services.generator.extractive import ExtractiveGenerator
 from shared import calibration, convert
 
@@ -47,7 +47,7 @@ def replay(cases_file: str, corpus_dirs: list[str], contexts_file: str, calibrat
         answer = generator.run(case.question, passages)
         top = max((p.scores.rerank_score for p in passages), default=0.0)
         answered = not answer.abstained and decision.answers(top, answer.coverage)
-        cited = any(cites_gold(case.gold, c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations)
+        cited = cites_any_gold(case.gold, answer.citations)
         out[case.case_id] = Outcome(
             case.question, case.split, bool(case.gold), answered, answered and cited, answer.coverage, answer.text
         )

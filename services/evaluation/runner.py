@@ -56,6 +56,12 @@ def cites_gold(gold: list[Gold], document_id: str, version: str, start: int, end
     )
 
 
+def cites_any_gold(gold: list[Gold], citations) -> bool:
+    """Whether any of an answer's citations (each with document_id, version, char_start, char_end) cites gold
+    evidence: the answer is right."""
+    return any(cites_gold(gold, c.document_id, c.version, c.char_start, c.char_end) for c in citations)
+
+
 def _chunk_ranks(case: EvalCase, chunks) -> tuple[dict[str, int], list[bool]]:
     ranks: dict[str, int] = {}
     relevant = []

@@ -131,7 +131,8 @@ class _Asked:
         wanted = _asked_words(query)
         amounts_asked = question_amounts(query)
         named = identifiers(query)
-        if is_polar_question(query):
+        polar = is_polar_question(query)
+        if polar:
             # "do we keep invoices for 10 years": a measure is what a yes/no question checks, not a name the answer
             # must hold; the invoices row stating 7 years answers it. A number naming a thing ("ISO 27001") stays.
             named -= set().union(*(a.terms for a in amounts_asked if a.kind))
@@ -152,7 +153,7 @@ class _Asked:
             unwritten=wanted - written.words,
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
-            polar=is_polar_question(query),
+            polar=polar,
             modifiers=word_modifiers(query),
             meaning=meaning,
             defines=_names_defined(meaning, named),

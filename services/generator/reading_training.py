@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from services.evaluation.cases import load_cases
-from services.evaluation.runner import cites_gold
+from services.evaluation.runner import cites_any_gold
 from services.generator import reading, selection, support
 from services.generator.extractive import ExtractiveGenerator
 from services.generator.selector_training import (
@@ -65,7 +65,7 @@ def rule_gate_outcomes(data: Dataset, contexts: dict, rows: list[int], gate: flo
         if answer.abstained:
             continue
         answered.add(i)
-        if any(cites_gold(case.gold, c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations):
+        if cites_any_gold(case.gold, answer.citations):
             correct.add(i)
     answerable = [i for i in rows if data.cases[i].answerable]
     unanswerable = [i for i in rows if not data.cases[i].answerable]
