@@ -229,10 +229,9 @@ def question_terms(question: str) -> set[str]:
     return terms
 
 
-def word_modifiers(text: str) -> dict[str, str]:
-    """Each content term of the text with the content term written just before it ("data engineer": {"engineer":
-    "data"}); a term after a stopword or a number has none."""
-    out: dict[str, str] = {}
+def _adjacent_terms(text: str):
+    """Each content term of the text with the content term written just before it, in order ("data engineer":
+    ("engineer", "data")); a term after a stopword or a number has none and is not given."""
     before = ""
     for word in _words(text):
         if word in STOPWORDS or not word.isalpha():
@@ -240,9 +239,22 @@ def word_modifiers(text: str) -> dict[str, str]:
             continue
         term = _term(word)
         if before:
-            out.setdefault(term, before)
+            yield term, before
         before = term
+
+
+def word_modifiers(text: str) -> dict[str, str]:
+    """Each content term of the text with the content term written just before it ("data engineer": {"engineer":
+    "data"}), the first where it is written twice; a term after a stopword or a number has none."""
+    out: dict[str, str] = {}
+    for term, before in _adjacent_terms(text):
+        out.setdefault(term, before)
     return out
+
+
+def modifier_pairs(text: str) -> set[tuple[str, str]]:
+    """Every (term, the content term written just before it) of a text: ("log", "incident") for "incident logs"."""
+    return set(_adjacent_terms(text))
 
 
 def term_words(text: str) -> dict[str, str]:
@@ -455,6 +467,22 @@ def without_list_marker(text: str) -> str:
     """The text without its list marker ("- ", "2. ") and the space after it."""
     text = text.lstrip()
     return _LIST_ITEM.sub("", text, count=1).lstrip()
+
+
+# The name a list item opens with, before its colon ("- Application logs: 90 days."): a few words, no sentence.
+_ITEM_NAME = re.compile(r"([A-Za-z][A-Za-z -]{0,48}):\s")
+_ITEM_NAME_WORDS = 6
+
+
+def item_name(unit: str) -> str:
+    """The name a unit gives what it is about, where it opens with one: a table row's first cell, a list item's
+    words before its colon ("Application logs" in "- Application logs: 90 days."); "" for any other unit."""
+    text = unit.strip()
+    if text.startswith("|"):
+        cells = table_cells(text)
+        return cells[0] if cells else ""
+    match = _ITEM_NAME.match(without_list_marker(text)) if is_list_item(text) else None
+    return match.group(1) if match and len(match.group(1).split()) <= _ITEM_NAME_WORDS else ""
 
 
 def _line_kind(stripped: str) -> str:

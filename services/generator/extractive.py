@@ -68,6 +68,8 @@ from shared.text import (
     is_question,
     is_signpost,
     is_table_header,
+    item_name,
+    modifier_pairs,
     names_nothing,
     question_parts,
     question_terms,
@@ -87,6 +89,9 @@ class _Written:
     siblings: dict[str, set[str]]
     # The ISO codes of the currencies they state ("USD" for "$79"), read only for a question naming one.
     currencies: set[str]
+    # The question's words they write qualified as the question qualifies them: ("log", "application") where a
+    # passage writes "Application logs" and the question asks of application logs.
+    compounds: set[tuple[str, str]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +125,9 @@ class _Asked:
     polar: bool  # answered yes or no ("is there a free trial for starter")
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
+    # Those the passages write the same way ("application logs"): a unit naming the thing with another word
+    # ("incident logs") and never the question's is about another thing of the kind.
+    compounds: dict[str, str]
     # The phrase it asks the meaning of, as written ("downtime" in "what does downtime mean"; "" for any other
     # question), and the names it asks only the meaning of ("what is a P1"): for those a unit that says what they
     # are answers, not a mention.
@@ -155,6 +163,11 @@ class _Asked:
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
             polar=polar,
             modifiers=word_modifiers(query),
+            # A question in parts reads them in each part: "personal data" in "how long to export and when is
+            # personal data wiped" does not bar "Customer Data available for export" from the other part.
+            compounds={}
+            if len(question_parts(query)) > 1
+            else {term: before for term, before in modifier_pairs(query) if (term, before) in written.compounds},
             meaning=meaning,
             defines=_names_defined(meaning, named),
         )
@@ -230,10 +243,12 @@ class ExtractiveGenerator:
         stated_money = (
             set().union(*(stated_currencies(body, generic=False) for body in bodies)) if named_money else set()
         )
+        asked_pairs = modifier_pairs(query)
         written = _Written(
             written_words(passages, words),
             row_siblings(bodies),
             stated_money | (named_money if len(named_money) > 1 else set()),
+            _named_kinds(passages, spans, asked_pairs) if asked_pairs else set(),
         )
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
@@ -429,6 +444,19 @@ class ExtractiveGenerator:
         )
 
 
+def _named_kinds(
+    passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], asked: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The question's qualified words (modifier_pairs) that the passages write as a name: a heading, a table row's
+    first cell, a list item's name ("Application logs: 90 days" beside "Audit logs: 1 year"). A document naming
+    kinds of a thing this way tells them apart, so a unit naming another kind is about that one."""
+    names = [name for p in passages for name in p.chunk.heading_path]
+    names += [
+        item_name(p.chunk.body[start:end]) for p, units in zip(passages, spans, strict=True) for start, end in units
+    ]
+    return set().union(*(modifier_pairs(name) & asked for name in names if name))
+
+
 def _from_thread(passage: ScoredChunk, units: list[tuple[int, int]]) -> bool:
     """Whether a passage is part of a message thread (a ticket, an e-mail): a message's section, or a passage
     holding a message's header lines."""
@@ -472,6 +500,8 @@ def _answers_something_else(
         return True  # "what is a P1": a sentence that only mentions a P1 outage does not say
     if row and _names_another(name, asked.modifiers):
         return True  # a row named for another of its kind ("Migration Engineer" for "data engineer")
+    if asked.compounds and _qualified_otherwise(unit, unit_words, covered, asked):
+        return True  # "incident logs" where "application logs" are asked and a passage writes them
     # A record header answers a question about its fields, all of it: not "what did they ask".
     return record_fields is not None and bool(asked.wanted - covered)
 
@@ -585,6 +615,24 @@ def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], cov
     if not unit_words & asked.other_rows or covered & asked.rows:
         return False
     return not _states_scope(row, unit_words, covered, asked)
+
+
+def _qualified_otherwise(unit: str, unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
+    """Whether a unit names a thing the question qualifies ("application logs") only with other words ("Forensic
+    images and incident logs are kept for 3 years") and never holds the question's qualifier: it is about another
+    thing of the kind. Read only where a passage writes the question's phrase (asked.compounds), so a question worded
+    unlike the documents ("hotel cap" for their "lodging cap") is not refused its answer by it."""
+    heads = asked.compounds.keys() & unit_words
+    if not heads:
+        return False
+    pairs = modifier_pairs(unit)
+    for head in heads:
+        if asked.compounds[head] in covered or asked.compounds[head] in unit_words:
+            continue
+        others = {before for term, before in pairs if term == head}
+        if others and not others & asked.wanted:
+            return True
+    return False
 
 
 def _names_another(name: list[str], modifiers: dict[str, str]) -> bool:

@@ -21,7 +21,9 @@ from shared.text import (
     is_polar_question,
     is_question,
     is_signpost,
+    item_name,
     message_heading,
+    modifier_pairs,
     names_nothing,
     question_parts,
     question_terms,
@@ -432,6 +434,17 @@ def test_each_word_with_the_word_before_it():
         "sow": "migration",
     }
     assert word_modifiers("the 3 seats") == {}  # after a stopword or a number: none
+    # Every pair, where word_modifiers keeps a word's first: "incident logs" after "application logs".
+    assert modifier_pairs("application logs and incident logs") == {("log", "application"), ("log", "incident")}
+    assert word_modifiers("application logs and incident logs") == {"log": "application"}
+
+
+def test_the_name_a_list_item_or_row_opens_with():
+    assert item_name("- Application logs: 90 days.") == "Application logs"
+    assert item_name("| Job applications (not hired) | 12 months |") == "Job applications (not hired)"
+    # A sentence that has a colon later is no named item, nor is a plain line.
+    assert item_name("- Logs older than 90 days are deleted: no exceptions apply.") == ""
+    assert item_name("Application logs: 90 days.") == ""
 
 
 def test_a_number_with_thousands_separators_is_one_word():

@@ -293,6 +293,30 @@ def test_a_unit_listing_the_other_rows_answers_a_yes_no_question_about_this_one(
     assert all(not c.quote.startswith("Business plan customers") for c in answer.citations)
 
 
+def test_a_unit_naming_another_kind_of_the_thing_asked_does_not_answer():
+    """Found by use: 'are application logs kept for a year' quoted "Forensic images and incident logs are kept for 3
+    years" (log, keep, year) before the retention list's "Application logs: 90 days." (application, log)."""
+    logs = passage(
+        "- Application logs: 90 days.\n- Audit logs: 1 year.\n- Access logs for the admin console: 2 years.\n",
+        doc="retention",
+        path=("Data Retention Policy", "Logs"),
+    )
+    forensic = passage(
+        "Forensic images and incident logs are kept for 3 years after the incident is closed.",
+        doc="security",
+        path=("Security Incident Response Plan", "Evidence retention"),
+    )
+    answer = ExtractiveGenerator().run("are application logs kept for a year", [forensic, logs])
+    assert [c.quote for c in answer.citations] == ["- Application logs: 90 days."]
+    # Incident logs are answered by their sentence: the rule bars only a unit qualifying the thing otherwise.
+    answer = ExtractiveGenerator().run("how long are incident logs kept", [forensic, logs])
+    assert answer.citations[0].quote.startswith("Forensic images and incident logs")
+    # Where no passage names the question's kind, a unit naming another one still answers: the documents may word
+    # the thing otherwise than the question does.
+    answer = ExtractiveGenerator().run("are server logs kept for a year", [forensic])
+    assert not answer.abstained and answer.citations[0].quote.startswith("Forensic images")
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
