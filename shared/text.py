@@ -469,6 +469,20 @@ def without_list_marker(text: str) -> str:
     return _LIST_ITEM.sub("", text, count=1).lstrip()
 
 
+# What joins the things a heading names side by side: "Internet and phone", "Meals, hotels & taxis".
+_NUMBERING = re.compile(r"\d+(?:\.\d+)*")
+_HEADING_JOIN = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
+
+
+def heading_conjuncts(heading: str) -> list[set[str]]:
+    """The content terms of each thing a heading names side by side ("Internet and phone": internet; phone); empty
+    for a heading naming one thing. Under such a heading a unit is about one of them."""
+    # A section's number ("7. Term and Termination") is none of them.
+    parts = [{t for t in content_terms(part) if not _NUMBERING.fullmatch(t)} for part in _HEADING_JOIN.split(heading)]
+    parts = [part for part in parts if part]
+    return parts if len(parts) > 1 else []
+
+
 # The name a list item opens with, before its colon ("- Application logs: 90 days."): a few words, no sentence.
 _ITEM_NAME = re.compile(r"([A-Za-z][A-Za-z -]{0,48}):\s")
 _ITEM_NAME_WORDS = 6

@@ -60,6 +60,7 @@ from shared.text import (
     chunk_words,
     comparison_parts,
     content_terms,
+    heading_conjuncts,
     identifiers,
     is_heading_line,
     is_message_header,
@@ -339,6 +340,11 @@ class ExtractiveGenerator:
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             header_terms: set[str] = set()
+            side_by_side = [parts for heading in passage.chunk.heading_path if (parts := heading_conjuncts(heading))]
+            # A section headed by a question (a FAQ's "Can I claim expenses paid in another currency?"): a unit
+            # holding none of our question's words by itself answers the heading's question, not ours, unless the
+            # heading asks all of ours.
+            asked_above = bool(passage.chunk.heading_path) and is_question(passage.chunk.heading_path[-1])
             for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
                 record_fields = record_header_fields(unit)
@@ -365,6 +371,10 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if _answers_something_else(unit, row, unit_words, covered, record_fields, passage, asked):
                     continue
+                if side_by_side and _about_another_of_heading(unit_words, side_by_side, wanted):
+                    continue
+                if asked_above and not hits and not wanted <= covered:
+                    continue  # "Yes." under "Can I claim expenses paid in another currency?" answers that question
                 # A sentence stating a scope answers for the row it leaves out, named or not ("do P3s need a PIR").
                 if _states_scope(row, unit_words, covered, asked):
                     covered |= asked.rows
@@ -615,6 +625,18 @@ def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], cov
     if not unit_words & asked.other_rows or covered & asked.rows:
         return False
     return not _states_scope(row, unit_words, covered, asked)
+
+
+def _about_another_of_heading(unit_words: frozenset[str], side_by_side: list[list[set[str]]], wanted: set[str]) -> bool:
+    """Whether a unit under a heading naming things side by side ("Internet and phone") is about one the question
+    does not ask of: "Employees can expense up to $60 per month for home internet" names internet, not phone, so it
+    does not answer "can i expense my phone", though it holds "phone" by its heading."""
+    for parts in side_by_side:
+        asked = [part for part in parts if part & wanted]
+        named = [part for part in parts if part & unit_words]
+        if asked and named and not any(part & wanted for part in named):
+            return True
+    return False
 
 
 def _qualified_otherwise(unit: str, unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:

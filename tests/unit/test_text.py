@@ -14,6 +14,7 @@ from shared.text import (
     comparison_parts,
     compound_parts,
     content_terms,
+    heading_conjuncts,
     heading_prefix,
     identifiers,
     is_message_header,
@@ -437,6 +438,13 @@ def test_each_word_with_the_word_before_it():
     # Every pair, where word_modifiers keeps a word's first: "incident logs" after "application logs".
     assert modifier_pairs("application logs and incident logs") == {("log", "application"), ("log", "incident")}
     assert word_modifiers("application logs and incident logs") == {"log": "application"}
+
+
+def test_the_things_a_heading_names_side_by_side():
+    assert heading_conjuncts("Internet and phone") == [{"internet"}, {"phone"}]
+    assert heading_conjuncts("7. Term and Termination") == [{"term"}, {"termination"}]  # its number is neither
+    assert heading_conjuncts("Meals, hotels & taxis") == [{"meal"}, {"hotel"}, {"taxi"}]
+    assert heading_conjuncts("Security when working remotely") == []
 
 
 def test_the_name_a_list_item_or_row_opens_with():

@@ -317,6 +317,38 @@ def test_a_unit_naming_another_kind_of_the_thing_asked_does_not_answer():
     assert not answer.abstained and answer.citations[0].quote.startswith("Forensic images")
 
 
+def test_under_a_heading_naming_things_side_by_side_a_unit_is_about_the_one_it_names():
+    """Found by use: 'can i expense my phone' was answered (coverage 1.0) by "Employees can expense up to $60 per
+    month for home internet.", which held "phone" by its heading "Internet and phone"."""
+    section = passage(
+        "Employees can expense up to $60 per month for home internet. "
+        "Mobile phone plans are reimbursed only for roles that participate in on-call rotations.",
+        doc="remote",
+        path=("Remote Work Policy", "Internet and phone"),
+    )
+    answer = ExtractiveGenerator().run("can i expense my phone", [section])
+    assert [c.quote for c in answer.citations] == [
+        "Mobile phone plans are reimbursed only for roles that participate in on-call rotations."
+    ]
+    # The unit naming what the question asks of answers as before.
+    answer = ExtractiveGenerator().run("can i expense home internet", [section])
+    assert answer.citations[0].quote.startswith("Employees can expense up to $60")
+
+
+def test_a_unit_answering_its_question_heading_does_not_answer_another_question():
+    """Found by use: "Yes." under the FAQ's "Can I claim expenses paid in another currency?" held "expense" by its
+    heading and no word by itself, and led the answer to 'can i expense my phone'."""
+    faq = passage(
+        "Yes. Expensify converts foreign-currency receipts at the exchange rate of the transaction date.",
+        doc="faq",
+        path=("Expense FAQ", "Can I claim expenses paid in another currency?"),
+    )
+    assert all(c.quote != "Yes." for c in ExtractiveGenerator().run("can i expense my phone", [faq]).citations)
+    # The heading's own question is still answered by it.
+    answer = ExtractiveGenerator().run("can i claim expenses paid in another currency", [faq])
+    assert answer.citations[0].quote == "Yes."
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
