@@ -373,8 +373,12 @@ class ExtractiveGenerator:
                     continue
                 if side_by_side and _about_another_of_heading(unit_words, side_by_side, wanted):
                     continue
-                if asked_above and not hits and not wanted <= covered:
-                    continue  # "Yes." under "Can I claim expenses paid in another currency?" answers that question
+                if not hits and (
+                    (asked_above and not wanted <= covered) or (not asked_above and len(unit.split()) < _MIN_WORDS)
+                ):
+                    # "Yes." under "Can I claim expenses paid in another currency?" answers that question, and
+                    # "Attached." or "Thanks." in a ticket holds its number by the title and says nothing of it.
+                    continue
                 # A sentence stating a scope answers for the row it leaves out, named or not ("do P3s need a PIR").
                 if _states_scope(row, unit_words, covered, asked):
                     covered |= asked.rows
@@ -396,6 +400,9 @@ class ExtractiveGenerator:
         if not scored:
             return _Selection([], set(), seen_terms)
         best = max(s[0] for s in scored)
+        # A question every unit answers only by its document's title or headings names the document, not anything in
+        # it ("what was ticket 10231 about"): its units are read in the document's order, from its beginning.
+        in_order = _by_position(scored, own_by)
         # Among units holding as many words, a table row named by one of them comes first, for a "how long"
         # question a unit that states a span of time ("how long do i have to submit expenses": "within 30 days",
         # not the sentence on how to submit) or the event that ends it ("continues until ..."), for a deadline
@@ -419,8 +426,11 @@ class ExtractiveGenerator:
                 # A ticket's reply restates a policy for one customer at one time ("inside the 30-day window of our
                 # 2025 refund policy"); the document states it, so it leads. Further units keep their order.
                 for_lead and _from_thread(passage, spans[rank]),
-                rank,
-                start,
+                *(
+                    (in_order[passage.chunk.meta.document_id], passage.chunk.char_start + start)
+                    if in_order
+                    else (rank, start)
+                ),
             )
 
         chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lead_order)
@@ -465,6 +475,24 @@ def _named_kinds(
         item_name(p.chunk.body[start:end]) for p, units in zip(passages, spans, strict=True) for start, end in units
     ]
     return set().union(*(modifier_pairs(name) & asked for name in names if name))
+
+
+# The fewest words a unit holding none of the question's words by itself says something in ("Attached." does not).
+_MIN_WORDS = 3
+
+
+def _by_position(
+    scored: list[tuple[int, int, int, int, ScoredChunk]], own_by: dict[tuple[int, int], set[str]]
+) -> dict[str, int]:
+    """For units none of which holds a word of the question by itself, each document's best passage rank (its
+    units are then read in the document's order); empty where one does."""
+    if any(own_by[(rank, start)] for _, rank, start, _, _ in scored):
+        return {}
+    ranks: dict[str, int] = {}
+    for _, rank, _, _, passage in scored:
+        doc = passage.chunk.meta.document_id
+        ranks[doc] = min(rank, ranks.get(doc, rank))
+    return ranks
 
 
 def _from_thread(passage: ScoredChunk, units: list[tuple[int, int]]) -> bool:

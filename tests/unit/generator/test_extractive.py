@@ -349,6 +349,34 @@ def test_a_unit_answering_its_question_heading_does_not_answer_another_question(
     assert answer.citations[0].quote == "Yes."
 
 
+def test_a_question_naming_only_a_document_is_answered_from_its_beginning():
+    """Found by use: 'what was ticket 10231 about' quoted "Attached.", a line about another laptop and "Thanks.":
+    every unit held the ticket's number by its title alone. Units of fewer than three words holding nothing of the
+    question say nothing, and the ticket's units are read in its order, so its opening message answers."""
+
+    def ticket_passage(body, start, position):
+        c = chunk(meta(doc="tickets/10231"), position, body)
+        c.meta.title = "Ticket 10231 - Repeated sync conflicts on shared folder"
+        c.heading_path = []
+        c.char_start, c.char_end = start, start + len(body)
+        return ScoredChunk(c, StageScores())
+
+    opening = ticket_passage(
+        "Since Friday two of our designers get error E-4412 on the shared folder several times a day. "
+        "We are on the Team plan with 8 seats.",
+        0,
+        0,
+    )
+    later = ticket_passage("Attached. One laptop also showed E-4421 this morning. Thanks.", 900, 1)
+    answer = ExtractiveGenerator().run("what was ticket 10231 about", [later, opening])
+    quotes = [c.quote for c in answer.citations]
+    assert quotes[0].startswith("Since Friday two of our designers")
+    assert "Attached." not in quotes and "Thanks." not in quotes
+    # A unit holding a word of the question by itself keeps the passages' ranking ("laptop").
+    answer = ExtractiveGenerator().run("ticket 10231 laptop", [later, opening])
+    assert answer.citations[0].quote == "One laptop also showed E-4421 this morning."
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
