@@ -90,8 +90,8 @@ class _Written:
     siblings: dict[str, set[str]]
     # The ISO codes of the currencies they state ("USD" for "$79"), read only for a question naming one.
     currencies: set[str]
-    # The question's words they write qualified as the question qualifies them: ("log", "application") where a
-    # passage writes "Application logs" and the question asks of application logs.
+    # The question's words they name qualified as the question qualifies them, in a heading, a row's first cell or
+    # a list item's name: ("log", "application") for "- Application logs: 90 days." and "application logs kept".
     compounds: set[tuple[str, str]]
 
 
