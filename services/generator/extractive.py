@@ -170,7 +170,7 @@ class _Asked:
             if len(question_parts(query)) > 1
             else {term: before for term, before in modifier_pairs(query) if (term, before) in written.compounds},
             meaning=meaning,
-            defines=_names_defined(meaning, named),
+            defines=_names_defined(meaning, named, bool(_ASKS_CLASS.match(query))),
         )
 
     @property
@@ -415,7 +415,8 @@ class ExtractiveGenerator:
             return (
                 -score,
                 # "what is a p4": the unit that says what it is, before the table row named for it.
-                bool(asked.meaning) and not _opens_with_definition(unit, asked.meaning),
+                bool(asked.meaning)
+                and not any(_opens_with_definition(unit, name) for name in (asked.meaning, *asked.defines)),
                 not _row_named(_row_name(unit), wanted),
                 # "can i pay in yen": the unit stating the yen ("| Japan | JPY | ... | Card, bank transfer |")
                 # before one about currency in general ("Expensify converts foreign-currency receipts ...").
@@ -568,6 +569,10 @@ _ASKS_MEANING = (
     ),
     re.compile(r"^\W*(.+?)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
 )
+# "what counts as a P2 incident", "what qualifies as downtime": asks what the thing is, whatever the words after it.
+_ASKS_CLASS = re.compile(
+    r"^\W*what\s+(?:counts|qualifies|(?:is|are)\s+considered)\s+as\s+(?:an?\s+|the\s+)?(.+?)\W*$", re.IGNORECASE
+)
 # A unit that opens by defining its subject: '1.4 "Downtime" means ...', "- Downtime: ...", "Downtime is ...".
 _DEFINITION_LEAD = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“']?")
 # What follows the name a definition defines, in both readings below.
@@ -581,6 +586,7 @@ _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 # and one that only writes "means" ('1.1 "Affiliate" means ...' for "what does X-RateLimit-Remaining mean") answers
 # another question.
 _MEANING_FRAME = frozenset({"mean", "define"})
+_CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 
 
@@ -591,24 +597,28 @@ def _asked_words(query: str) -> set[str]:
     on my mac, is that real and what does it mean"): its "Meaning:" line holds a word of it."""
     terms = question_terms(query)
     phrase = _asked_meaning(query)
-    if phrase and len(phrase.split()) <= _NAME_WORDS and terms - _MEANING_FRAME:
-        return terms - _MEANING_FRAME
+    frame = _CLASS_FRAME if _ASKS_CLASS.match(query) else _MEANING_FRAME
+    if phrase and len(phrase.split()) <= _NAME_WORDS and terms - frame:
+        return terms - frame
     return terms
 
 
 def _asked_meaning(query: str) -> str:
     """The phrase a question asks the meaning of, lower-cased as written ("downtime"); "" for any other question."""
-    for pattern in _ASKS_MEANING:
+    for pattern in (_ASKS_CLASS, *_ASKS_MEANING):
         match = pattern.match(query)
         if match:
             return match.group(1).strip().lower()
     return ""
 
 
-def _names_defined(phrase: str, named: set[str]) -> set[str]:
+def _names_defined(phrase: str, named: set[str], by_class: bool = False) -> set[str]:
     """The names a question asks the meaning of (`phrase`, from _asked_meaning), when that is all it asks, one name
     ("what is a P1", "whats E-4412", "E-4422 meaning"); empty otherwise ("whats in v2.1.1" asks what a release
-    holds)."""
+    holds). A question asking what counts as a thing (`by_class`) asks what its names are, whatever else it says of
+    them ("what counts as a P2 incident": P2)."""
+    if by_class and len(phrase.split()) <= _NAME_WORDS:
+        return content_terms(phrase) & named
     terms = content_terms(phrase) if len(phrase.split()) == 1 else set()
     return terms if terms and terms <= named else set()
 

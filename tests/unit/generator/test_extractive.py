@@ -377,6 +377,22 @@ def test_a_question_naming_only_a_document_is_answered_from_its_beginning():
     assert answer.citations[0].quote == "One laptop also showed E-4421 this morning."
 
 
+def test_a_question_asking_what_counts_as_a_thing_is_answered_by_what_says_what_it_is():
+    """Train q100 'what counts as P2 incident' was answered by "A post-incident review (PIR) is required for every P1
+    and P2." (p2, incident, and "counts" no word of it): the unit that says what a P2 is answers."""
+    levels = passage(
+        "- P1: full outage of a core service for all customers in a region.\n"
+        "- P2: partial outage or severe degradation affecting more than 10% of requests.\n",
+        doc="runbook",
+        path=("Runbook", "Severity levels"),
+    )
+    review = passage("A post-incident review (PIR) is required for every P1 and P2.", doc="runbook", path=("After",))
+    answer = ExtractiveGenerator().run("what counts as a P2 incident", [review, levels])
+    assert [c.quote for c in answer.citations] == [
+        "- P2: partial outage or severe degradation affecting more than 10% of requests."
+    ]
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
