@@ -319,6 +319,26 @@ _SPAN_IN_WORDS = re.compile(
 )
 
 
+# "how long does a refund take": the time a thing takes, not a window measured from an event.
+_ASKS_TIME_TAKEN = re.compile(r"\bhow\s+long\b.*\b(?:take|takes|taking|took)\b", re.IGNORECASE)
+# A span measured from an event: "within 14 days of the initial purchase", "30 days after the invoice date",
+# "After 14 days, no refund is given".
+_ANCHORED_SPAN = re.compile(
+    rf"{_DURATION}\s+(?:of|after|from|before|following)\b|\b(?:after|before)\s+{_DURATION}", re.IGNORECASE
+)
+
+
+def asks_time_taken(question: str) -> bool:
+    """A "how long does it take" question: its answer is how long a thing lasts, not a deadline."""
+    return bool(_ASKS_TIME_TAKEN.search(question))
+
+
+def states_anchored_span(text: str) -> bool:
+    """The text states a span measured from an event ("within 14 days of the initial purchase"): a window or a
+    deadline, not how long something takes."""
+    return bool(_ANCHORED_SPAN.search(text))
+
+
 # "which header tells me how long to wait" asks for the header: the span is what the header says, not the answer.
 _ASKS_WHICH_THING = re.compile(r"\b(?:which|what)\b[^?]*?\bhow\s+(?:long|soon)\b", re.IGNORECASE)
 

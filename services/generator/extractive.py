@@ -41,10 +41,12 @@ from shared.quantities import (
     asks_for_number,
     asks_for_version,
     asks_only_for_duration,
+    asks_time_taken,
     bound_terms,
     deadline_terms,
     numbers_of_another_kind,
     question_amounts,
+    states_anchored_span,
     states_date,
     states_number,
     states_span,
@@ -114,6 +116,7 @@ class _Asked:
     # unless it asks which thing tells the span: "which header tells me how long to wait").
     duration: bool
     span: bool
+    taken: bool  # "how long does a refund take": a span measured from an event is a window, not the time it takes
     # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
@@ -158,6 +161,7 @@ class _Asked:
             number=asks_for_number(query),
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
+            taken=asks_time_taken(query),
             dated=bool(named) and asks_for_date(query),
             unwritten=wanted - written.words,
             rows=rows,
@@ -422,6 +426,7 @@ class ExtractiveGenerator:
                 # before one about currency in general ("Expensify converts foreign-currency receipts ...").
                 bool(asked.money) and not asked.money.keys() <= stated_currencies(unit, generic=False),
                 asked.duration and not states_span(unit),
+                asked.taken and states_anchored_span(unit),
                 bool(deadline) and not deadline & covered_by[(rank, start)],
                 not unit.startswith("#"),  # a dated heading (the only heading let in) leads
                 # A ticket's reply restates a policy for one customer at one time ("inside the 30-day window of our

@@ -11,11 +11,13 @@ from shared.quantities import (
     asks_for_number,
     asks_for_version,
     asks_only_for_duration,
+    asks_time_taken,
     bound_terms,
     deadline_terms,
     numbers_of_another_kind,
     question_amounts,
     ranges,
+    states_anchored_span,
     states_date,
     states_duration,
     states_number,
@@ -259,3 +261,17 @@ def test_a_question_asking_which_thing_tells_how_long_asks_for_the_thing():
     assert asks_only_for_duration("how long do we keep invoices")
     assert not asks_only_for_duration("E-2410 - which header tells me how long to wait")
     assert asks_for_duration("E-2410 - which header tells me how long to wait")  # it still leads with a span
+
+
+def test_the_time_a_thing_takes_is_not_a_window_from_an_event():
+    """'how long does a refund take' had led with the consumer request window ("within 14 days of the initial
+    purchase"); the payout's "within 5 business days" is how long it takes."""
+    assert asks_time_taken("how long does a refund take")
+    assert asks_time_taken("how long does it take to get my refund")
+    assert not asks_time_taken("how long do i have to request a refund")
+    assert states_anchored_span("receive a full refund within 14 days of the initial purchase")
+    assert states_anchored_span("invoices are due 30 days after the invoice date")
+    assert states_anchored_span("After 14 days, no refund is given for the current billing period")
+    assert not states_anchored_span(
+        "Approved refunds are returned to the original payment method within 5 business days."
+    )

@@ -393,6 +393,22 @@ def test_a_question_asking_what_counts_as_a_thing_is_answered_by_what_says_what_
     ]
 
 
+def test_how_long_a_thing_takes_is_led_by_its_duration_not_a_window():
+    """Found by use: 'how long does a refund take' led with "Consumers may cancel and receive a full refund within
+    14 days of the initial purchase", a window measured from the purchase, not how long a refund takes."""
+    policy = passage(
+        "Consumers may cancel and receive a full refund within 14 days of the initial purchase or renewal date. "
+        "Approved refunds are returned to the original payment method within 5 business days.",
+        doc="refunds",
+        path=("Refund Policy", "Consumers"),
+    )
+    answer = ExtractiveGenerator().run("how long does a refund take", [policy])
+    assert answer.citations[0].quote.startswith("Approved refunds are returned")
+    # Asked for the window, the window leads as before.
+    answer = ExtractiveGenerator().run("how long do consumers have to cancel for a full refund", [policy])
+    assert answer.citations[0].quote.startswith("Consumers may cancel")
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
