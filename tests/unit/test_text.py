@@ -128,6 +128,10 @@ def test_a_question_asking_by_when_something_must_be_done_asks_for_a_deadline():
     assert question_terms("by when must we pay") == content_terms("must pay") | {"deadline"}
     assert "deadline" not in question_terms("when was v2.1 released")  # a date, not a time limit
     assert "deadline" not in question_terms("how long do i have to submit expenses")  # a duration
+    # "when ... due" asks for the deadline, which "due" is: read as both, a question about what no passage holds
+    # ("when is rent due") would be half held by any time limit.
+    assert question_terms("when is the expense report due") == content_terms("expense report") | {"deadline"}
+    assert "due" in question_terms("how much is due at signature")  # an amount, not a time
 
 
 def test_content_terms_keep_identifiers_whole_and_drop_stopwords():

@@ -529,6 +529,9 @@ def test_a_time_limit_answers_a_question_for_the_deadline():
         "Expenses must be submitted in Expensify within 30 days of the trip end date."
     ]
     assert answer.coverage == 1.0
+    # Found by use: "when is the expense report due" led with the how-to sentence (expense, report).
+    answer = ExtractiveGenerator().run("when is the expense report due", [faq, policy])
+    assert answer.citations[0].quote == "Expenses must be submitted in Expensify within 30 days of the trip end date."
 
 
 TRIP_APPROVALS = (
