@@ -716,6 +716,24 @@ def without_addresses(text: str) -> str:
     return _EMAIL_ADDRESS.sub(" ", text)
 
 
+# A web address: "https://...", "www....", or a dotted host name ("status.northwindcloud.example").
+_WEB_ADDRESS = re.compile(
+    r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|app|example)\b", re.IGNORECASE
+)
+
+
+def address_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "url" or "website" when the text writes a web address, its "email" when the text writes an
+    e-mail address: "status page url" is answered by "The status page at status.northwindcloud.example ..."."""
+    held = set()
+    if "email" in wanted and _EMAIL_ADDRESS.search(text):
+        held.add("email")
+    asked_web = wanted & {"url", "website"}
+    if asked_web and _WEB_ADDRESS.search(_EMAIL_ADDRESS.sub(" ", text)):
+        held |= asked_web
+    return held
+
+
 def identifiers(text: str) -> set[str]:
     """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

@@ -56,6 +56,7 @@ from shared.quantities import (
 from shared.spelling import corrected
 from shared.text import (
     abbreviated_terms,
+    address_terms,
     answer_units,
     cell_acronyms,
     cell_demonyms,
@@ -193,6 +194,7 @@ class _Asked:
             | terms_in_ranges(self.amounts, unit, found)
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
+            | address_terms(self.wanted, unit)
         )
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
             hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row, known=self.currencies)

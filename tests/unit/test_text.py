@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from shared.text import (
     abbreviated_terms,
     acronyms,
+    address_terms,
     answer_units,
     cell_acronyms,
     cell_demonyms,
@@ -457,6 +458,16 @@ def test_the_name_a_list_item_or_row_opens_with():
     # A sentence that has a colon later is no named item, nor is a plain line.
     assert item_name("- Logs older than 90 days are deleted: no exceptions apply.") == ""
     assert item_name("Application logs: 90 days.") == ""
+
+
+def test_a_web_or_mail_address_holds_the_word_asking_for_it():
+    """Train q150 'status page url' was refused: "The status page at status.northwindcloud.example ..." is the URL."""
+    status = "The status page at status.northwindcloud.example is the single source of truth for customers."
+    assert address_terms({"status", "page", "url"}, status) == {"url"}
+    assert address_terms({"startup", "email"}, "Applications go through startups@northwindcloud.example.") == {"email"}
+    # An e-mail address is no website, and a sentence without an address holds neither.
+    assert address_terms({"website"}, "Write to startups@northwindcloud.example.") == set()
+    assert address_terms({"url", "email"}, "Support SLA: Email, 1 business day") == set()
 
 
 def test_thing_and_stuff_stand_for_what_the_question_names():

@@ -409,6 +409,20 @@ def test_how_long_a_thing_takes_is_led_by_its_duration_not_a_window():
     assert answer.citations[0].quote.startswith("Consumers may cancel")
 
 
+def test_a_question_for_an_address_is_covered_by_the_unit_writing_it():
+    """Train q150 'status page url' was refused (coverage 0.5): the sentence naming the status page's address held
+    "status page" but not "url"."""
+    status = passage(
+        "The status page at status.northwindcloud.example is the single source of truth for customers.",
+        doc="runbook",
+        path=("Runbook", "Communication"),
+    )
+    page = passage("Update the status page every 30 minutes during a P1.", doc="runbook", path=("Runbook", "P1"))
+    answer = ExtractiveGenerator().run("status page url", [page, status])
+    assert answer.citations[0].quote.startswith("The status page at status.northwindcloud.example")
+    assert answer.coverage == 1.0
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
