@@ -716,6 +716,19 @@ def without_addresses(text: str) -> str:
     return _EMAIL_ADDRESS.sub(" ", text)
 
 
+# "per year", "a year", "each year", "yearly": a rate by the year, which "annual" states. Not "at 1 year" or
+# "14 years old": a point in time or an age is not a rate.
+_PER_YEAR = re.compile(r"\b(?:per|a|an|each|every)\s+year\b|\byearly\b", re.IGNORECASE)
+_ANNUAL = re.compile(r"\bannual(?:ly)?\b", re.IGNORECASE)
+
+
+def annual_terms(question: str, text: str) -> set[str]:
+    """The question's "year" when it asks for a rate by the year and the text says "annual": "how much is business
+    per year" is answered by the Business row's "Annual price". Not the other way: "annual" in a question is not
+    held by "7-year audit logs"."""
+    return {"year"} if _PER_YEAR.search(question) and _ANNUAL.search(text) else set()
+
+
 # A web address: "https://...", "www....", or a dotted host name ("status.northwindcloud.example").
 _WEB_ADDRESS = re.compile(
     r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|app|example)\b", re.IGNORECASE

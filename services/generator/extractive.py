@@ -57,6 +57,7 @@ from shared.spelling import corrected
 from shared.text import (
     abbreviated_terms,
     address_terms,
+    annual_terms,
     answer_units,
     cell_acronyms,
     cell_demonyms,
@@ -102,6 +103,7 @@ class _Written:
 class _Asked:
     """What a question (or one part of it) asks of the unit that answers it, read once per question."""
 
+    query: str  # as asked
     wanted: set[str]  # its content words
     # An identifier it names (E-4412, v2.1, clause 7.2) must be in the passage that answers it: a passage about
     # E-4413 does not answer a question about E-6001.
@@ -153,6 +155,7 @@ class _Asked:
         rows = wanted & written.siblings.keys()
         meaning = _asked_meaning(query)
         return cls(
+            query=query,
             wanted=wanted,
             named=named,
             amounts=amounts_asked,
@@ -195,6 +198,7 @@ class _Asked:
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
+            | annual_terms(self.query, unit)
         )
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
             hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row, known=self.currencies)
@@ -360,7 +364,7 @@ class ExtractiveGenerator:
                     continue
                 row = unit.startswith("|")
                 if row and is_table_header(body, end):
-                    header_terms = abbreviated_terms(wanted, content_terms(unit))
+                    header_terms = abbreviated_terms(wanted, content_terms(unit)) | annual_terms(asked.query, unit)
                     seen_terms |= header_terms
                     continue
                 hits = asked.held_by(unit, unit_words, row)

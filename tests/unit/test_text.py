@@ -8,6 +8,7 @@ from shared.text import (
     abbreviated_terms,
     acronyms,
     address_terms,
+    annual_terms,
     answer_units,
     cell_acronyms,
     cell_demonyms,
@@ -468,6 +469,14 @@ def test_a_web_or_mail_address_holds_the_word_asking_for_it():
     # An e-mail address is no website, and a sentence without an address holds neither.
     assert address_terms({"website"}, "Write to startups@northwindcloud.example.") == set()
     assert address_terms({"url", "email"}, "Support SLA: Email, 1 business day") == set()
+
+
+def test_annual_holds_a_question_asking_per_year_and_not_the_other_way():
+    assert annual_terms("how much is business per year", "| Plan | Monthly price | Annual price |") == {"year"}
+    assert annual_terms("yearly price for starter", "Paying annually gives two months free.") == {"year"}
+    # A point in time or an age is no rate by the year.
+    assert annual_terms("retinal toxicity after 1 year of weekly intake", "annual incidence of toxicity") == set()
+    assert annual_terms("annual audit logs", "Compliance (7-year audit logs, legal hold)") == set()
 
 
 def test_thing_and_stuff_stand_for_what_the_question_names():
