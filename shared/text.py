@@ -218,8 +218,9 @@ def names_nothing(terms: set[str]) -> bool:
 
 
 # "when do i have to submit my expenses", "by when must we pay": the question asks for a deadline, as "expense
-# deadline" does, so it is read with that word (a unit stating a time limit holds it: shared.quantities).
-_ASKS_DUE = re.compile(r"\bwhen\s+(?:is|are|was|were|will)\b.*\bdue\b(?!\s+to\b)")
+# deadline" does, so it is read with that word (a unit stating a time limit holds it: shared.quantities); in "when is
+# the expense report due" and "postmortem due date" the deadline is what "due" (and its "date") says.
+_ASKS_DUE = re.compile(r"\bwhen\s+(?:is|are|was|were|will)\b.*\bdue\b(?!\s+to\b)|\bdue\s+date\b")
 _ASKS_DEADLINE = re.compile(r"\b(?:by\s+)?when\b.*\b(?:have|has|had|need|needs)\s+to\b|\b(?:by\s+)?when\b.*\bmust\b")
 
 
@@ -235,7 +236,7 @@ def question_terms(question: str) -> set[str]:
         # "when is the expense report due": "due" is the deadline asked for, which a unit stating a time limit holds
         # ("Expenses must be submitted ... within 30 days"); read as both, a question about what no passage holds
         # ("when is rent due") would be half held by any time limit.
-        terms.discard("due")
+        terms -= {"due", "date"} if "due date" in lowered else {"due"}
         terms.add("deadline")
     for match in _HOW_MEASURE.finditer(lowered):
         word = match.group(1)

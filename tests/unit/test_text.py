@@ -134,6 +134,7 @@ def test_a_question_asking_by_when_something_must_be_done_asks_for_a_deadline():
     # ("when is rent due") would be half held by any time limit.
     assert question_terms("when is the expense report due") == content_terms("expense report") | {"deadline"}
     assert "due" in question_terms("how much is due at signature")  # an amount, not a time
+    assert question_terms("outage postmortem due date") == content_terms("outage postmortem") | {"deadline"}
 
 
 def test_content_terms_keep_identifiers_whole_and_drop_stopwords():
