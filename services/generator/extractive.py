@@ -342,7 +342,10 @@ class ExtractiveGenerator:
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
-        own_by: dict[tuple[int, int], set[str]] = {}  # the same, less the words only its headings hold
+        own_by: dict[tuple[int, int], set[str]] = {}
+        scoped: set[tuple[int, int]] = (
+            set()
+        )  # units saying what the row a yes/no question names is left out of  # the same, less the words only its headings hold
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
@@ -390,8 +393,10 @@ class ExtractiveGenerator:
                     # "Attached." or "Thanks." in a ticket holds its number by the title and says nothing of it.
                     continue
                 # A sentence stating a scope answers for the row it leaves out, named or not ("do P3s need a PIR").
-                if _states_scope(row, unit_words, covered, asked):
+                if _states_scope(row, unit_words, covered, asked, _row_name(unit) if row else []):
                     covered |= asked.rows
+                    scoped.add((rank, start))
+                    score = len(covered)
                 if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):
                     # A signpost ("See the discounts document ...") or a question a ticket asks ("Can we get a
                     # refund?") shares the question's words, not its answer: it answers only when no other unit does.
@@ -427,6 +432,9 @@ class ExtractiveGenerator:
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)
                 and not any(_opens_with_definition(unit, name) for name in (asked.meaning, *asked.defines)),
+                # "does starter include sso": "Advanced SSO ... | Team, Business |" says no, before the Starter row
+                # that holds "include" by its header's "Seats included".
+                (rank, start) not in scoped,
                 not _row_named(_row_name(unit), wanted),
                 # "can i pay in yen": the unit stating the yen ("| Japan | JPY | ... | Card, bank transfer |")
                 # before one about currency in general ("Expensify converts foreign-currency receipts ...").
@@ -656,11 +664,17 @@ def _row_name(unit: str) -> list[str]:
     return [term for word in cells[0].split() for term in content_terms(word)] if cells else []
 
 
-def _states_scope(row: bool, unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:
+def _states_scope(
+    row: bool, unit_words: frozenset[str], covered: set[str], asked: _Asked, name: list[str] | None = None
+) -> bool:
     """Whether a sentence says what something applies to by naming two or more other rows and not the one a yes/no
     question names ("Team and Business plans include a 14-day free trial" for "is there a free trial for starter",
-    "A post-incident review (PIR) is required for every P1 and P2" for "do P3s need a PIR"): it answers no."""
-    return asked.polar and not row and len(unit_words & asked.other_rows) >= 2 and not covered & asked.rows
+    "A post-incident review (PIR) is required for every P1 and P2" for "do P3s need a PIR"): it answers no. So does a
+    row of another table naming them in a cell ("| Advanced SSO (SCIM provisioning) | ... | Team, Business |" for
+    "is scim available on starter"), not one of the rows themselves (`name`: a row's first cell)."""
+    if row and (asked.rows | asked.other_rows).intersection(name or []):
+        return False
+    return asked.polar and len(unit_words & asked.other_rows) >= 2 and not covered & asked.rows
 
 
 def _about_other_row(row: bool, name: list[str], unit_words: frozenset[str], covered: set[str], asked: _Asked) -> bool:

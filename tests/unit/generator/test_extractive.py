@@ -436,6 +436,25 @@ def test_a_question_for_an_address_is_covered_by_the_unit_writing_it():
     assert answer.coverage == 1.0
 
 
+def test_a_row_of_another_table_naming_the_other_rows_answers_a_yes_no_question_about_this_one():
+    """'does starter include sso': the add-on row available on Team and Business says no for Starter, and it leads
+    the Starter row, which holds "include" only by its header's "Seats included"."""
+    plans = passage(
+        "| Plan | Monthly price | Seats included |\n| --- | --- | --- |\n| Starter | $19 | 3 |\n| Team | $79 | 10 |\n"
+        "| Business | $299 | 50 |\n",
+        doc="prices",
+        path=("Price List", "Plans"),
+    )
+    addons = passage(
+        "| Add-on | Price | Available on |\n| --- | --- | --- |\n"
+        "| Advanced SSO (SCIM provisioning) | $2 per seat per month | Team, Business |\n",
+        doc="prices",
+        path=("Price List", "Add-ons"),
+    )
+    answer = ExtractiveGenerator().run("does starter include sso", [plans, addons])
+    assert answer.citations[0].quote.startswith("| Advanced SSO (SCIM provisioning)")
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
