@@ -342,10 +342,8 @@ class ExtractiveGenerator:
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
-        own_by: dict[tuple[int, int], set[str]] = {}
-        scoped: set[tuple[int, int]] = (
-            set()
-        )  # units saying what the row a yes/no question names is left out of  # the same, less the words only its headings hold
+        own_by: dict[tuple[int, int], set[str]] = {}  # the same, less the words only its headings hold
+        scoped: set[tuple[int, int]] = set()  # units saying the row a yes/no question names is left out
         seen_terms: set[str] = set()
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
