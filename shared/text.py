@@ -180,21 +180,15 @@ _NEGATED = {"ca": "can", "wo": "will", "sha": "shall"}
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
-# "their own content" stresses whose it is; it is not "own" as in "who owns customer data".
-_POSSESSED_OWN = re.compile(r"\b(my|your|his|her|its|our|their)\s+own\b")
-
-
 def _words(text: str) -> list[str]:
     """The lower-cased words of a text, contractions read as their words ("don't": do not), a number with thousands
-    separators as one ("1,500": 1500), "own" after a possessive left out ("their own content")."""
+    separators as one ("1,500": 1500)."""
     text = text.lower()
     if "'" in text or "’" in text:
         text = _CLITIC.sub("", text)
         text = _NEGATION.sub(lambda m: f"{_NEGATED.get(m.group(1) or '', '')} not", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
-    if " own" in text:
-        text = _POSSESSED_OWN.sub(r"\1", text)
     return _TERM.findall(text)
 
 
