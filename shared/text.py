@@ -719,11 +719,16 @@ _PER_YEAR = re.compile(r"\b(?:per|a|an|each|every)\s+year\b|\byearly\b", re.IGNO
 _ANNUAL = re.compile(r"\bannual(?:ly)?\b", re.IGNORECASE)
 
 
-def annual_terms(question: str, text: str) -> set[str]:
-    """The question's "year" when it asks for a rate by the year and the text says "annual": "how much is business
-    per year" is answered by the Business row's "Annual price". Not the other way: "annual" in a question is not
-    held by "7-year audit logs"."""
-    return {"year"} if _PER_YEAR.search(question) and _ANNUAL.search(text) else set()
+def asks_per_year(question: str) -> bool:
+    """Whether a question asks for a rate by the year ("how much is business per year", "yearly price")."""
+    return bool(_PER_YEAR.search(question))
+
+
+def says_annual(text: str) -> bool:
+    """Whether a text says "annual(ly)", which holds the "year" of a question asking per year: "how much is
+    business per year" is answered by the Business row's "Annual price". Not the other way: "annual" in a question is
+    not held by "7-year audit logs"."""
+    return bool(_ANNUAL.search(text))
 
 
 # A web address: "https://...", "www....", or a dotted host name ("status.northwindcloud.example").

@@ -57,8 +57,8 @@ from shared.spelling import corrected
 from shared.text import (
     abbreviated_terms,
     address_terms,
-    annual_terms,
     answer_units,
+    asks_per_year,
     cell_acronyms,
     cell_demonyms,
     chunk_words,
@@ -80,6 +80,7 @@ from shared.text import (
     question_terms,
     record_header_fields,
     row_siblings,
+    says_annual,
     table_cells,
     word_modifiers,
 )
@@ -97,13 +98,15 @@ class _Written:
     # The question's words they name qualified as the question qualifies them, in a heading, a row's first cell or
     # a list item's name: ("log", "application") for "- Application logs: 90 days." and "application logs kept".
     compounds: set[tuple[str, str]]
+    # For each passage, the things each of its headings names side by side ("Internet and phone": internet; phone).
+    side_by_side: list[list[list[set[str]]]]
 
 
 @dataclasses.dataclass(frozen=True)
 class _Asked:
     """What a question (or one part of it) asks of the unit that answers it, read once per question."""
 
-    query: str  # as asked
+    per_year: bool  # asks for a rate by the year: "annual" holds its "year"
     wanted: set[str]  # its content words
     # An identifier it names (E-4412, v2.1, clause 7.2) must be in the passage that answers it: a passage about
     # E-4413 does not answer a question about E-6001.
@@ -155,7 +158,7 @@ class _Asked:
         rows = wanted & written.siblings.keys()
         meaning = _asked_meaning(query)
         return cls(
-            query=query,
+            per_year=asks_per_year(query),
             wanted=wanted,
             named=named,
             amounts=amounts_asked,
@@ -198,7 +201,7 @@ class _Asked:
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
-            | annual_terms(self.query, unit)
+            | ({"year"} if self.per_year and says_annual(unit) else set())
         )
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
             hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row, known=self.currencies)
@@ -259,7 +262,8 @@ class ExtractiveGenerator:
             written_words(passages, words),
             row_siblings(bodies),
             stated_money | (named_money if len(named_money) > 1 else set()),
-            _named_kinds(passages, spans, asked_pairs) if asked_pairs else set(),
+            _named_kinds(passages, spans, words, asked_pairs) if asked_pairs else set(),
+            [[parts for heading in p.chunk.heading_path if (parts := heading_conjuncts(heading))] for p in passages],
         )
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
@@ -351,7 +355,7 @@ class ExtractiveGenerator:
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             header_terms: set[str] = set()
-            side_by_side = [parts for heading in passage.chunk.heading_path if (parts := heading_conjuncts(heading))]
+            side_by_side = written.side_by_side[rank]
             # A section headed by a question (a FAQ's "Can I claim expenses paid in another currency?"): a unit
             # holding none of our question's words by itself answers the heading's question, not ours, unless the
             # heading asks all of ours.
@@ -365,7 +369,9 @@ class ExtractiveGenerator:
                     continue
                 row = unit.startswith("|")
                 if row and is_table_header(body, end):
-                    header_terms = abbreviated_terms(wanted, content_terms(unit)) | annual_terms(asked.query, unit)
+                    header_terms = abbreviated_terms(wanted, content_terms(unit))
+                    if asked.per_year and says_annual(unit):
+                        header_terms.add("year")
                     seen_terms |= header_terms
                     continue
                 hits = asked.held_by(unit, unit_words, row)
@@ -483,14 +489,21 @@ class ExtractiveGenerator:
 
 
 def _named_kinds(
-    passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], asked: set[tuple[str, str]]
+    passages: list[ScoredChunk],
+    spans: list[list[tuple[int, int]]],
+    words: list[list[frozenset[str]]],
+    asked: set[tuple[str, str]],
 ) -> set[tuple[str, str]]:
     """The question's qualified words (modifier_pairs) that the passages write as a name: a heading, a table row's
     first cell, a list item's name ("Application logs: 90 days" beside "Audit logs: 1 year"). A document naming
     kinds of a thing this way tells them apart, so a unit naming another kind is about that one."""
     names = [name for p in passages for name in p.chunk.heading_path]
+    heads = {term for term, _ in asked}
     names += [
-        item_name(p.chunk.body[start:end]) for p, units in zip(passages, spans, strict=True) for start, end in units
+        item_name(p.chunk.body[start:end])
+        for p, units, unit_words in zip(passages, spans, words, strict=True)
+        for (start, end), held in zip(units, unit_words, strict=True)
+        if heads & held  # read only the units that write a word the question qualifies
     ]
     return set().union(*(modifier_pairs(name) & asked for name in names if name))
 

@@ -8,8 +8,8 @@ from shared.text import (
     abbreviated_terms,
     acronyms,
     address_terms,
-    annual_terms,
     answer_units,
+    asks_per_year,
     cell_acronyms,
     cell_demonyms,
     clipped_terms,
@@ -33,6 +33,7 @@ from shared.text import (
     read_row,
     record_header_fields,
     row_siblings,
+    says_annual,
     sentence_spans,
     table_header_before,
     term_words,
@@ -473,11 +474,11 @@ def test_a_web_or_mail_address_holds_the_word_asking_for_it():
 
 
 def test_annual_holds_a_question_asking_per_year_and_not_the_other_way():
-    assert annual_terms("how much is business per year", "| Plan | Monthly price | Annual price |") == {"year"}
-    assert annual_terms("yearly price for starter", "Paying annually gives two months free.") == {"year"}
-    # A point in time or an age is no rate by the year.
-    assert annual_terms("retinal toxicity after 1 year of weekly intake", "annual incidence of toxicity") == set()
-    assert annual_terms("annual audit logs", "Compliance (7-year audit logs, legal hold)") == set()
+    assert asks_per_year("how much is business per year") and asks_per_year("yearly price for starter")
+    assert says_annual("| Plan | Monthly price | Annual price |") and says_annual("Paying annually saves 17%.")
+    # A point in time or an age is no rate by the year, and "7-year" is no "annual".
+    assert not asks_per_year("retinal toxicity after 1 year of weekly intake")
+    assert not says_annual("Compliance (7-year audit logs, legal hold)")
 
 
 def test_thing_and_stuff_stand_for_what_the_question_names():
