@@ -263,7 +263,7 @@ class ExtractiveGenerator:
             row_siblings(bodies),
             stated_money | (named_money if len(named_money) > 1 else set()),
             _named_kinds(passages, spans, words, asked_pairs) if asked_pairs else set(),
-            [[parts for heading in p.chunk.heading_path if (parts := heading_conjuncts(heading))] for p in passages],
+            [_side_by_side(p) for p in passages],
         )
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
@@ -486,6 +486,11 @@ class ExtractiveGenerator:
             held,
             own_by[(top_rank, top_start)],
         )
+
+
+def _side_by_side(passage: ScoredChunk) -> list[list[set[str]]]:
+    """For each heading of a passage naming things side by side ("Internet and phone"), the terms of each."""
+    return [conjuncts for heading in passage.chunk.heading_path if (conjuncts := heading_conjuncts(heading))]
 
 
 def _named_kinds(
