@@ -2,6 +2,7 @@
 
 import functools
 import re
+from collections.abc import Iterator
 
 import simplemma
 
@@ -239,7 +240,7 @@ def question_terms(question: str) -> set[str]:
     return terms
 
 
-def _adjacent_terms(text: str):
+def _adjacent_terms(text: str) -> Iterator[tuple[str, str]]:
     """Each content term of the text with the content term written just before it, in order ("data engineer":
     ("engineer", "data")); a term after a stopword or a number has none and is not given."""
     before = ""
@@ -480,15 +481,19 @@ def without_list_marker(text: str) -> str:
 
 
 # What joins the things a heading names side by side: "Internet and phone", "Meals, hotels & taxis".
-_NUMBERING = re.compile(r"\d+(?:\.\d+)*")
 _HEADING_JOIN = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
+
+
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*")
 
 
 def heading_conjuncts(heading: str) -> list[set[str]]:
     """The content terms of each thing a heading names side by side ("Internet and phone": internet; phone); empty
     for a heading naming one thing. Under such a heading a unit is about one of them."""
     # A section's number ("7. Term and Termination") is none of them.
-    parts = [{t for t in content_terms(part) if not _NUMBERING.fullmatch(t)} for part in _HEADING_JOIN.split(heading)]
+    parts = [
+        {t for t in content_terms(part) if not _SECTION_NUMBER.fullmatch(t)} for part in _HEADING_JOIN.split(heading)
+    ]
     parts = [part for part in parts if part]
     return parts if len(parts) > 1 else []
 
@@ -744,7 +749,7 @@ def address_terms(wanted: set[str], text: str) -> set[str]:
     if "email" in wanted and _EMAIL_ADDRESS.search(text):
         held.add("email")
     asked_web = wanted & {"url", "website"}
-    if asked_web and _WEB_ADDRESS.search(_EMAIL_ADDRESS.sub(" ", text)):
+    if asked_web and _WEB_ADDRESS.search(without_addresses(text)):
         held |= asked_web
     return held
 
