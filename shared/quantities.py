@@ -416,3 +416,43 @@ def asks_for_number(question: str) -> bool:
 def states_number(text: str) -> bool:
     """The text states a number: digits or a number in words."""
     return any(c.isdigit() for c in text) or bool(_NUMBER_WORDS.search(text))
+
+
+# "how many days a week", "how many requests per minute": a count by a period of time. Only periods of time: "how
+# many seats per plan" is a count of another kind, which a table row states without "per plan".
+_ASKS_RATE = re.compile(
+    r"\bhow\s+many\s+([a-z]+)\s+(?:a|an|per|each|every)\s+(second|minute|hour|day|week|month|quarter|year)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_rate(question: str) -> tuple[str, str] | None:
+    """The count's term and the period a question asks a rate of ("how many days a week": day, week); None for any
+    other question."""
+    match = _ASKS_RATE.search(question)
+    terms = content_terms(match.group(1)) if match else set()
+    return (next(iter(terms)), match.group(2).lower()) if match and len(terms) == 1 else None
+
+
+_RATE_WORDS = re.compile(r"[a-z]+|/")
+_PER = frozenset({"a", "an", "per", "each", "every", "/"})
+_TIMES = frozenset({"once", "twice", "thrice"})  # "once per calendar year" says how many times a year
+
+
+def states_rate(text: str, rate: tuple[str, str]) -> bool:
+    """Whether a text states a count of the thing by the period asked: "30 days per calendar year" states days by the
+    year, not by the week; "Requests per minute" (a table's header) states requests by the minute."""
+    counted, period = rate
+    words = _RATE_WORDS.findall(text.lower())
+    for i, word in enumerate(words):
+        if word not in _PER:
+            continue
+        after = words[i + 1 : i + 3]
+        if after[:1] == ["calendar"]:
+            after = after[1:]
+        counts = words[max(0, i - 4) : i]
+        if after[:1] in ([period], [period + "s"]) and any(
+            counted in content_terms(w) or (counted == "time" and w in _TIMES) for w in counts
+        ):
+            return True
+    return False

@@ -36,6 +36,7 @@ from shared.quantities import (
     DEADLINE_WORDS,
     Amount,
     amounts,
+    asked_rate,
     asks_for_date,
     asks_for_duration,
     asks_for_number,
@@ -49,6 +50,7 @@ from shared.quantities import (
     states_anchored_span,
     states_date,
     states_number,
+    states_rate,
     states_span,
     states_version,
     terms_in_ranges,
@@ -133,6 +135,7 @@ class _Asked:
     rows: set[str]
     other_rows: set[str]
     polar: bool  # answered yes or no ("is there a free trial for starter")
+    rate: tuple[str, str] | None  # the count and period of "how many days a week"
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
     # Those the passages write the same way ("application logs"): a unit naming the thing with another word
@@ -174,6 +177,7 @@ class _Asked:
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
             polar=polar,
+            rate=asked_rate(query),
             modifiers=word_modifiers(query),
             # A question in parts reads them in each part: "personal data" in "how long to export and when is
             # personal data wiped" does not bar "Customer Data available for export" from the other part.
@@ -355,6 +359,7 @@ class ExtractiveGenerator:
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             header_terms: set[str] = set()
+            header = ""  # the table header the rows below it are read under
             side_by_side = written.side_by_side[rank]
             # A section headed by a question (a FAQ's "Can I claim expenses paid in another currency?"): a unit
             # holding none of our question's words by itself answers the heading's question, not ours, unless the
@@ -370,6 +375,7 @@ class ExtractiveGenerator:
                 row = unit.startswith("|")
                 if row and is_table_header(body, end):
                     header_terms = abbreviated_terms(wanted, content_terms(unit))
+                    header = unit
                     if asked.per_year and says_annual(unit):
                         header_terms.add("year")
                     seen_terms |= header_terms
@@ -388,6 +394,8 @@ class ExtractiveGenerator:
                 score = len(covered)
                 if _answers_something_else(unit, row, unit_words, covered, record_fields, passage, asked):
                     continue
+                if asked.rate and not states_rate(f"{header} {unit}" if row else unit, asked.rate):
+                    continue  # "how many days a week": "30 days per calendar year" counts by the year
                 if side_by_side and _about_another_of_heading(unit_words, side_by_side, wanted):
                     continue
                 if not hits and (

@@ -6,6 +6,7 @@ import pytest
 
 from shared.quantities import (
     Range,
+    asked_rate,
     asks_for_date,
     asks_for_duration,
     asks_for_number,
@@ -21,6 +22,7 @@ from shared.quantities import (
     states_date,
     states_duration,
     states_number,
+    states_rate,
     states_span,
     states_version,
     terms_in_ranges,
@@ -275,3 +277,17 @@ def test_the_time_a_thing_takes_is_not_a_window_from_an_event():
     assert not states_anchored_span(
         "Approved refunds are returned to the original payment method within 5 business days."
     )
+
+
+def test_a_rate_is_stated_by_the_period_asked():
+    """Found by use: 'how many days a week can i work remotely' was answered with the onboarding's "first two weeks"
+    and the "30 days per calendar year" abroad; neither counts days by the week."""
+    assert asked_rate("how many days a week can i work remotely") == ("day", "week")
+    assert asked_rate("how many deliveries per second for webhooks") == ("delivery", "second")
+    assert asked_rate("how many seats per plan") is None  # a count of another kind, not by a period of time
+    abroad = "Working from another country is allowed for up to 30 days per calendar year."
+    assert not states_rate(abroad, ("day", "week"))
+    assert states_rate(abroad, ("day", "year"))
+    assert states_rate("| Plan | Requests per minute | Burst |", ("request", "minute"))
+    assert states_rate("Outgoing webhooks are limited to 50 deliveries per second.", ("delivery", "second"))
+    assert states_rate("Customer may audit once per calendar year.", ("time", "year"))

@@ -455,6 +455,20 @@ def test_a_row_of_another_table_naming_the_other_rows_answers_a_yes_no_question_
     assert answer.citations[0].quote.startswith("| Advanced SSO (SCIM provisioning)")
 
 
+def test_a_question_for_a_rate_is_answered_only_by_a_unit_stating_it_by_that_period():
+    """Found by use: 'how many days a week can i work remotely' quoted "eligible ... after completing their first two
+    weeks of onboarding" and "30 days per calendar year" (abroad): nothing states days by the week."""
+    policy = passage(
+        "All full-time employees are eligible for remote work after completing their first two weeks of onboarding. "
+        "Working from a country other than your country of employment is allowed for up to 30 days per calendar year.",
+        doc="remote",
+        path=("Remote Work Policy", "Eligibility"),
+    )
+    assert ExtractiveGenerator().run("how many days a week can i work remotely", [policy]).abstained
+    answer = ExtractiveGenerator().run("how many days per year can i work from another country", [policy])
+    assert answer.citations[0].quote.startswith("Working from a country other than")
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
