@@ -83,7 +83,6 @@ from shared.text import (
     record_header_fields,
     row_siblings,
     says_annual,
-    table_cells,
     word_modifiers,
 )
 
@@ -392,7 +391,8 @@ class ExtractiveGenerator:
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms
                 score = len(covered)
-                if _answers_something_else(unit, row, unit_words, covered, record_fields, passage, asked):
+                name = _row_name(unit) if row else []  # a row's first cell, read once for the checks below
+                if _answers_something_else(unit, row, name, unit_words, covered, record_fields, passage, asked):
                     continue
                 if asked.rate and not states_rate(f"{header} {unit}" if row else unit, asked.rate):
                     continue  # "how many days a week": "30 days per calendar year" counts by the year
@@ -405,7 +405,7 @@ class ExtractiveGenerator:
                     # "Attached." or "Thanks." in a ticket holds its number by the title and says nothing of it.
                     continue
                 # A sentence stating a scope answers for the row it leaves out, named or not ("do P3s need a PIR").
-                if _states_scope(row, unit_words, covered, asked, _row_name(unit) if row else []):
+                if _states_scope(row, unit_words, covered, asked, name):
                     covered |= asked.rows
                     scoped.add((rank, start))
                     score = len(covered)
@@ -562,18 +562,19 @@ def _restates(unit: str, passage: ScoredChunk, record_fields: set[str] | None, a
 def _answers_something_else(
     unit: str,
     row: bool,
+    name: list[str],
     unit_words: frozenset[str],
     covered: set[str],
     record_fields: set[str] | None,
     passage: ScoredChunk,
     asked: _Asked,
 ) -> bool:
-    """Whether a unit holding the question's words answers another question than the one asked."""
+    """Whether a unit holding the question's words answers another question than the one asked. `name`: a row's
+    first cell's words (_row_name), empty for a unit that is not a row."""
     if asked.number and not states_number(unit):
         return True  # the question asks for a number and the unit states none
     if asked.span and not states_span(unit):
         return True  # "how long": a unit that states no span of time, by its length or its end, does not say
-    name = _row_name(unit) if row else []
     if _about_other_row(row, name, unit_words, covered, asked):
         return True  # about another row of the table ("Business" where "Starter" is asked)
     if asked.defines and not (
@@ -684,8 +685,8 @@ def _defines(unit: str, named: set[str]) -> bool:
 def _row_name(unit: str) -> list[str]:
     """A table row's name: its first cell's words in order ("Migration Engineer": migration, engineer); empty for a
     unit that is not a row."""
-    cells = table_cells(unit) if unit.lstrip().startswith("|") else []
-    return [term for word in cells[0].split() for term in content_terms(word)] if cells else []
+    first_cell = item_name(unit) if unit.lstrip().startswith("|") else ""
+    return [term for word in first_cell.split() for term in content_terms(word)]
 
 
 def _states_scope(
