@@ -137,9 +137,10 @@ class _Asked:
     rate: tuple[str, str] | None  # the count and period of "how many days a week"
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
-    # Those the passages write the same way ("application logs"): a unit naming the thing with another word
-    # ("incident logs") and never the question's is about another thing of the kind.
-    compounds: dict[str, str]
+    # Those the passages write the same way, each word with its qualifiers ("log": {"application"} for "application
+    # logs"): a unit naming the thing with another word ("incident logs") and none of these is about another thing
+    # of the kind.
+    compounds: dict[str, set[str]]
     # The phrase it asks the meaning of, as written ("downtime" in "what does downtime mean"; "" for any other
     # question), and the names it asks only the meaning of ("what is a P1"): for those a unit that says what they
     # are answers, not a mention.
@@ -158,7 +159,7 @@ class _Asked:
             named -= set().union(*(a.terms for a in amounts_asked if a.kind))
         money = question_currencies(query)
         rows = wanted & written.siblings.keys()
-        meaning = _asked_meaning(query)
+        meaning, by_class = _asked_meaning(query)
         return cls(
             per_year=asks_per_year(query),
             wanted=wanted,
@@ -180,16 +181,18 @@ class _Asked:
             modifiers=word_modifiers(query),
             # A question in parts reads them in each part: "personal data" in "how long to export and when is
             # personal data wiped" does not bar "Customer Data available for export" from the other part.
-            compounds={}
-            if len(question_parts(query)) > 1
-            else {term: before for term, before in modifier_pairs(query) if (term, before) in written.compounds},
+            compounds={} if len(question_parts(query)) > 1 else _by_head(modifier_pairs(query) & written.compounds),
             meaning=meaning,
-            defines=_names_defined(meaning, named, bool(_ASKS_CLASS.match(query))),
+            defines=_names_defined(meaning, named, by_class),
         )
 
     @property
     def required(self) -> set[str]:
         return self.named | self.money_terms
+
+    def annual_terms(self, text: str) -> set[str]:
+        """The question's "year" where it asks per year and the text (a unit, a table header) says "annual"."""
+        return {"year"} if self.per_year and says_annual(text) else set()
 
     def held_by(self, unit: str, unit_words: frozenset[str], row: bool) -> set[str]:
         """The question's words a unit holds by itself (not by its headings): its own words, an amount it states a
@@ -204,7 +207,7 @@ class _Asked:
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
-            | ({"year"} if self.per_year and says_annual(unit) else set())
+            | self.annual_terms(unit)
         )
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
             hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row, known=self.currencies)
@@ -375,8 +378,7 @@ class ExtractiveGenerator:
                 if row and is_table_header(body, end):
                     header_terms = abbreviated_terms(wanted, content_terms(unit))
                     header = unit
-                    if asked.per_year and says_annual(unit):
-                        header_terms.add("year")
+                    header_terms |= asked.annual_terms(unit)
                     seen_terms |= header_terms
                     continue
                 hits = asked.held_by(unit, unit_words, row)
@@ -640,20 +642,21 @@ def _asked_words(query: str) -> set[str]:
     frame is all it has ("what does it mean"). A longer question that ends in "mean" asks more than a meaning ("W-4510
     on my mac, is that real and what does it mean"): its "Meaning:" line holds a word of it."""
     terms = question_terms(query)
-    phrase = _asked_meaning(query)
-    frame = _CLASS_FRAME if _ASKS_CLASS.match(query) else _MEANING_FRAME
+    phrase, by_class = _asked_meaning(query)
+    frame = _CLASS_FRAME if by_class else _MEANING_FRAME
     if phrase and len(phrase.split()) <= _NAME_WORDS and terms - frame:
         return terms - frame
     return terms
 
 
-def _asked_meaning(query: str) -> str:
-    """The phrase a question asks the meaning of, lower-cased as written ("downtime"); "" for any other question."""
+def _asked_meaning(query: str) -> tuple[str, bool]:
+    """The phrase a question asks the meaning of, lower-cased as written ("downtime"; "" for any other question),
+    and whether it asks what counts as the thing ("what counts as a P2 incident")."""
     for pattern in (_ASKS_CLASS, *_ASKS_MEANING):
         match = pattern.match(query)
         if match:
-            return match.group(1).strip().lower()
-    return ""
+            return match.group(1).strip().lower(), pattern is _ASKS_CLASS
+    return "", False
 
 
 def _names_defined(phrase: str, named: set[str], by_class: bool = False) -> set[str]:
@@ -737,12 +740,20 @@ def _qualified_otherwise(unit: str, unit_words: frozenset[str], covered: set[str
         return False
     pairs = modifier_pairs(unit)
     for head in heads:
-        if asked.compounds[head] in covered or asked.compounds[head] in unit_words:
+        if asked.compounds[head] & (covered | unit_words):
             continue
         others = {before for term, before in pairs if term == head}
         if others and not others & asked.wanted:
             return True
     return False
+
+
+def _by_head(pairs: set[tuple[str, str]]) -> dict[str, set[str]]:
+    """(term, qualifier) pairs as each term's qualifiers."""
+    out: dict[str, set[str]] = {}
+    for term, before in pairs:
+        out.setdefault(term, set()).add(before)
+    return out
 
 
 def _names_another(name: list[str], modifiers: dict[str, str]) -> bool:

@@ -328,6 +328,12 @@ def test_a_unit_naming_another_kind_of_the_thing_asked_does_not_answer():
     # the thing otherwise than the question does.
     answer = ExtractiveGenerator().run("are server logs kept for a year", [forensic])
     assert not answer.abstained and answer.citations[0].quote.startswith("Forensic images")
+    # A question qualifying the thing twice in one part keeps both kinds: each kind's unit answers, and the kind it
+    # does not name still does not.
+    answer = ExtractiveGenerator().run("retention of application logs audit logs", [forensic, logs])
+    quotes = [c.quote for c in answer.citations]
+    assert "- Application logs: 90 days." in quotes and "- Audit logs: 1 year." in quotes
+    assert not any(q.startswith("Forensic") for q in quotes)
 
 
 def test_under_a_heading_naming_things_side_by_side_a_unit_is_about_the_one_it_names():
