@@ -152,10 +152,20 @@ def run(args) -> int:
             "the report counts them as failed answers",
             file=sys.stderr,
         )
-        if args.gate or args.write_baseline:
-            # Figures a broken run produced would pass or fail the gate, or become the baseline, for no reason.
-            print("eval: no gate is judged and no baseline written from a run with errors", file=sys.stderr)
-            return 1
+    degraded = [r for r in results if r.degraded]
+    if degraded:
+        print(
+            f"eval: {len(degraded)} of {len(results)} answers were degraded (first: {degraded[0].case.case_id}: "
+            f"{degraded[0].degraded}); they measure the fallback, not the configuration",
+            file=sys.stderr,
+        )
+    if (errors or degraded) and (args.gate or args.write_baseline):
+        # Figures a broken run produced would pass or fail the gate, or become the baseline, for no reason.
+        print(
+            "eval: no gate is judged and no baseline written from a run with errors or degraded answers",
+            file=sys.stderr,
+        )
+        return 1
     if args.write_baseline:
         gate.write_baseline(args.write_baseline, report, HEADLINE, args.reason or "")
         print(f"baseline written to {args.write_baseline}")
@@ -251,6 +261,8 @@ def _print_summary(report: dict) -> None:
         print(f"{name}: " + "  ".join(f"{k}={row[k]:.3f}" for k in keys if row.get(k) is not None))
     if report["triage"]:
         print("triage: " + ", ".join(f"{k}={v}" for k, v in sorted(report["triage"].items())))
+    if report.get("degraded"):
+        print(f"degraded: {report['degraded']} answers without a stage (each case's 'degraded' says why)")
 
 
 def calibrate_from_report(args) -> int:
@@ -259,6 +271,8 @@ def calibrate_from_report(args) -> int:
     reports = [(path, json.loads(Path(path).read_text())) for path in args.from_report]
     per_report, pooled = [], []
     for path, report in reports:
+        if report.get("degraded"):
+            raise SystemExit(f"calibrate: {path} has {report['degraded']} degraded answers; evaluate it again")
         results = [
             r
             for r in results_from_report(report)
@@ -319,6 +333,10 @@ def run_calibration(args) -> int:
                 args.timeout,
             )
         results = evaluate(stub, cases, "hybrid", args.timeout)
+    degraded = [r.case.case_id for r in results if r.degraded]
+    if degraded:
+        # A threshold on rerank scores fitted where some were never computed would not be the reranker's.
+        raise SystemExit(f"calibrate: {len(degraded)} answers were degraded (first: {degraded[0]}); run it again")
     models = {r.reranker_model_id for r in results if r.reranker_model_id}
     if len(models) != 1:
         raise SystemExit(f"calibrate: expected one reranker model across the run, saw {sorted(models) or 'none'}")

@@ -117,6 +117,8 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
         "per_split": per_split,
         "latency": latency(results),
         "triage": dict(Counter(r.triage for r in results if r.triage != "ok")),
+        # Answers the gateway gave without a stage (the reranker unreachable or late): each measures the fallback.
+        "degraded": sum(bool(r.degraded) for r in results),
         "cases": [
             {
                 "id": r.case.case_id,
@@ -135,6 +137,7 @@ def build_report(results: list[CaseResult], meta: dict, answers: bool) -> dict:
                 "gold_spans": len(r.case.gold),
                 "gold_cited": None if r.gold_cited is None else round(r.gold_cited, 4),
                 "top_ids": r.top_ids,
+                "degraded": r.degraded,
                 # Per-query values, so two runs can be compared query by query (ragmesh compare).
                 "ndcg@10": round(m.ndcg_at(r.ranks, {g.key: g.gain for g in r.case.gold}, 10), 4)
                 if r.case.answerable
@@ -185,6 +188,8 @@ def write_markdown(report: dict, path: Path) -> None:
         lines += ["", f"## {title}", "", "| | cases | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
         for name, row in rows.items():
             lines.append(f"| {name} | {row['cases']} | " + " | ".join(_fmt(row.get(k)) for k in keys) + " |")
+    if report.get("degraded"):
+        lines += ["", f"**{report['degraded']} answers degraded** (a stage skipped; see each case's `degraded`)."]
     lines += ["", "## Latency per stage (ms)", "", "| stage | p50 | p95 |", "|---|---|---|"]
     lines += [f"| {s} | {v['p50_ms']} | {v['p95_ms']} |" for s, v in report["latency"].items()]
     lines += ["", "## Triage of failed cases", ""]

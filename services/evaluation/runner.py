@@ -34,6 +34,9 @@ class CaseResult:
     cited: list[str] = dataclasses.field(default_factory=list)
     top_ids: list[str] = dataclasses.field(default_factory=list)
     triage: str = "ok"
+    # Why the gateway answered without a stage (the reranker), if it did: such an answer measures the fallback, not
+    # the configuration, so a report counts them.
+    degraded: str = ""
 
 
 def _holds(chunk, gold: Gold) -> bool:
@@ -125,6 +128,7 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         answer_text=answer.text,
         cited=[c.chunk_id for c in answer.citations],
         top_ids=[c.chunk_id for c in chunks[:5]],
+        degraded=(response.degraded_reason or "degraded") if response.degraded else "",
     )
     if response.candidates:
         result.top_rerank_score = response.top_rerank_score
@@ -155,7 +159,13 @@ def search_case(stub, case: EvalCase, mode: str, timeout: float, top_k: int, rer
     chunks = [r.chunk for r in response.results]
     ranks, relevant, positions = _doc_ranks(case, chunks)
     result = CaseResult(
-        case, ranks, relevant, positions, _timings(response, total), top_ids=[c.meta.document_id for c in chunks[:5]]
+        case,
+        ranks,
+        relevant,
+        positions,
+        _timings(response, total),
+        top_ids=[c.meta.document_id for c in chunks[:5]],
+        degraded="degraded" if response.degraded else "",
     )
     if response.results and rerank:
         result.top_rerank_score = response.results[0].scores.rerank_score

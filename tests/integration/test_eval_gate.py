@@ -28,6 +28,7 @@ def test_gate_passes_on_main_and_writes_a_readable_report(gateway, ingested, cas
     asked = with_gold_withheld(cases)
     report = build_report(evaluate(gateway, asked), {"name": "sample"}, answers=True)
     assert report["overall"]["near_misses"] == sum(c.answerable for c in cases)
+    assert report["degraded"] == 0  # every answer measured with the reranker, as configured
     failures = gate.compare(report["overall"], gate.load_baseline(BASELINE), HEADLINE)
     assert failures == [], failures
     out = write_report(report, str(tmp_path), threshold=0.35)

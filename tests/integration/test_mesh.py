@@ -11,6 +11,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from loadtest import metrics
 from ragmesh.client import RagmeshClient, document
+from services.evaluation.cases import EvalCase
+from services.evaluation.runner import ask_case
 from shared.config import STAGES
 from shared.stubs import common_pb2, gateway_pb2, indexer_pb2, indexer_pb2_grpc, retriever_pb2
 from tests.support.mesh import EXAMPLES, TENANT, ingest_paths
@@ -444,6 +446,9 @@ def test_without_the_reranker_answers_are_degraded_not_failed(mesh, gateway, ing
         assert response.degraded and "reranker" in response.degraded_reason
         assert not response.answer.abstained
         assert_citations_verifiable(response)
+        # An evaluation run at this moment records the answer as degraded, so no gate is judged on it.
+        case = EvalCase("q", "how much is the Team plan per month", TENANT, "general", [])
+        assert "reranker" in ask_case(gateway, case, "hybrid", 30).degraded
     finally:
         restart(mesh, gateway, "reranker")
 

@@ -78,6 +78,11 @@ def test_pooled_calibration_from_reports_drops_the_test_split_and_reports_each(t
     assert json.loads(out.read_text())["threshold"] == pytest.approx(0.8)
     printed = capsys.readouterr().out
     assert "sample: gate 0.8000" in printed and "scifact: gate 0.8000" in printed and "pooled:" in printed
+    # A report holding degraded answers (rerank scores never computed for some) is refused, not fitted.
+    scifact["degraded"] = 1
+    (tmp_path / "scifact.json").write_text(json.dumps(scifact))
+    with pytest.raises(SystemExit, match="scifact.json has 1 degraded answers"):
+        calibrate_from_report(args)
 
 
 def test_the_second_level_answers_below_the_threshold_only_with_coverage():

@@ -62,3 +62,19 @@ def test_evidence_completeness_reads_right_answers_to_questions_with_several_gol
     assert [c["gold_cited"] for c in report["cases"]] == [1.0, 0.5, 0.0, None, 1.0]
     only_single = build_report([results[4]], {"name": "t"}, answers=True)
     assert only_single["overall"]["evidence_completeness"] is None
+
+
+def test_a_degraded_answer_is_counted_and_named_in_the_report(tmp_path):
+    """An answer given without the reranker measures the fallback: the report counts such answers, each case says
+    why, and the summary says so above the figures."""
+    from services.evaluation.report import write_markdown
+
+    plain, degraded = result("a", "test", answered=True, correct=True), result("b", "test")
+    degraded.degraded = "reranker unavailable: connection refused"
+    report = build_report([plain, degraded], {"name": "t"}, answers=True)
+    assert report["degraded"] == 1
+    assert [c["degraded"] for c in report["cases"]] == ["", "reranker unavailable: connection refused"]
+    write_markdown(report, tmp_path / "report.md")
+    assert "1 answers degraded" in (tmp_path / "report.md").read_text()
+    write_markdown(build_report([plain], {"name": "t"}, answers=True), tmp_path / "plain.md")
+    assert "degraded" not in (tmp_path / "plain.md").read_text()
