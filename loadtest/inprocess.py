@@ -81,7 +81,7 @@ class InProcessPipeline:
         calibrated = bool(self.reranker.model_id) and not self.reranker.model_id.startswith(UNCALIBRATED_RERANKERS)
         # As the funnel: within the second level the generator runs too (its answer's coverage decides).
         if not should_abstain(top, self.decision, calibrated).abstain:
-            self.generator.run(question, context_for(question, every, self.context_passages))
+            self.generator.run(question, context_for(question, every, self.context_passages, self.top_n))
         done = time.perf_counter()
         return {
             "retrieve": retrieved - started,

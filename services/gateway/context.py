@@ -1,4 +1,5 @@
-"""Which passages the generator reads: the reranker's best few, and for a comparison each side's own entry.
+"""Which passages the generator reads: the reranker's best few, the one whose score let the answer through, and for
+a comparison each side's own entry.
 
 "E-4421 vs E-4422" ranks first the passages naming both (a release note's "E-4421 and E-4422 are now separate
 codes", a ticket's messages) and the E-4422 entry, while the E-4421 entry ranks ninth: read from the top five
@@ -9,11 +10,18 @@ both choose the context here.
 from shared.text import comparison_parts, question_terms, title_and_heading_terms
 
 
-def context_for(question: str, ranked: list, size: int) -> list:
-    """The first `size` of the ranked passages. For a comparison whose sides differ by words of their own
-    ("e-4421", "e-4422"), a side that no passage among them is about (none has it in its title or headings)
-    brings the best-ranked passage further down that is, in place of the lowest-ranked passage about no side."""
+def context_for(question: str, ranked: list, size: int, scored: int = 0) -> list:
+    """The first `size` of the ranked passages, and the passage with the best rerank score among the first `scored`
+    in place of the last of them when it is not one: the answer decision reads that score (the best of the passages
+    kept), so the generator reads that passage. A reranker fused with the first stage can rank it sixth ("what is
+    customer data": the MSA's definitions at 0.858, below four passages scoring 0.61-0.68). For a comparison whose
+    sides differ by words of their own ("e-4421", "e-4422"), a side that no passage among them is about (none has it
+    in its title or headings) brings the best-ranked passage further down that is, in place of the lowest-ranked
+    passage about no side."""
     context = list(ranked[:size])
+    strongest = max(ranked[:scored], key=lambda p: p.scores.rerank_score, default=None)
+    if context and strongest is not None and not any(p is strongest for p in context):
+        context[-1] = strongest
     sides = [question_terms(side) for side in comparison_parts(question)]
     if not sides:
         return context

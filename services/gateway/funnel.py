@@ -402,7 +402,7 @@ class Funnel:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             return self._finish(request, response, every, timings, span)
 
-        context_passages = context_for(question, every, self.context_passages)
+        context_passages = context_for(question, every, self.context_passages, self.rerank_top_n)
         generated = self._timed(
             "generate",
             self.generator,

@@ -92,6 +92,14 @@ def test_table_lookup_quotes_the_row(gateway, ingested):
     assert "Plan: Team; Monthly price: $79" in response.answer.text
 
 
+def test_the_passage_whose_score_lets_an_answer_through_is_one_the_generator_reads(gateway, ingested):
+    """'what is customer data' is let through on the MSA's definitions, which the reranker fused with the first stage
+    ranks sixth: the answer quotes the definition, not the breach notice ranked above it."""
+    response = ask(gateway, "what is customer data")
+    assert max(p.scores.rerank_score for p in response.context) == pytest.approx(response.top_rerank_score)
+    assert response.answer.citations[0].quote.startswith('1.2 "Customer Data" means'), response.answer.text
+
+
 def test_a_csv_export_is_answered_from_its_row(gateway, tmp_path):
     """A spreadsheet export (CSV) was refused as an unsupported content type; it is now one table whose
     rows are read under their header."""

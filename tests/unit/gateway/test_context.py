@@ -31,3 +31,21 @@ def test_any_other_question_reads_the_top_passages():
     assert context_for("E-4422 vs E-4422", RANKED, 5) == RANKED[:5]
     assert context_for("E-4422 vs E-2410", RANKED, 5) == RANKED[:5]
     assert context_for("E-4422 vs E-9999", RANKED, 5) == RANKED[:5]
+
+
+def _scored(heading: str, rerank_score: float) -> ScoredChunk:
+    p = passage(heading, f"{heading}.")
+    p.scores.rerank_score = rerank_score
+    return p
+
+
+def test_the_passage_whose_score_lets_the_answer_through_is_read():
+    """Found by use: 'what is customer data' was let through on the MSA definitions' 0.858, which a reranker fused
+    with the first stage had ranked sixth, and answered from the five above it (a breach notice's sentence)."""
+    ranked = [_scored(f"P{i}", score) for i, score in enumerate((0.66, 0.68, 0.76, 0.63, 0.61, 0.86, 0.63, 0.62, 0.9))]
+    context = context_for("what is customer data", ranked, 5, scored=8)
+    # It takes the last place; the four above keep theirs. The ninth passage is past what the decision reads.
+    assert context == [*ranked[:4], ranked[5]]
+    # The best already among the five, or no scores read: the first five as they are.
+    assert context_for("what is customer data", ranked[1:], 5, scored=3) == ranked[1:6]
+    assert context_for("what is customer data", ranked, 5) == ranked[:5]
