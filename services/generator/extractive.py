@@ -149,7 +149,8 @@ class _Asked:
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
-        wanted = _asked_words(query)
+        meaning, by_class = _asked_meaning(query)
+        wanted = _asked_words(query, (meaning, by_class))
         amounts_asked = question_amounts(query)
         named = identifiers(query)
         polar = is_polar_question(query)
@@ -159,7 +160,6 @@ class _Asked:
             named -= set().union(*(a.terms for a in amounts_asked if a.kind))
         money = question_currencies(query)
         rows = wanted & written.siblings.keys()
-        meaning, by_class = _asked_meaning(query)
         return cls(
             per_year=asks_per_year(query),
             wanted=wanted,
@@ -636,13 +636,13 @@ _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 
 
-def _asked_words(query: str) -> set[str]:
+def _asked_words(query: str, meaning: tuple[str, bool] | None = None) -> set[str]:
     """The question's content words a unit must hold to answer it: question_terms, less the frame of a question
     asking what a name means ("mean" in "what does E-1002 mean", "define" in "define service credit") unless the
     frame is all it has ("what does it mean"). A longer question that ends in "mean" asks more than a meaning ("W-4510
     on my mac, is that real and what does it mean"): its "Meaning:" line holds a word of it."""
     terms = question_terms(query)
-    phrase, by_class = _asked_meaning(query)
+    phrase, by_class = meaning or _asked_meaning(query)  # `meaning`: _asked_meaning's reading, when the caller has it
     frame = _CLASS_FRAME if by_class else _MEANING_FRAME
     if phrase and len(phrase.split()) <= _NAME_WORDS and terms - frame:
         return terms - frame
