@@ -12,6 +12,8 @@ from shared.text import (
     is_list_item,
     is_message_header,
     is_message_heading,
+    is_table_header,
+    is_table_rule,
 )
 
 
@@ -21,19 +23,20 @@ def with_listed_items(
     spans: list[list[tuple[int, int]]],
     limit: int = 8,
 ) -> list[tuple[ScoredChunk, int, int]]:
-    """A quoted lead-in ("These expenses are never reimbursed:") followed by its list: the list is what it says,
-    so its items (at most `limit`) are quoted after it; alone it answers nothing."""
+    """A quoted lead-in ("These expenses are never reimbursed:") followed by its list or table: the list is what it
+    says, so its items or rows (at most `limit`) are quoted after it; alone it answers nothing ("Customer is entitled
+    to Service Credits as follows:" is answered by the credit table below it). A table's header and rule are not
+    quoted: each row is read under its header, and only the answer's first unit brings its table (a later lead-in's
+    table is quoted where its rows answer, like any row: "credit if we got 99.5%" wants one row, not three)."""
     out: list[tuple[ScoredChunk, int, int]] = []
-    for passage, start, end in picked:
+    for position, (passage, start, end) in enumerate(picked):
         if (passage, start, end) not in out:
             out.append((passage, start, end))
         body = passage.chunk.body
         if not body[start:end].rstrip().endswith(":"):
             continue
         units = spans[next(i for i, p in enumerate(passages) if p is passage)]
-        for item_start, item_end in [u for u in units if u[0] >= end][:limit]:
-            if not is_list_item(body[item_start:item_end]):
-                break
+        for item_start, item_end in _introduced(body, [u for u in units if u[0] >= end], tables=position == 0)[:limit]:
             if (passage, item_start, item_end) not in out:
                 out.append((passage, item_start, item_end))
     return out
@@ -64,6 +67,22 @@ def with_cited_clauses(
             clause = [(passage, s, e) for s, e in units if paragraph.start() <= s < paragraph.end()]
             if len(clause) <= 2:
                 out += [unit for unit in clause if unit not in out]
+    return out
+
+
+def _introduced(body: str, following: list[tuple[int, int]], tables: bool) -> list[tuple[int, int]]:
+    """The list items, or with `tables` the table's rows (its header and rule left out), that directly follow a
+    lead-in."""
+    table = bool(following) and body[following[0][0] : following[0][1]].startswith("|")
+    if table and not tables:
+        return []
+    out = []
+    for start, end in following:
+        unit = body[start:end]
+        if not (unit.startswith("|") if table else is_list_item(unit)):
+            break
+        if not table or not (is_table_header(body, end) or is_table_rule(unit)):
+            out.append((start, end))
     return out
 
 

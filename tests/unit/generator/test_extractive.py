@@ -732,6 +732,40 @@ def test_a_quoted_lead_in_brings_its_list():
     ]
 
 
+def test_a_quoted_lead_in_brings_its_table_read_under_its_header():
+    """'what service credits do we get if uptime falls below the commitment': the clause that holds the words ends
+    'as follows:' and the credit table below it is the answer; alone the lead-in said nothing (found by use)."""
+    section = passage(
+        "4.1 Northwind will make the Services available with a Monthly Uptime Percentage of at least 99.9%.\n\n"
+        "4.2 If the Monthly Uptime Percentage falls below the commitment, Customer is entitled to Service Credits "
+        "as follows:\n\n| Monthly Uptime Percentage | Service Credit |\n| --- | --- |\n"
+        "| 99.0% to below 99.9% | 10% |\n| below 99.0% | 25% |\n\n4.3 Claims are due within 30 days.",
+        path=("Master Services Agreement", "4. Service Level Agreement"),
+    )
+    answer = ExtractiveGenerator().run("what service credits do we get if uptime falls below the commitment", [section])
+    assert answer.text.splitlines()[1:] == [
+        "Monthly Uptime Percentage: 99.0% to below 99.9%; Service Credit: 10% [2]",
+        "Monthly Uptime Percentage: below 99.0%; Service Credit: 25% [3]",
+    ]
+    assert [c.quote for c in answer.citations][1:] == ["| 99.0% to below 99.9% | 10% |", "| below 99.0% | 25% |"]
+
+
+def test_a_lead_in_quoted_after_the_answer_does_not_bring_its_table():
+    """'enterprise uptime commitment and credit if we got 99.5%' is answered by one row and the commitment; the
+    lead-in quoted after them does not add the other rows."""
+    section = passage(
+        "4.1 Northwind will make the Services available with a Monthly Uptime Percentage of at least 99.9% (99.95% "
+        "for Enterprise plans).\n\n4.2 If the Monthly Uptime Percentage falls below the commitment, Customer is "
+        "entitled to Service Credits as follows:\n\n| Monthly Uptime Percentage | Service Credit |\n| --- | --- |\n"
+        "| 99.0% to below 99.9% | 10% |\n| below 99.0% | 25% |",
+        path=("Master Services Agreement", "4. Service Level Agreement"),
+    )
+    answer = ExtractiveGenerator().run("enterprise uptime commitment and credit if we got 99.5%", [section])
+    quotes = [c.quote for c in answer.citations]
+    assert quotes[0] == "| 99.0% to below 99.9% | 10% |" and quotes[-1].endswith("as follows:")
+    assert "| below 99.0% | 25% |" not in quotes
+
+
 def test_a_question_typed_in_a_hurry_is_read_with_the_passages_words():
     """'wat is the refund polcy for anual plans': 'polcy' and 'anual' are one slip from the passage's words, and
     'wat' is a question word; read as written, two of five words matched and the answer was refused."""
