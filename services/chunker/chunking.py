@@ -14,7 +14,7 @@ import hashlib
 import re
 
 from services.chunker.structure import Block, Section
-from shared.embedding.tokens import TokenCounter, token_windows
+from shared.embedding.tokens import TokenCounter, token_starts, token_windows, tokens_between
 from shared.model import Chunk, DocumentMeta
 from shared.text import heading_prefix, sentence_spans
 
@@ -72,7 +72,12 @@ class SectionPacker:
         return f"{prefix}\n{body}" if prefix else body
 
     def _fits(self, text, prefix, first: _Unit, start: int, end: int) -> bool:
-        return self.counter.count(self._embed_text(text, prefix, first, start, end)) <= self.max_tokens
+        embed_text = self._embed_text(text, prefix, first, start, end)
+        # Every word is at least one token: a text with more words than the window cannot fit, and a 1 MB block
+        # need not be tokenized to find that out.
+        if len(embed_text) > 4 * self.max_tokens and len(embed_text.split()) > self.max_tokens:
+            return False
+        return self.counter.count(embed_text) <= self.max_tokens
 
     def _units(self, text: str, prefix: str, block: Block, index: int, lead: int | None) -> list[_Unit]:
         """The block as packable units; `lead` is where the headings/lead-ins it carries start."""
@@ -103,9 +108,11 @@ class SectionPacker:
         if not pieces:
             pieces = [_Unit(block.start, block.end, index, True)]
         pieces[0].start = start  # the lead rides with the first piece
+        # Counted in one batch: one call per sentence cost more than the tokenizing itself.
+        counts = self.counter.count_many([self._embed_text(text, prefix, p, p.start, p.end) for p in pieces])
         out = []
-        for piece in pieces:
-            if self._fits(text, prefix, piece, piece.start, piece.end):
+        for piece, tokens in zip(pieces, counts, strict=True):
+            if tokens <= self.max_tokens:
                 out.append(piece)
             else:
                 out += self._windows(text, prefix, piece)
@@ -164,16 +171,48 @@ class SectionPacker:
             lead = None
         pieces: list[list[_Unit]] = []
         current: list[_Unit] = []
-        for unit in units:
-            if current and self._fits(text, prefix, current[0], current[0].start, unit.end):
-                current.append(unit)
-                continue
+        starts = token_starts(self.counter, text, units[0].start, units[-1].end) if len(units) > 2 else None
+        i = 0
+        while i < len(units):
             if current:
+                # Greedy: the piece takes every following unit that still fits behind its first one.
+                fitting = self._fitting(text, prefix, current, units, i, starts)
+                current += units[i:fitting]
+                if fitting == len(units):
+                    break
                 pieces.append(current)
-            current = self._overlap(text, prefix, current, unit) + [unit]
+                i = fitting
+            current = self._overlap(text, prefix, current, units[i]) + [units[i]]
+            i += 1
         if current:
             pieces.append(current)
         return [(p[0].start, p[-1].end, self._embed_text(text, prefix, p[0], p[0].start, p[-1].end)) for p in pieces]
+
+    def _fitting(
+        self, text: str, prefix: str, current: list[_Unit], units: list[_Unit], i: int, starts: list[int] | None
+    ) -> int:
+        """The index of the first unit from `i` on that no longer fits in the piece `current` begins (len(units)
+        when all do). Counting the growing piece again for each unit made a 5 MB text take 30 s, so the tokens a
+        unit adds are read from one tokenization of the section (`starts`), and only the two counts that decide the
+        cut are made exactly; where they disagree with that reading (a tokenizer that reads a boundary otherwise),
+        the units are tried one at a time, exactly, as before."""
+        first = current[0]
+
+        def fits(j: int) -> bool:
+            return self._fits(text, prefix, first, first.start, units[j].end)
+
+        if starts is not None:
+            # The piece's prefix, repeated header and special tokens, then its body's tokens as the section reads.
+            around = self.counter.count(self._embed_text(text, prefix, first, first.start, first.start))
+            k = i
+            while k < len(units) and around + tokens_between(starts, first.start, units[k].end) <= self.max_tokens:
+                k += 1
+            if (k == i or fits(k - 1)) and (k == len(units) or not fits(k)):
+                return k
+        k = i
+        while k < len(units) and fits(k):
+            k += 1
+        return k
 
     def _overlap(self, text, prefix, previous: list[_Unit], unit: _Unit) -> list[_Unit]:
         """Trailing units of the previous piece to repeat, only inside a block we had to split.

@@ -1,5 +1,6 @@
 """Token counting with the embedding model's own tokenizer (no torch needed)."""
 
+import bisect
 import os
 
 from tokenizers import Tokenizer
@@ -58,3 +59,15 @@ def token_windows(counter: TokenCounter, text: str, start: int, end: int, budget
             piece_start = cut
     spans.append((start + piece_start, end))
     return spans
+
+
+def token_starts(counter: TokenCounter, text: str, start: int, end: int) -> list[int]:
+    """Where each token of text[start:end] begins in `text`, in order: read once, it tells how many tokens any
+    span of it holds (tokens_between) without tokenizing that span again."""
+    encoding = counter.tokenizer.encode(text[start:end], add_special_tokens=False)
+    return [start + token_start for token_start, _ in encoding.offsets]
+
+
+def tokens_between(starts: list[int], start: int, end: int) -> int:
+    """How many of the tokens `starts` locates begin in text[start:end]."""
+    return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)

@@ -1,9 +1,11 @@
 """Properties over generated structured Markdown: nothing dropped, exact slices, the window respected,
 tables never apart from their header and headings never apart from what they head."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from services.chunker import chunking
 from services.chunker.chunking import MIN_ROW_TOKENS
 from services.chunker.formats.text import parse_markdown_file
 from services.chunker.structure import parse_markdown
@@ -132,3 +134,17 @@ def test_every_non_blank_markdown_line_belongs_to_a_block(doc):
             covered |= set(range(block.start, block.end))
             assert doc[block.start : block.end].strip()
     assert all(i in covered for i in range(body_start, len(doc)) if not doc[i].isspace())
+
+
+@PROPERTY
+@given(doc=markdown())
+def test_packing_from_one_tokenization_cuts_where_counting_each_unit_does(small_chunker, doc):
+    """The packer reads the tokens a unit adds from one tokenization of its section and counts only the cut
+    exactly; the chunks (ids, spans, token counts) are those of counting the growing piece for every unit."""
+    _, fast = run(small_chunker, doc, uri="g.md")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chunking, "token_starts", lambda *args: None)  # no reading ahead: every unit counted
+        _, exact = run(small_chunker, doc, uri="g.md")
+    assert [(c.chunk_id, c.char_start, c.char_end, c.token_count) for c in fast] == [
+        (c.chunk_id, c.char_start, c.char_end, c.token_count) for c in exact
+    ]
