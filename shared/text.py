@@ -268,6 +268,34 @@ def modifier_pairs(text: str) -> set[tuple[str, str]]:
     return set(_adjacent_terms(text))
 
 
+# The words that qualify a thing by its period ("monthly plan", "daily backups"), each with the period it names:
+# things of one kind qualified by different periods exclude each other.
+_PERIOD_ADJECTIVES = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter"}
+_PERIOD_ADJECTIVES |= {"yearly": "year", "annual": "year", "annually": "year"}
+# A period named as a rate ("billed per month", "once a year").
+_PERIOD_RATE = re.compile(r"\b(?:per|a|an|each|every)\s+(hour|day|week|month|quarter|year)\b")
+
+
+def periods_named(text: str) -> set[str]:
+    """The periods a text qualifies something by or states a rate per ("monthly", "per month": month); a measure
+    ("30 days") names none."""
+    lowered = text.lower()
+    return {_PERIOD_ADJECTIVES[w] for w in _words(lowered) if w in _PERIOD_ADJECTIVES} | set(
+        _PERIOD_RATE.findall(lowered)
+    )
+
+
+def period_qualified(text: str) -> dict[str, str]:
+    """Each word a text qualifies by the period word written just before it, with the period: {"plan": "month"}
+    for "a monthly plan", {"backup": "day"} for "Daily backups"."""
+    words = _words(text)
+    return {
+        _term(word): _PERIOD_ADJECTIVES[before]
+        for before, word in zip(words, words[1:], strict=False)
+        if before in _PERIOD_ADJECTIVES and word not in STOPWORDS and word not in _PERIOD_ADJECTIVES
+    }
+
+
 def term_words(text: str) -> dict[str, str]:
     """Each content term of the text and the word it was first written as ("keep": "kept")."""
     words: dict[str, str] = {}

@@ -78,6 +78,8 @@ from shared.text import (
     item_name,
     modifier_pairs,
     names_nothing,
+    period_qualified,
+    periods_named,
     question_parts,
     question_terms,
     record_header_fields,
@@ -146,6 +148,9 @@ class _Asked:
     # are answers, not a mention.
     meaning: str
     defines: set[str]
+    # The words it qualifies by a period ("plan": "month" in "refund on a monthly plan"), and every period it names.
+    periods: dict[str, str]
+    periods_named: set[str]
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -184,6 +189,8 @@ class _Asked:
             compounds={} if len(question_parts(query)) > 1 else _by_head(modifier_pairs(query) & written.compounds),
             meaning=meaning,
             defines=_names_defined(meaning, named, by_class),
+            periods=period_qualified(query),
+            periods_named=periods_named(query),
         )
 
     @property
@@ -587,6 +594,8 @@ def _answers_something_else(
         return True  # a row named for another of its kind ("Migration Engineer" for "data engineer")
     if asked.compounds and _qualified_otherwise(unit, unit_words, covered, asked):
         return True  # "incident logs" where "application logs" are asked and a passage writes them
+    if asked.periods and _of_another_period(unit, asked):
+        return True  # "Annual plans cancelled after ..." where a monthly plan is asked
     # A record header answers a question about its fields, all of it: not "what did they ask".
     return record_fields is not None and bool(asked.wanted - covered)
 
@@ -746,6 +755,17 @@ def _qualified_otherwise(unit: str, unit_words: frozenset[str], covered: set[str
         if others and not others & asked.wanted:
             return True
     return False
+
+
+def _of_another_period(unit: str, asked: _Asked) -> bool:
+    """Whether a unit qualifies a word the question qualifies by a period ("monthly plan") by another period only
+    ("Annual plans cancelled after the 14-day window are prorated"): daily and weekly backups, monthly and annual
+    plans are different things of a kind, whatever words they share. A unit naming a period the question names
+    is not."""
+    if periods_named(unit) & asked.periods_named:
+        return False
+    qualified = period_qualified(unit)
+    return any(head in qualified for head in asked.periods)
 
 
 def _by_head(pairs: set[tuple[str, str]]) -> dict[str, set[str]]:

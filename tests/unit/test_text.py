@@ -28,6 +28,8 @@ from shared.text import (
     message_heading,
     modifier_pairs,
     names_nothing,
+    period_qualified,
+    periods_named,
     question_parts,
     question_terms,
     read_row,
@@ -521,3 +523,11 @@ def test_a_polar_question_opens_with_its_auxiliary_verb():
         assert is_polar_question(text), text
     for text in ("which plans include a free trial", "how long is the trial", "island regions", "dose limits"):
         assert not is_polar_question(text), text
+
+
+def test_periods_qualify_things_and_a_measure_names_none():
+    assert period_qualified("Refund on a monthly plan?") == {"plan": "month"}
+    assert period_qualified("Daily backups and annual plans") == {"backup": "day", "plan": "year"}
+    assert period_qualified("kept for 30 days, billed per month") == {}
+    assert periods_named("Annual plans are billed per month and kept 30 days") == {"year", "month"}
+    assert periods_named("prorated by unused days") == set()

@@ -766,6 +766,27 @@ def test_a_lead_in_quoted_after_the_answer_does_not_bring_its_table():
     assert "| below 99.0% | 25% |" not in quotes
 
 
+def test_a_thing_of_another_period_does_not_answer():
+    """'can i get a refund after 20 days on a monthly plan': the annual plans' rules share its words but are about
+    another plan (found by use: it quoted them); daily backups do not answer for weekly ones."""
+    annual = passage(
+        "Annual plans cancelled within the 14-day window are refunded in full. Annual plans cancelled after the "
+        "14-day window are prorated by unused days.",
+        path=("Refund Policy", "Annual plans"),
+    )
+    answer = ExtractiveGenerator().run("can i get a refund after 20 days on a monthly plan", [annual])
+    assert answer.abstained and "monthly" in answer.missing
+    assert not ExtractiveGenerator().run("can i get a refund after 20 days on an annual plan", [annual]).abstained
+    backups = passage(
+        "Daily backups are kept for 35 days. Weekly backups are kept for 13 weeks on Business plans.",
+        path=("Data Retention", "Backups"),
+    )
+    answer = ExtractiveGenerator().run("how long are weekly backups kept", [backups])
+    assert [c.quote for c in answer.citations] == ["Weekly backups are kept for 13 weeks on Business plans."]
+    both = passage("Monthly and annual plans renew automatically.", path=("Billing", "Renewal"))
+    assert not ExtractiveGenerator().run("does a monthly plan renew automatically", [both]).abstained
+
+
 def test_a_question_typed_in_a_hurry_is_read_with_the_passages_words():
     """'wat is the refund polcy for anual plans': 'polcy' and 'anual' are one slip from the passage's words, and
     'wat' is a question word; read as written, two of five words matched and the answer was refused."""
