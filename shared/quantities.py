@@ -73,8 +73,9 @@ _CONVERSIONS = {
 
 
 def _converted(value: float, unit: str, into: str) -> float | None:
-    """The value in another unit of its family (None: not convertible; the value itself in its own unit)."""
-    if unit == into:
+    """The value in another unit of its family (None: not convertible; the value itself in its own unit). A sum in
+    no named currency ("a 3000 refund") is the same sum in whichever the text states."""
+    if unit == into or (unit == SOME_CURRENCY and into in _CURRENCIES):
         return value
     if unit not in _CONVERSIONS or into not in _CONVERSIONS or _CONVERSIONS[unit][0] != _CONVERSIONS[into][0]:
         return None
@@ -122,6 +123,11 @@ class Range:
         return above_low and below_high
 
 
+_CURRENCIES = ("$", "€", "£")
+# A sum of money in no named currency: a number before a word naming a payment in the singular ("who approves a 3000
+# refund", "a 10k invoice"); "3 refunds" counts them.
+SOME_CURRENCY = "¤"
+_PAYMENT_WORDS = {"refund", "payment", "fee", "charge", "invoice", "bill", "purchase", "expense", "reimbursement"}
 # A currency written as a word after the amount is the amount in that currency: "a 3000 dollar trip" is "$3,000",
 # and "75 EUR" is "€75" (not "pounds", which also weigh); so is a percentage written out: "98.7 percent" is "98.7%".
 _UNIT_WORDS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "gbp": "£", "percent": "%", "pct": "%"}
@@ -134,7 +140,13 @@ def _unit(match: re.Match) -> str:
         return match["cur"]
     # The word is letters only, so it is one content term at most ("seats" -> seat; a stopword such as "to": none).
     word = next(iter(content_terms(match["word"] or "")), "")
+    if word in _PAYMENT_WORDS and word == match["word"].lower() and _value(match) > 1:
+        return SOME_CURRENCY  # more than one, and the word written in the singular: a sum, not a count
     return _UNIT_WORDS.get(word, word)
+
+
+def _value(match: re.Match) -> float:
+    return float(match["num"].replace(",", "")) * (1000 if match["k"] else 1)
 
 
 def amounts(text: str) -> list[Amount]:
@@ -143,7 +155,7 @@ def amounts(text: str) -> list[Amount]:
     for m in _AMOUNT.finditer(text):
         if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "-."):
             continue  # inside an identifier or version (E-4412, v2.1), not an amount
-        value = float(m["num"].replace(",", "")) * (1000 if m["k"] else 1)
+        value = _value(m)
         # The word after it is its unit, not part of it.
         end = m.end("pct") if m["pct"] else m.end("k") if m["k"] else m.end("num")
         out.append(Amount(value, _unit(m), frozenset(content_terms(m["num"] + (m["k"] or ""))), m.start(), end))
@@ -239,9 +251,14 @@ def _kind(unit: str) -> str:
     """What an amount measures, for the units whose kind is known: "share", a currency, "time" or "calendar"."""
     if unit == "%":
         return "share"
-    if unit in ("$", "€", "£"):
+    if unit in _CURRENCIES or unit == SOME_CURRENCY:
         return unit
     return _CONVERSIONS[unit][0] if unit in _CONVERSIONS else ""
+
+
+def _other_kinds(a: str, b: str) -> bool:
+    """Whether two known kinds differ; a sum in no named currency is of every currency's kind."""
+    return a != b and not (SOME_CURRENCY in (a, b) and {a, b} <= {SOME_CURRENCY, *_CURRENCIES})
 
 
 def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
@@ -256,7 +273,7 @@ def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount]
     out: set[str] = set()
     for a in asked:
         same = [b for b in found if b.value == a.value]
-        if same and all(b.kind and b.kind != a.kind for b in same):
+        if same and all(b.kind and _other_kinds(b.kind, a.kind) for b in same):
             out |= a.terms
     return out
 

@@ -79,6 +79,21 @@ def test_an_amount_with_its_currency_written_as_a_word():
     assert [a.unit for a in question_amounts("a 50 pound bag")] == ["pound"]
 
 
+def test_a_number_before_a_payment_in_the_singular_is_a_sum_in_any_currency():
+    """Found by use: "who approves a 3000 refund" missed "Refunds above $2,500 require approval by the VP of Finance"
+    (3000 read as a count of refunds); "3 refunds" still counts them."""
+    refund = question_amounts("who approves a 3000 refund")
+    assert [a.value for a in refund] == [3000.0]
+    assert terms_in_ranges(refund, "- Refunds above $2,500 require approval by the VP of Finance.") == {"3000"}
+    assert terms_in_ranges(refund, "- Refunds above €2,500 require approval by the CFO.") == {"3000"}
+    assert terms_in_ranges(refund, "- Refunds up to $250 may be approved by any agent.") == set()
+    assert terms_in_ranges(question_amounts("a 10k invoice"), "Invoices over $5,000 need a PO.") == {"10k"}
+    assert numbers_of_another_kind(refund, "We paid $3000 back.") == set()
+    assert numbers_of_another_kind(refund, "Within 3000 days.") == {"3000"}
+    assert [a.unit for a in question_amounts("we had 3 refunds")] == ["refund"]
+    assert terms_in_ranges(question_amounts("we had 3 refunds"), "Refunds above $2 need approval.") == set()
+
+
 def test_a_percentage_written_out_is_a_percentage():
     """ "uptime was 98.7 percent" falls in the service-credit row "95.0% to below 99.0%", as "98.7%" does."""
     row = "| 95.0% to below 99.0% | 25% |"
