@@ -239,13 +239,17 @@ def _erase_opensearch(index, tenant_id: str, document_id: str | None) -> IndexEr
         return all(client.count(index=name, body={"query": query})["count"] == 0 for name in names)
 
     probes = pick_probes({doc: "\n".join(parts) for doc, parts in texts.items()}, exclusive)
-    checks = []
     for name in names:
         ids = ids_by_index[name]
         for start in range(0, len(ids), _BATCH):
             actions = [{"_op_type": "delete", "_index": name, "_id": cid} for cid in ids[start : start + _BATCH]]
             helpers.bulk(client, actions, refresh=True, raise_on_error=False)
-        deleted_left, waited = _expunge(client, name) if ids else (_deleted_docs(client, name), 0.0)
+    # Every generation's merge waits out the same retention lease: waited for together, not one after another.
+    expunged = _expunge(client, [name for name in names if ids_by_index[name]])
+    checks = []
+    for name in names:
+        ids = ids_by_index[name]
+        deleted_left, waited = expunged[name] if name in expunged else (_deleted_docs(client, name), 0.0)
         check = StoreCheck(
             store="index:opensearch",
             location=f"{index.url}/{name}",
@@ -277,20 +281,26 @@ def _deleted_docs(client, name: str) -> int:
     return int(stats["indices"][name]["primaries"]["docs"]["deleted"])
 
 
-def _expunge(client, name: str) -> tuple[int, float]:
-    """Merges deleted documents out of the segments. OpenSearch keeps soft-deleted documents (operation
-    history for replicas and recovery) until the shard's retention lease advances past them, which its
-    background sync does every ~30 s; until then no merge may drop them. So: flush, then merge with
-    only_expunge_deletes (and expunge_deletes_allowed 0, else segments under 10% deleted are skipped)
-    until no deleted document is left. Returns (deleted documents left, seconds it took)."""
+def _expunge(client, names: list[str]) -> dict[str, tuple[int, float]]:
+    """Merges deleted documents out of the segments of each index. OpenSearch keeps soft-deleted documents
+    (operation history for replicas and recovery) until the shard's retention lease advances past them, which its
+    background sync does every ~30 s (not a setting it accepts); until then no merge may drop them. So: flush, then
+    merge with only_expunge_deletes (and expunge_deletes_allowed 0, else segments under 10% deleted are skipped)
+    until no deleted document is left, the indexes side by side. Returns, per index, (deleted documents left,
+    seconds it took)."""
     started, timeout = time.monotonic(), config.mesh().erase_expunge_timeout
-    client.indices.put_settings(index=name, body={"index": {"merge.policy.expunge_deletes_allowed": 0}})
-    client.indices.flush(index=name)
-    while True:
-        client.indices.forcemerge(index=name, only_expunge_deletes=True)
-        left = _deleted_docs(client, name)
-        waited = time.monotonic() - started
-        if left == 0 or waited > timeout:
-            client.indices.refresh(index=name)
-            return left, waited
-        time.sleep(2.0)
+    for name in names:
+        client.indices.put_settings(index=name, body={"index": {"merge.policy.expunge_deletes_allowed": 0}})
+        client.indices.flush(index=name)
+    done: dict[str, tuple[int, float]] = {}
+    while len(done) < len(names):
+        for name in [n for n in names if n not in done]:
+            client.indices.forcemerge(index=name, only_expunge_deletes=True)
+            left = _deleted_docs(client, name)
+            waited = time.monotonic() - started
+            if left == 0 or waited > timeout:
+                client.indices.refresh(index=name)
+                done[name] = (left, waited)
+        if len(done) < len(names):
+            time.sleep(2.0)
+    return done

@@ -40,6 +40,22 @@ def index(request, tmp_path):
     backend.drop()
 
 
+@pytest.fixture
+def older_generation(index, tmp_path):
+    """The index an earlier embedding model wrote beside it (kept until a migration to the new one finishes)."""
+    if isinstance(index, EmbeddedIndex):
+        older = EmbeddedIndex(str(tmp_path / "index-older-model.sqlite"))
+        older.warm_up()
+        yield older
+        return
+    from shared.index.opensearch import OpenSearchIndex
+
+    older = OpenSearchIndex(URL, index.index.replace("-chunks-test-model", "-chunks-older-model"), client=index.client)
+    older.warm_up()
+    yield older
+    older.drop()
+
+
 def _load(index):
     write(index, make_meta(doc="secret", version="1"), [(SECRET, unit(1)), (SHARED, unit(0, 1))])
     write(index, make_meta(doc="secret", version="2"), [(SECRET + " Amended.", unit(1, 1))])
@@ -141,3 +157,20 @@ def test_erasing_a_table_probes_its_rows_text(index):
     assert any("Padraig" in p or "0142" in p for p in result.probes), result.probes
     assert result.checks and all(c.clean and c.probes_checked == len(result.probes) for c in result.checks)
     assert index.bm25("acme", "Padraig Oduya", ANY, 10) == []
+
+
+def test_erasure_reaches_every_generation_of_the_index(index, older_generation):
+    """A document the earlier model's index holds too is erased from both, with a check for each; on OpenSearch the
+    two wait for their merges together."""
+    _load(index)
+    _load(older_generation)
+
+    result = erase(index, "acme", "secret")
+
+    assert len(result.checks) == 2 and all(c.clean for c in result.checks), result.checks
+    assert [c.removed for c in result.checks] == [3, 3]
+    assert len({c.location for c in result.checks}) == 2
+    for generation in (index, older_generation):
+        assert generation.bm25("acme", "Kestrelwood indemnity", ANY, 10) == []
+        assert [h.chunk.meta.document_id for h in generation.bm25("globex", "Kestrelwood", ANY, 10)] == ["secret"]
+        assert {h.chunk.meta.document_id for h in generation.knn("acme", unit(1), MODEL_ID, ANY, 10)} == {"other-doc"}
