@@ -124,10 +124,11 @@ class Range:
 
 
 _CURRENCIES = ("$", "€", "£")
-# A sum of money in no named currency: a number before a word naming a payment in the singular ("who approves a 3000
-# refund", "a 10k invoice"); "3 refunds" counts them.
+# A sum of money in no named currency: a number before a word naming a payment, or what it is spent on, in the
+# singular ("who approves a 3000 refund", "a 10k invoice", "a 4000 trip"); "3 refunds" counts them.
 SOME_CURRENCY = "¤"
 _PAYMENT_WORDS = {"refund", "payment", "fee", "charge", "invoice", "bill", "purchase", "expense", "reimbursement"}
+_PAYMENT_WORDS |= {"trip", "flight", "hotel", "dinner", "meal", "order"}
 # A currency written as a word after the amount is the amount in that currency: "a 3000 dollar trip" is "$3,000",
 # and "75 EUR" is "€75" (not "pounds", which also weigh); so is a percentage written out: "98.7 percent" is "98.7%".
 _UNIT_WORDS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "gbp": "£", "percent": "%", "pct": "%"}

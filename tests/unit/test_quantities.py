@@ -88,6 +88,8 @@ def test_a_number_before_a_payment_in_the_singular_is_a_sum_in_any_currency():
     assert terms_in_ranges(refund, "- Refunds above €2,500 require approval by the CFO.") == {"3000"}
     assert terms_in_ranges(refund, "- Refunds up to $250 may be approved by any agent.") == set()
     assert terms_in_ranges(question_amounts("a 10k invoice"), "Invoices over $5,000 need a PO.") == {"10k"}
+    trip = question_amounts("who approves a 4000 trip")
+    assert terms_in_ranges(trip, "- Trips from $1,500 to $5,000 require approval by a department Director.") == {"4000"}
     assert numbers_of_another_kind(refund, "We paid $3000 back.") == set()
     assert numbers_of_another_kind(refund, "Within 3000 days.") == {"3000"}
     assert [a.unit for a in question_amounts("we had 3 refunds")] == ["refund"]
