@@ -732,16 +732,20 @@ def test_a_quoted_lead_in_brings_its_list():
     ]
 
 
+# An agreement's service levels: a commitment, then a lead-in and the credit table it introduces.
+SERVICE_LEVELS = (
+    "4.1 Northwind will make the Services available with a Monthly Uptime Percentage of at least 99.9% (99.95% "
+    "for Enterprise plans).\n\n4.2 If the Monthly Uptime Percentage falls below the commitment, Customer is "
+    "entitled to Service Credits as follows:\n\n| Monthly Uptime Percentage | Service Credit |\n| --- | --- |\n"
+    "| 99.0% to below 99.9% | 10% |\n| below 99.0% | 25% |"
+)
+SERVICE_LEVELS_PATH = ("Master Services Agreement", "4. Service Level Agreement")
+
+
 def test_a_quoted_lead_in_brings_its_table_read_under_its_header():
     """'what service credits do we get if uptime falls below the commitment': the clause that holds the words ends
     'as follows:' and the credit table below it is the answer; alone the lead-in said nothing (found by use)."""
-    section = passage(
-        "4.1 Northwind will make the Services available with a Monthly Uptime Percentage of at least 99.9%.\n\n"
-        "4.2 If the Monthly Uptime Percentage falls below the commitment, Customer is entitled to Service Credits "
-        "as follows:\n\n| Monthly Uptime Percentage | Service Credit |\n| --- | --- |\n"
-        "| 99.0% to below 99.9% | 10% |\n| below 99.0% | 25% |\n\n4.3 Claims are due within 30 days.",
-        path=("Master Services Agreement", "4. Service Level Agreement"),
-    )
+    section = passage(SERVICE_LEVELS + "\n\n4.3 Claims are due within 30 days.", path=SERVICE_LEVELS_PATH)
     answer = ExtractiveGenerator().run("what service credits do we get if uptime falls below the commitment", [section])
     assert answer.text.splitlines()[1:] == [
         "Monthly Uptime Percentage: 99.0% to below 99.9%; Service Credit: 10% [2]",
@@ -753,13 +757,7 @@ def test_a_quoted_lead_in_brings_its_table_read_under_its_header():
 def test_a_lead_in_quoted_after_the_answer_does_not_bring_its_table():
     """'enterprise uptime commitment and credit if we got 99.5%' is answered by one row and the commitment; the
     lead-in quoted after them does not add the other rows."""
-    section = passage(
-        "4.1 Northwind will make the Services available with a Monthly Uptime Percentage of at least 99.9% (99.95% "
-        "for Enterprise plans).\n\n4.2 If the Monthly Uptime Percentage falls below the commitment, Customer is "
-        "entitled to Service Credits as follows:\n\n| Monthly Uptime Percentage | Service Credit |\n| --- | --- |\n"
-        "| 99.0% to below 99.9% | 10% |\n| below 99.0% | 25% |",
-        path=("Master Services Agreement", "4. Service Level Agreement"),
-    )
+    section = passage(SERVICE_LEVELS, path=SERVICE_LEVELS_PATH)
     answer = ExtractiveGenerator().run("enterprise uptime commitment and credit if we got 99.5%", [section])
     quotes = [c.quote for c in answer.citations]
     assert quotes[0] == "| 99.0% to below 99.9% | 10% |" and quotes[-1].endswith("as follows:")
