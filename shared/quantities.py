@@ -422,18 +422,25 @@ _OPTIONS = re.compile(r"\w\s+or\s+\w", re.I)
 # A number in words counts as one ("three seats", "unlimited", "without a fee").
 _NUMBER_WORDS = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|"
-    r"unlimited|free|zero|none|no|without)\b",
+    r"unlimited|free|zero|none)\b",
     re.I,
 )
+# "no" and "without" state a count of zero of what follows them ("without a processing fee"): a number only where
+# that is what is counted, or a limit or price of it ("no browser is available" says nothing of API keys).
+_NONE_OF = re.compile(r"\b(?:no|without)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+_LIMIT_WORDS = frozenset({"limit", "cap", "maximum", "minimum", "charge", "fee", "cost"})
 
 
 def asks_for_number(question: str) -> bool:
     return bool(_ASKS_NUMBER.search(question)) and not _YES_NO.search(question) and not _OPTIONS.search(question)
 
 
-def states_number(text: str) -> bool:
-    """The text states a number: digits or a number in words."""
-    return any(c.isdigit() for c in text) or bool(_NUMBER_WORDS.search(text))
+def states_number(text: str, counted: set[str] | frozenset[str] = frozenset()) -> bool:
+    """The text states a number: digits, a number in words, or none of what is `counted` (the question's words), or
+    no limit or price."""
+    if any(c.isdigit() for c in text) or _NUMBER_WORDS.search(text):
+        return True
+    return any(content_terms(m.group(1)) & (counted | _LIMIT_WORDS) for m in _NONE_OF.finditer(text))
 
 
 # "how many days a week", "how many requests per minute": a count by a period of time. Only periods of time: "how

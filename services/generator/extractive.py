@@ -580,7 +580,7 @@ def _answers_something_else(
 ) -> bool:
     """Whether a unit holding the question's words answers another question than the one asked. `name`: a row's
     first cell's words (_row_name), empty for a unit that is not a row."""
-    if asked.number and not states_number(unit):
+    if asked.number and not states_number(unit, asked.wanted):
         return True  # the question asks for a number and the unit states none
     if asked.span and not states_span(unit):
         return True  # "how long": a unit that states no span of time, by its length or its end, does not say

@@ -146,6 +146,16 @@ def test_a_text_that_states_a_number(text, states):
     assert states_number(text) is states
 
 
+def test_no_states_a_count_only_of_what_is_counted():
+    """ "how many api keys": "no browser is available" counts browsers (found by use: it was quoted); "without a
+    processing fee" answers "consumer refund processing fee", and "no limit" any count."""
+    keys = {"api", "key"}
+    assert not states_number("Use `nwctl login --api-key` in CI environments where no browser is available.", keys)
+    assert states_number("Workspaces can have no more API keys than seats.", keys)
+    assert states_number("There is no limit on webhooks.", keys)
+    assert states_number("Consumer refunds are issued without a processing fee.", {"consumer", "refund"})
+
+
 def test_a_bare_number_the_question_bounds_is_an_amount_of_any_unit():
     """'trip over 5000', 'uptime under 95': the bound makes the number an amount; the document says of what."""
     over = question_amounts("approval for a trip over 5000")
