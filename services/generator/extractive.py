@@ -129,6 +129,7 @@ class _Asked:
     # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
+    when: bool  # asks for a date: among units holding as much of it, one stating a date leads
     unwritten: set[str]  # its words the passages never write as they are: a unit may hold them by a clip
     # The table rows it names ("starter") and their siblings ("team", "business", "enterprise"): a unit that names a
     # sibling and not the row asked about is about the sibling ("Business plan customers who buy more than 200
@@ -177,6 +178,7 @@ class _Asked:
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
             taken=asks_time_taken(query),
+            when=asks_for_date(query),
             dated=bool(named) and asks_for_date(query),
             unwritten=wanted - written.words,
             rows=rows,
@@ -449,6 +451,9 @@ class ExtractiveGenerator:
             score, rank, start, end, passage = s
             unit = passage.chunk.body[start:end]
             return (
+                # "when does the 2026 refund policy apply": a unit that states a date ("... on or after January 1,
+                # 2026") leads those that hold more of the question's words but date nothing.
+                asked.when and not states_date(unit),
                 -score,
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)

@@ -785,6 +785,21 @@ def test_a_thing_of_another_period_does_not_answer():
     assert not ExtractiveGenerator().run("does a monthly plan renew automatically", [both]).abstained
 
 
+def test_a_when_question_is_led_by_the_unit_that_states_a_date():
+    """'when does the 2026 refund policy apply' (found by use): the fee rules hold 'apply' and the heading's 2026, but
+    the sentence that dates the policy answers it."""
+    intro = passage(
+        "This policy replaces the 2025 Refund Policy for all purchases and renewals dated on or after January 1, 2026.",
+        path=("Refund Policy (2026)",),
+    )
+    fees = passage(
+        "A restocking fee of 5% of the refunded amount applies to all business refunds, regardless of payment method.",
+        path=("Refund Policy (2026)", "Refunds", "Business returns", "Fees"),
+    )
+    answer = ExtractiveGenerator().run("when does the 2026 refund policy apply", [fees, intro])
+    assert answer.citations[0].quote.endswith("on or after January 1, 2026.")
+
+
 def test_a_question_typed_in_a_hurry_is_read_with_the_passages_words():
     """'wat is the refund polcy for anual plans': 'polcy' and 'anual' are one slip from the passage's words, and
     'wat' is a question word; read as written, two of five words matched and the answer was refused."""
