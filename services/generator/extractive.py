@@ -648,6 +648,8 @@ _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 _MEANING_FRAME = frozenset({"mean", "define"})
 _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
+# Words naming the kind of thing a name is, written after it: "what does the P1 severity mean".
+_KIND_WORDS = frozenset({"severity", "incident", "error", "warning", "code", "level", "priority"})
 
 
 def _asked_words(query: str, meaning: tuple[str, bool] | None = None) -> set[str]:
@@ -680,7 +682,10 @@ def _names_defined(phrase: str, named: set[str], by_class: bool = False) -> set[
     them ("what counts as a P2 incident": P2)."""
     if by_class and len(phrase.split()) <= _NAME_WORDS:
         return content_terms(phrase) & named
-    terms = content_terms(phrase) if len(phrase.split()) == 1 else set()
+    words = phrase.split()
+    if len(words) == 2 and content_terms(words[1]) <= _KIND_WORDS:
+        words = words[:1]  # "the P1 severity", "the E-4412 error": the name with the kind of thing it names
+    terms = content_terms(words[0]) if len(words) == 1 else set()
     return terms if terms and terms <= named else set()
 
 

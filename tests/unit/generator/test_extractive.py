@@ -800,6 +800,22 @@ def test_a_when_question_is_led_by_the_unit_that_states_a_date():
     assert answer.citations[0].quote.endswith("on or after January 1, 2026.")
 
 
+def test_a_name_asked_with_its_kind_is_answered_by_what_says_what_it_is():
+    """'what does the P1 severity mean' (found by use): the list item that defines P1 leads, not the table row of
+    its response targets, as for 'what does P1 mean'."""
+    runbook = passage(
+        "| Severity | Acknowledge |\n| --- | --- |\n| P1 | 5 minutes |\n| P2 | 15 minutes |",
+        path=("Service Outage Runbook", "Response targets"),
+    )
+    levels = passage(
+        "- P1: full outage of a core service for all customers in a region.\n- P2: partial outage.",
+        path=("Service Outage Runbook", "Severity levels"),
+    )
+    for question in ("what does the P1 severity mean", "what does P1 mean"):
+        answer = ExtractiveGenerator().run(question, [runbook, levels])
+        assert answer.citations[0].quote.startswith("- P1: full outage"), question
+
+
 def test_a_question_typed_in_a_hurry_is_read_with_the_passages_words():
     """'wat is the refund polcy for anual plans': 'polcy' and 'anual' are one slip from the passage's words, and
     'wat' is a question word; read as written, two of five words matched and the answer was refused."""
