@@ -129,7 +129,7 @@ class _Asked:
     # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
-    when: bool  # asks for a date: among units holding as much of it, one stating a date leads
+    when: bool  # asks for a date: a unit stating one leads those that state none
     unwritten: set[str]  # its words the passages never write as they are: a unit may hold them by a clip
     # The table rows it names ("starter") and their siblings ("team", "business", "enterprise"): a unit that names a
     # sibling and not the row asked about is about the sibling ("Business plan customers who buy more than 200
@@ -178,8 +178,8 @@ class _Asked:
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
             taken=asks_time_taken(query),
-            when=asks_for_date(query),
-            dated=bool(named) and asks_for_date(query),
+            when=(when := asks_for_date(query)),
+            dated=bool(named) and when,
             unwritten=wanted - written.words,
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
@@ -683,7 +683,7 @@ def _names_defined(phrase: str, named: set[str], by_class: bool = False) -> set[
     if by_class and len(phrase.split()) <= _NAME_WORDS:
         return content_terms(phrase) & named
     words = phrase.split()
-    if len(words) == 2 and content_terms(words[1]) <= _KIND_WORDS:
+    if len(words) == 2 and (kind := content_terms(words[1])) and kind <= _KIND_WORDS:
         words = words[:1]  # "the P1 severity", "the E-4412 error": the name with the kind of thing it names
     terms = content_terms(words[0]) if len(words) == 1 else set()
     return terms if terms and terms <= named else set()
