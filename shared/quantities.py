@@ -127,8 +127,10 @@ _CURRENCIES = ("$", "€", "£")
 # A sum of money in no named currency: a number before a word naming a payment, or what it is spent on, in the
 # singular ("who approves a 3000 refund", "a 10k invoice", "a 4000 trip"); "3 refunds" counts them.
 SOME_CURRENCY = "¤"
-_PAYMENT_WORDS = {"refund", "payment", "fee", "charge", "invoice", "bill", "purchase", "expense", "reimbursement"}
-_PAYMENT_WORDS |= {"trip", "flight", "hotel", "dinner", "meal", "order"}
+_PAYMENT_WORDS = frozenset(
+    {"refund", "payment", "fee", "charge", "invoice", "bill", "purchase", "expense", "reimbursement"}
+    | {"trip", "flight", "hotel", "dinner", "meal", "order"}
+)
 # A currency written as a word after the amount is the amount in that currency: "a 3000 dollar trip" is "$3,000",
 # and "75 EUR" is "€75" (not "pounds", which also weigh); so is a percentage written out: "98.7 percent" is "98.7%".
 _UNIT_WORDS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "gbp": "£", "percent": "%", "pct": "%"}
@@ -419,7 +421,7 @@ _YES_NO = re.compile(
     r"^\W*(do|does|did|is|are|was|were|can|could|will|would|should|may|might|must|has|have|had)\b", re.I
 )
 _OPTIONS = re.compile(r"\w\s+or\s+\w", re.I)
-# A number in words counts as one ("three seats", "unlimited", "without a fee").
+# A number in words counts as one ("three seats", "unlimited"); "no" and "without" do only as _NONE_OF reads them.
 _NUMBER_WORDS = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|"
     r"unlimited|free|zero|none)\b",

@@ -287,7 +287,8 @@ def periods_named(text: str) -> set[str]:
 
 def period_qualified(text: str) -> dict[str, str]:
     """Each word a text qualifies by the period word written just before it, with the period: {"plan": "month"}
-    for "a monthly plan", {"backup": "day"} for "Daily backups"."""
+    for "a monthly plan", {"backup": "day"} for "Daily backups". Read on the words as written, not through
+    _adjacent_terms: stemmed, "monthly" is "month", and "a 12 month term" would read as a monthly one."""
     words = _words(text)
     return {
         _term(word): _PERIOD_ADJECTIVES[before]
