@@ -1407,3 +1407,30 @@ def test_the_last_name_of_a_list_is_not_defined_by_what_follows_the_list():
         assert ExtractiveGenerator().run(question, [notes]).abstained, question
     manual = passage("E-4422 is a sync token that has expired.", doc="manual", path=("Errors",))
     assert ExtractiveGenerator().run("what is E-4422", [notes, manual]).citations[0].document_id == "manual"
+
+
+def _scored(body, doc, path, score):
+    p = passage(body, doc, path)
+    p.scores.rerank_score = score
+    return p
+
+
+def test_a_further_unit_of_another_document_scored_far_below_the_lead_is_not_quoted():
+    """Dev q053 'how long do we keep invoices' quoted, after the retention row, an error code's lines on overdue
+    invoices (their passage scored 0.1 and more below the row's), which share the question's words, not its subject."""
+    retention = _scored(
+        "| Record type | Retention period |\n| --- | --- |\n| Invoices and tax records | 7 years |\n",
+        "retention",
+        ("Data Retention", "Retention periods"),
+        0.84,
+    )
+    overdue = "Meaning: an invoice is more than 30 days past due."
+    for score, quoted in ((0.70, False), (0.78, True)):
+        codes = _scored(overdue, "error-codes", ("Error codes", "E-5002 Invoice overdue"), score)
+        answer = ExtractiveGenerator().run("how long do we keep invoices", [retention, codes])
+        assert answer.citations[0].quote == "| Invoices and tax records | 7 years |"
+        assert any(c.quote == overdue for c in answer.citations) is quoted, score
+    # The same unit from the lead's own document is quoted whatever its passage's score.
+    same = _scored(overdue, "retention", ("Data Retention", "Overdue"), 0.5)
+    answer = ExtractiveGenerator().run("how long do we keep invoices", [retention, same])
+    assert any(c.quote == overdue for c in answer.citations)
