@@ -169,16 +169,14 @@ def serve(
     if port == 0:
         raise SystemExit(f"{stage}: cannot bind {config.host}:{config.port}")
 
-    stopped = StopRequest()  # set by the handler below: a flag, since a handler must take no lock
-
-    def shutdown(signum, _frame):
-        log.info("%s: signal %d, draining for up to %.0fs", stage, signum, config.grace_seconds)
-        health_servicer.enter_graceful_shutdown()
-        server.stop(config.grace_seconds).wait()
-        stopped.set()
-
-    signal.signal(signal.SIGTERM, shutdown)
-    signal.signal(signal.SIGINT, shutdown)
+    # The handler only sets a flag and the main thread drains. A handler that stopped the server itself hung when a
+    # second signal came during the first one's `server.stop` (the terminal's SIGINT and the launcher's SIGTERM
+    # after a Ctrl-C): the second ran inside grpc's stop, which holds the server's lock, and waited for a shutdown
+    # that the server's thread could only finish with that lock. Two SIGTERMs back to back hung the chunker 4 runs
+    # in 8 until the launcher's SIGKILL.
+    stopped = StopRequest()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
     start_metrics_server(stage, config.host, config.metrics_port)
     server.start()
     health_server = None
@@ -190,6 +188,9 @@ def serve(
     print(f"ragmesh {stage} listening on {config.host}:{port}", flush=True)
     while not stopped.wait(0.5):
         pass
+    log.info("%s: stopping, draining for up to %.0fs", stage, config.grace_seconds)
+    health_servicer.enter_graceful_shutdown()
+    server.stop(config.grace_seconds).wait()
     if health_server is not None:
         health_server.stop(0)
     provider.shutdown()  # flush spans still in the batch
