@@ -376,8 +376,18 @@ class ExtractiveGenerator:
             # holding none of our question's words by itself answers the heading's question, not ours, unless the
             # heading asks all of ours.
             asked_above = bool(passage.chunk.heading_path) and is_question(passage.chunk.heading_path[-1])
+            # A sentence that runs on from the one before it on the same line is about the identifiers that one names
+            # ("Measured platform availability for Q2 2025 was 99.97%. The EU region reached 99.95%." answers "eu
+            # region availability in Q2"); only the sentence just before, only what it names itself, and only names
+            # (with a letter: a bare number is an amount, which the sentence must state itself, as a 5% fee does not
+            # state "within 5 days").
+            named_before: set[str] = set()
+            end_before = 0
             for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
+                runs_on = named_before if start and "\n" not in body[end_before:start] else set()
+                named_before = {term for term in identifiers(unit) & named if any(ch.isalpha() for ch in term)}
+                end_before = end
                 record_fields = record_header_fields(unit)
                 if _restates(unit, passage, record_fields, asked):
                     # It does not answer, but it mentions: an abstention must not say the passages lack its words.
@@ -400,7 +410,7 @@ class ExtractiveGenerator:
                 seen_terms |= hits | heading_terms
                 # A unit answers under its heading: "Meaning: ..." below "E-4412 Sync conflict" is
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
-                covered = hits | heading_terms
+                covered = hits | heading_terms | runs_on
                 score = len(covered)
                 name = _row_name(unit) if row else []  # a row's first cell, read once for the checks below
                 if _answers_something_else(unit, row, name, unit_words, covered, record_fields, passage, asked):
@@ -500,13 +510,21 @@ class ExtractiveGenerator:
         # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
         # dollars").
         around = ((heading_words(top) | set().union(*words[top_rank])) & wanted) - asked.money_terms
-        held = covered_by[(top_rank, top_start)]
+        held, own = covered_by[(top_rank, top_start)], own_by[(top_rank, top_start)]
+        if entry and not any(p is top and start == top_start for p, start, _ in entry):
+            # The named thing's entry is quoted instead of the best unit: the answer holds the words of what it quotes,
+            # so a part of the question that unit answered is still added ("E-1010 ... cause and where to upload the
+            # new one": the ticket's "... the new one needs to be uploaded under Settings > SSO" after the entry).
+            quoted = [key for p, start, _ in entry if (key := (_rank_of(p, passages), start)) in covered_by]
+            if quoted:
+                held = set().union(*(covered_by[key] for key in quoted))
+                own = set().union(*(own_by[key] for key in quoted))
         return _Selection(
             with_listed_items(with_cited_clauses(picked, passages, spans), passages, spans),
             held | around,
             seen_terms,
             held,
-            own_by[(top_rank, top_start)],
+            own,
         )
 
 
@@ -555,6 +573,10 @@ def _by_position(
         doc = passage.chunk.meta.document_id
         ranks[doc] = min(rank, ranks.get(doc, rank))
     return ranks
+
+
+def _rank_of(passage: ScoredChunk, passages: list[ScoredChunk]) -> int:
+    return next(rank for rank, p in enumerate(passages) if p is passage)
 
 
 def _far_below(passage: ScoredChunk, lead: ScoredChunk) -> bool:

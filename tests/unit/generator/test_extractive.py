@@ -1434,3 +1434,44 @@ def test_a_further_unit_of_another_document_scored_far_below_the_lead_is_not_quo
     same = _scored(overdue, "retention", ("Data Retention", "Overdue"), 0.5)
     answer = ExtractiveGenerator().run("how long do we keep invoices", [retention, same])
     assert any(c.quote == overdue for c in answer.citations)
+
+
+AVAILABILITY = (
+    "Measured platform availability for Q2 2025 was 99.97%, above the 99.9% SLA commitment. "
+    "The EU region reached 99.95%."
+)
+
+
+def test_a_sentence_running_on_is_about_the_name_the_sentence_before_it_gives():
+    """Dev q362 'eu region availability in Q2' was answered with the platform's figure: the EU sentence after it does
+    not repeat "Q2", which the question names and the answering unit must hold."""
+    notes = passage(AVAILABILITY, path=("Release Notes", "v2.1.0", "Availability"))
+    answer = ExtractiveGenerator().run("eu region availability in Q2", [notes])
+    assert answer.citations[0].quote == "The EU region reached 99.95%."
+    # On a line of its own it is not read as running on, and a bare number is never carried over.
+    apart = passage(AVAILABILITY.replace(". The EU", ".\nThe EU"), path=("Release Notes", "v2.1.0", "Availability"))
+    assert ExtractiveGenerator().run("eu region availability in Q2", [apart]).citations[0].quote.startswith("Measured")
+
+
+def test_a_part_answered_by_the_unit_an_entry_replaced_is_still_quoted():
+    """Train q387: the ticket's sentence, which holds E-1010 by the sentence before it, is the best unit, and the
+    error code's entry is quoted instead; the part it answered ("where to upload the new one") must still be, by it."""
+    manual = passage(
+        "### E-1010 SSO assertion rejected\nMeaning: the SAML assertion from the identity provider failed validation. "
+        "Cause: clock skew of more than 3 minutes or an expired IdP certificate. Resolution: sync the IdP clock with "
+        "NTP and upload the new certificate under Settings > SSO.",
+        "error-codes",
+        ("Error Code Reference", "E-1010 SSO assertion rejected"),
+    )
+    ticket = passage(
+        "Hi Olivia, I'm on it. E-1010 means the SAML assertion failed validation. Since you rotated the certificate, "
+        "the new one needs to be uploaded under Settings > SSO.",
+        "tickets/10788",
+        ("Ticket 10788 - SSO login fails after certificate change", "Message 2 from Ben Ortiz"),
+    )
+    answer = ExtractiveGenerator().run(
+        "E-1010 after we rotated okta cert - cause and where to upload the new one", [manual, ticket]
+    )
+    quotes = [c.quote for c in answer.citations]
+    assert any(q.startswith("Cause: clock skew") for q in quotes), quotes
+    assert "Since you rotated the certificate, the new one needs to be uploaded under Settings > SSO." in quotes
