@@ -557,7 +557,8 @@ def _named_kinds(
 _MIN_WORDS = 3
 # A further unit from another document whose passage the reranker scored this far below the lead's shares the
 # question's words, not its subject ("how long do we keep invoices": an error code's "Meaning: an invoice is more than
-# 30 days past due" beside the retention row). Chosen on the train and dev replays (0.05 also dropped units that help).
+# 30 days past due" beside the retention row). Chosen on the train and dev replays (0.05 also dropped units that help),
+# on maxsim's cosines; a cross-encoder's scores are probabilities, and passthrough's fused scores never differ so much.
 _FURTHER_SCORE_GAP = 0.1
 
 
@@ -576,7 +577,8 @@ def _by_position(
 
 
 def _rank_of(passage: ScoredChunk, passages: list[ScoredChunk]) -> int:
-    return next(rank for rank, p in enumerate(passages) if p is passage)
+    """The passage's place in the context, by identity (two passages may be equal); -1 for none."""
+    return next((rank for rank, p in enumerate(passages) if p is passage), -1)
 
 
 def _far_below(passage: ScoredChunk, lead: ScoredChunk) -> bool:
