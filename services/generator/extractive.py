@@ -358,6 +358,7 @@ class ExtractiveGenerator:
         and the question's words seen anywhere in the passages (for an abstention's "missing")."""
         asked = _Asked.read(query, written)
         wanted, named = asked.wanted, asked.named
+        names = {term for term in named if any(ch.isalpha() for ch in term)}  # a sentence running on holds these
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
         signposts: list[tuple[int, int, int, int, ScoredChunk]] = []
         covered_by: dict[tuple[int, int], set[str]] = {}  # (passage rank, start) of a supporting unit: its words
@@ -386,7 +387,7 @@ class ExtractiveGenerator:
             for (start, end), unit_words in zip(spans[rank], words[rank], strict=True):
                 unit = body[start:end].lstrip()
                 runs_on = named_before if start and "\n" not in body[end_before:start] else set()
-                named_before = {term for term in identifiers(unit) & named if any(ch.isalpha() for ch in term)}
+                named_before = identifiers(unit) & names if names else set()
                 end_before = end
                 record_fields = record_header_fields(unit)
                 if _restates(unit, passage, record_fields, asked):
