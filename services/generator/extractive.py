@@ -216,6 +216,7 @@ class _Asked:
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
+            | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
             | self.annual_terms(unit)
         )
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
@@ -556,6 +557,10 @@ def _named_kinds(
 
 # The fewest words a unit holding none of the question's words by itself says something in ("Attached." does not).
 _MIN_WORDS = 3
+# A "Resolution:" (or "Fix:", "Workaround:") field says how a thing is fixed: it holds the question's word for that
+# ("how do i fix a sync conflict": E-4412's "Resolution: open the file history, ..." under "E-4412 Sync conflict").
+_FIX_FIELD = re.compile(r"\s*(?:resolution|fix|workaround)\s*:", re.IGNORECASE)
+_FIX_WORDS = frozenset({"fix", "resolve", "solve", "solution", "workaround"})
 # A further unit from another document whose passage the reranker scored this far below the lead's shares the
 # question's words, not its subject ("how long do we keep invoices": an error code's "Meaning: an invoice is more than
 # 30 days past due" beside the retention row). Chosen on the train and dev replays (0.05 also dropped units that help),
