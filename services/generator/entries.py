@@ -35,7 +35,7 @@ def with_listed_items(
         body = passage.chunk.body
         if not body[start:end].rstrip().endswith(":"):
             continue
-        units = spans[next(i for i, p in enumerate(passages) if p is passage)]
+        units = spans[rank_of(passage, passages)]
         for item_start, item_end in _introduced(body, [u for u in units if u[0] >= end], tables=position == 0)[:limit]:
             if (passage, item_start, item_end) not in out:
                 out.append((passage, item_start, item_end))
@@ -59,7 +59,7 @@ def with_cited_clauses(
         cited = set(_CITED_CLAUSE.findall(body[start:end]))
         if not cited:
             continue
-        units = spans[next(i for i, p in enumerate(passages) if p is passage)]
+        units = spans[rank_of(passage, passages)]
         for paragraph in _PARAGRAPH.finditer(body):
             number = _LEADING_NUMBER.match(paragraph.group())
             if not number or number.group(1) not in cited or paragraph.start() <= start < paragraph.end():
@@ -88,6 +88,11 @@ def _introduced(body: str, following: list[tuple[int, int]], tables: bool) -> li
 
 # A reference to a numbered clause in a clause's text: "in Clause 8.1", "under section 4.2", "§ 7.1".
 _CITED_CLAUSE = re.compile(r"(?:\bclause|\bsection|§)\s*(\d+(?:\.\d+)+)\b", re.IGNORECASE)
+
+
+def rank_of(passage: ScoredChunk, passages: list[ScoredChunk]) -> int:
+    """The passage's place in the context, found by identity: two passages may be equal."""
+    return next(rank for rank, p in enumerate(passages) if p is passage)
 
 
 def entry_among(

@@ -25,6 +25,7 @@ from services.generator.entries import (
     is_entry_of,
     named_entry,
     numbered_clause,
+    rank_of,
     whole_entry,
     with_cited_clauses,
     with_listed_items,
@@ -517,7 +518,7 @@ class ExtractiveGenerator:
             # The named thing's entry is quoted instead of the best unit: the answer holds the words of what it quotes,
             # so a part of the question that unit answered is still added ("E-1010 ... cause and where to upload the
             # new one": the ticket's "... the new one needs to be uploaded under Settings > SSO" after the entry).
-            quoted = [key for p, start, _ in entry if (key := (_rank_of(p, passages), start)) in covered_by]
+            quoted = [key for p, start, _ in entry if (key := (rank_of(p, passages), start)) in covered_by]
             if quoted:
                 held = set().union(*(covered_by[key] for key in quoted))
                 own = set().union(*(own_by[key] for key in quoted))
@@ -580,11 +581,6 @@ def _by_position(
         doc = passage.chunk.meta.document_id
         ranks[doc] = min(rank, ranks.get(doc, rank))
     return ranks
-
-
-def _rank_of(passage: ScoredChunk, passages: list[ScoredChunk]) -> int:
-    """The passage's place in the context, by identity (two passages may be equal); -1 for none."""
-    return next((rank for rank, p in enumerate(passages) if p is passage), -1)
 
 
 def _far_below(passage: ScoredChunk, lead: ScoredChunk) -> bool:
