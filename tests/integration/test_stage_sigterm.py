@@ -17,7 +17,13 @@ from tests.integration.test_launcher_sigterm import running
 
 
 def start_chunker() -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": ROOT_DIR, "RAGMESH_CHUNKER_HOST": "127.0.0.1", "RAGMESH_CHUNKER_PORT": "0"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": ROOT_DIR,
+        "RAGMESH_CHUNKER_HOST": "127.0.0.1",
+        "RAGMESH_CHUNKER_PORT": "0",
+        "RAGMESH_CHUNKER_METRICS_PORT": "0",
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "services.chunker.server"],
         cwd=ROOT_DIR,
