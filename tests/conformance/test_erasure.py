@@ -21,7 +21,9 @@ SHARED = "Refunds are issued within fourteen days of a written request."
 ANY = SearchFilters(include_superseded=True)
 
 
-@pytest.fixture(params=["embedded", "opensearch"])
+# Each OpenSearch erasure waits ~30 s for the shard's retention lease to release the deleted documents (not a
+# setting OpenSearch accepts), so these run beside the rest of `make test` (marker lease_wait).
+@pytest.fixture(params=["embedded", pytest.param("opensearch", marks=pytest.mark.lease_wait)])
 def index(request, tmp_path):
     if request.param == "embedded":
         backend = EmbeddedIndex(str(tmp_path / "index-test-model.sqlite"))

@@ -93,7 +93,8 @@ def _cli(mesh: Mesh, *args: str) -> subprocess.CompletedProcess:
 ANSWER_ALWAYS = {"RAGMESH_GATEWAY_CALIBRATION_FILE": "none", "RAGMESH_GATEWAY_ABSTAIN_THRESHOLD": "0"}
 
 
-@pytest.fixture(scope="module", params=["embedded", "opensearch"])
+# The OpenSearch mesh's erasures wait out the index's retention-lease sync: run beside the rest (marker lease_wait).
+@pytest.fixture(scope="module", params=["embedded", pytest.param("opensearch", marks=pytest.mark.lease_wait)])
 def backend_mesh(request, tmp_path_factory):
     if request.param == "embedded":
         m = Mesh.on_free_ports(str(tmp_path_factory.mktemp("erase-embedded")), extra_env=ANSWER_ALWAYS)
