@@ -684,7 +684,10 @@ def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
         for w in wanted - terms
         if w.isalpha() and len(w) >= 3 and any(len(t) >= len(w) + 3 and t.startswith(w) for t in terms)
     }
-    return (wanted & terms) | clipped
+    # A column headed by who does a thing ("Owner", "Reviewer") answers who does it ("which team owns ..."); not
+    # by a silent e's "r" ("User" is no answer to "can i use ...").
+    doers = {w for w in wanted - terms if w.isalpha() and len(w) >= 3 and w + "er" in terms}
+    return (wanted & terms) | clipped | doers
 
 
 def clipped_terms(wanted: set[str], terms: set[str]) -> set[str]:

@@ -287,6 +287,17 @@ def test_a_clipped_word_stands_for_the_longer_one_it_starts():
     assert abbreviated_terms({"us", "use", "stat"}, {"user", "usage", "status"}) == set()
 
 
+def test_a_column_headed_by_who_does_a_thing_holds_the_doing():
+    """Dev q269 "which team owns tax record retention" is answered by the retention table's row under "| Owner |"."""
+    header = content_terms("| Record type | Retention period | Owner |")
+    assert abbreviated_terms(content_terms("which team owns tax record retention"), header) == {
+        "own",
+        "record",
+        "retention",
+    }
+    assert abbreviated_terms({"review", "read"}, content_terms("| Reviewer | Readers |")) == {"review", "read"}
+
+
 def test_a_clip_in_a_sentence_stands_for_a_dictionary_word_twice_its_length():
     words = content_terms("Application logs and the environment of production, useful for us-east and the approval")
     assert clipped_terms(content_terms("app env prod logs"), words) == {"app", "env", "prod"}
