@@ -85,7 +85,7 @@ test: lint stubs tools buf llm check-alerts check-deploy models triton-install r
 	@started=; if ! curl -sf "$(OPENSEARCH_URL)" >/dev/null; then $(MAKE) --no-print-directory opensearch-up && started=1; fi; \
 	waits=$$(mktemp -d); $(PY) -m pytest -q -p no:cacheprovider --basetemp="$$waits/tmp" -m lease_wait \
 		> "$$waits/log" 2>&1 & waiter=$$!; \
-	$(PY) -m pytest -q -m "not lease_wait"; rc=$$?; \
+	$(PY) -m pytest -q --durations=15 -m "not lease_wait"; rc=$$?; \
 	wait $$waiter; waited=$$?; echo "--- beside it, the tests marked lease_wait:"; cat "$$waits/log"; rm -rf "$$waits"; \
 	if [ $$rc -eq 0 ]; then rc=$$waited; fi; \
 	if [ -n "$$started" ]; then $(MAKE) --no-print-directory opensearch-down; fi; exit $$rc
