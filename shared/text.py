@@ -676,9 +676,9 @@ def cell_acronyms(row: str) -> set[str]:
 
 
 def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
-    """The wanted terms among `terms`, or written shorter as a clipped word: "ack" for a column headed
-    "Acknowledge", "cancel" for "cancellation". A clip has 3 letters at least and drops 3 at least, so
-    "use" does not stand for "user"."""
+    """The wanted terms among the words of a table header (`terms`), written shorter as a clipped word ("ack" for
+    a column headed "Acknowledge", "cancel" for "cancellation"), or as the doing of a column headed by its doer
+    ("own" for "Owner"). A clip has 3 letters at least and drops 3 at least, so "use" does not stand for "user"."""
     clipped = {
         w
         for w in wanted - terms
