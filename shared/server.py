@@ -1,7 +1,6 @@
 """Server bootstrap shared by every stage: health, reflection, error mapping, graceful shutdown."""
 
 import logging
-import signal
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent import futures
@@ -15,7 +14,7 @@ from shared.errors import RagmeshError
 from shared.observability.interceptor import ObservabilityInterceptor
 from shared.observability.metrics import start_metrics_server
 from shared.observability.tracing import server_tracing, setup_tracing
-from shared.stopping import StopRequest
+from shared.stopping import stop_on_signals
 from shared.tls import MTLS_STAGES, server_credentials
 
 log = logging.getLogger("ragmesh.server")
@@ -174,9 +173,7 @@ def serve(
     # after a Ctrl-C): the second ran inside grpc's stop, which holds the server's lock, and waited for a shutdown
     # that the server's thread could only finish with that lock. Two SIGTERMs back to back hung the chunker 4 runs
     # in 8 until the launcher's SIGKILL.
-    stopped = StopRequest()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    stopped = stop_on_signals()
     start_metrics_server(stage, config.host, config.metrics_port)
     server.start()
     health_server = None

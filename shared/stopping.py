@@ -1,5 +1,6 @@
 """A stop request that a signal handler may set (the launcher's and every stage server's)."""
 
+import signal
 import time
 
 
@@ -30,3 +31,12 @@ class StopRequest:
                 return False
             time.sleep(min(self.step, left))
         return True
+
+
+def stop_on_signals() -> StopRequest:
+    """A stop request that SIGTERM and SIGINT set; the caller's main thread waits on it and does the stopping (a
+    handler that does more can run inside the very shutdown it starts, when a second signal follows the first)."""
+    stop = StopRequest()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    return stop

@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 
@@ -43,7 +42,7 @@ from shared.credentials import DEFAULT_TENANT, find_api_key
 from shared.keys import LOCAL_KEYS_DIR
 from shared.model import RETRIEVAL_MODES
 from shared.observability.metrics import start_metrics_server
-from shared.stopping import StopRequest
+from shared.stopping import stop_on_signals
 from shared.stubs import gateway_pb2
 
 DEMO_QUESTIONS = (
@@ -91,9 +90,7 @@ def cmd_up(args) -> int:
         logging.basicConfig(
             level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
-    stop = StopRequest()  # set by the handlers below: a flag, since a handler must take no lock
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop = stop_on_signals()  # a flag, since a handler must take no lock
     if metrics_port > 0:
         try:
             start_metrics_server("launcher", mesh.host, metrics_port)
