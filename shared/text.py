@@ -88,7 +88,7 @@ STOPWORDS = frozenset(
 a an and are as at be been but by can could did do does for from had has have how i if in into is it its
 me my of on or our should so than that the their them then there these they this to was we were what when
 where which who whom why will with would you your about any after also all per not no yes just get got
-whats hows whos wheres much many tell please pls need know vs versus thing things stuff
+whats hows whos wheres much many tell please pls need want wanna know vs versus thing things stuff
 same anywhere anything anyone everyone everything everywhere whenever wherever whatever whoever somewhere
 something someone
 wat wut wht hw abt plz thx ur u out like once ok okay

@@ -197,6 +197,12 @@ class _Asked:
         )
 
     @property
+    def amount_terms(self) -> set[str]:
+        """The words the question's measured amounts are written with, digits and unit ("6", "week" of "6 weeks");
+        not a count's, whose unit word says what is counted ("20 users")."""
+        return set().union(*(a.terms | {a.unit} for a in self.amounts if a.kind))
+
+    @property
     def required(self) -> set[str]:
         return self.named | self.money_terms
 
@@ -422,6 +428,8 @@ class ExtractiveGenerator:
                     continue  # "how many days a week": "30 days per calendar year" counts by the year
                 if side_by_side and _about_another_of_heading(unit_words, side_by_side, wanted):
                     continue
+                if covered and covered <= asked.amount_terms:
+                    continue  # holds nothing but the amount: "flights of 6 hours or longer" for "spain for 6 weeks"
                 if not hits and (
                     (asked_above and not wanted <= covered) or (not asked_above and len(unit.split()) < _MIN_WORDS)
                 ):

@@ -381,6 +381,12 @@ def test_a_documents_hyphenated_words_hold_their_parts_when_the_question_has_the
     assert compound_parts("E-4412 in v2.1", {"e", "4412"}) == set()  # a letter and a digit: a name, kept whole
 
 
+def test_wanting_frames_a_question_as_needing_does():
+    """'i want to cancel my subscription' asks how to cancel: no unit says "want", as none says "need"."""
+    assert question_terms("i want to cancel my subscription") == {"cancel", "subscription"}
+    assert question_terms("we wanna upgrade, what do we need") == {"upgrade"}
+
+
 def test_a_particle_or_a_comparison_is_not_what_a_question_asks_about():
     """A question "locked out" is about being locked, "looked like milliseconds" about milliseconds: the unit
     that says so need not hold the "out" or the "like" as well."""

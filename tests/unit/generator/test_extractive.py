@@ -888,6 +888,14 @@ def test_an_amount_is_held_by_a_bound_written_after_its_unit():
     assert [c.quote for c in shorter.citations] == ["Economy class is required for flights under 10 hours."]
 
 
+def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
+    """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
+    rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
+    assert ExtractiveGenerator().run("work from spain for 6 weeks", [rule]).abstained
+    # Held with one of the question's other words, the amount answers as before.
+    assert not ExtractiveGenerator().run("premium economy on a 7 hour flight", [rule]).abstained
+
+
 def test_a_row_is_matched_through_the_name_its_cell_abbreviates():
     """'uk payment methods': the row names the United Kingdom, the header says what its cells are."""
     table = passage(
