@@ -675,6 +675,20 @@ def cell_acronyms(row: str) -> set[str]:
     return acronyms(names)
 
 
+# A proper name written out in running text: two to five capitalised words, small connectors between them ("San
+# Francisco", "Bank of England").
+_RUNNING_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:(?:of|for|the|de)\s+)?[A-Z][a-z]+){1,4}\b")
+
+
+def name_acronyms(text: str) -> set[str]:
+    """The abbreviations of the proper names a text writes out ("San Francisco" -> sf, "People Operations" -> po):
+    a reader asks about "the hotel cap in sf". Only words capitalised after their first letter and no further
+    (a shouted "NOTE THAT" or a code "EU-WEST" is no name written out)."""
+    if not any(ch.isupper() for ch in text[1:]):
+        return set()
+    return acronyms(_RUNNING_NAME.findall(text))
+
+
 def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
     """The wanted terms among the words of a table header (`terms`), written shorter as a clipped word ("ack" for
     a column headed "Acknowledge", "cancel" for "cancellation"), or as the doing of a column headed by its doer

@@ -11,6 +11,7 @@ from shared.text import (
     clipped_terms,
     compound_parts,
     content_terms,
+    name_acronyms,
     title_and_heading_terms,
     with_number_units,
     without_addresses,
@@ -50,9 +51,17 @@ def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritte
     """The words a unit holds for this question: its own, a hyphenated word's parts the question has all of
     (compound_parts), and the question's clipped words it writes out ("app" in "Application logs"), of those the
     passages never write as they are (`unwritten`): where they write "fee" or "logs", "fee" is not a clip of
-    "feedback" nor "log" of "logistics"."""
+    "feedback" nor "log" of "logistics"; and of those, the initials of a name it writes out ("sf" in "San
+    Francisco")."""
     held = compound_parts(unit, wanted) | unit_words
-    return held | clipped_terms(wanted & unwritten, held)
+    held |= clipped_terms(wanted & unwritten, held)
+    # A short word no passage writes may be a name they write out ("sf" and "San Francisco").
+    if any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in wanted & unwritten):
+        held |= name_acronyms(unit) & unwritten
+    return held
+
+
+_ACRONYM_LETTERS = 5  # as `acronyms` abbreviates: a name of up to five words
 
 
 def written_words(passages: list[ScoredChunk], words: list[list[frozenset[str]]]) -> set[str]:

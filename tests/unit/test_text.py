@@ -27,6 +27,7 @@ from shared.text import (
     item_name,
     message_heading,
     modifier_pairs,
+    name_acronyms,
     names_nothing,
     period_qualified,
     periods_named,
@@ -379,6 +380,14 @@ def test_a_documents_hyphenated_words_hold_their_parts_when_the_question_has_the
     assert compound_parts(oncall, {"call", "rotation"}) == {"call"}  # "on" is not a content word
     assert compound_parts("Anti-apoptotic BCL-2 proteins regulate survival.", {"apoptotic", "bcl-2"}) == set()
     assert compound_parts("E-4412 in v2.1", {"e", "4412"}) == set()  # a letter and a digit: a name, kept whole
+
+
+def test_a_name_written_out_in_running_text_abbreviates_to_its_initials():
+    text = "The nightly hotel cap is $350 in New York, San Francisco, London and Tokyo."
+    assert name_acronyms(text) == {"ny", "sf"}  # "London and Tokyo" are two names, not one
+    assert name_acronyms("Longer stays require approval from People Operations and Legal.") == {"po"}
+    assert name_acronyms("A Statement of Work is signed per project.") == {"sow"}
+    assert name_acronyms("NOTE THAT EU-WEST is down; retry later.") == set()  # shouted words and codes are no names
 
 
 def test_wanting_frames_a_question_as_needing_does():

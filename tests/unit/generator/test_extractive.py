@@ -888,6 +888,19 @@ def test_an_amount_is_held_by_a_bound_written_after_its_unit():
     assert [c.quote for c in shorter.citations] == ["Economy class is required for flights under 10 hours."]
 
 
+def test_a_short_word_no_passage_writes_is_held_by_the_name_it_abbreviates():
+    """'hotel cap in sf': the policy writes San Francisco out; where a passage writes "sf" itself, it is that word."""
+    hotels = passage(
+        "The nightly hotel cap is $250 in most U.S. cities and $350 in New York, San Francisco, London and Tokyo.",
+        path=("Travel", "Hotels"),
+    )
+    meals = passage("The daily meal allowance is $75.", path=("Travel", "Per diem"))
+    answer = ExtractiveGenerator().run("hotel cap in sf", [meals, hotels])
+    assert not answer.abstained and answer.coverage == 1.0
+    sf = passage("SF office parking is free.", path=("Offices",))
+    assert ExtractiveGenerator().run("hotel cap in sf", [sf, hotels]).coverage < 1.0
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
