@@ -237,7 +237,14 @@ def question_terms(question: str) -> set[str]:
         word = match.group(1)
         if len(re.findall(rf"\b{word}\b", lowered)) == 1:
             terms.discard(_term(word))
+    if _BACK_PARTICLE.search(lowered) and lowered.count("back") == 1:
+        terms.discard("back")
     return terms
+
+
+# "back" after a verb is its particle ("when do i get paid back", "will my refund come back in dollars"): no unit
+# saying how it is paid says "back". Not "back up", a verb of its own.
+_BACK_PARTICLE = re.compile(r"\b(?:paid|pay|pays|paying|come|comes|coming|came|get|gets|getting|got)\s+back\b")
 
 
 def _adjacent_terms(text: str) -> Iterator[tuple[str, str]]:

@@ -390,6 +390,12 @@ def test_a_name_written_out_in_running_text_abbreviates_to_its_initials():
     assert name_acronyms("NOTE THAT EU-WEST is down; retry later.") == set()  # shouted words and codes are no names
 
 
+def test_back_after_a_verb_is_its_particle():
+    assert question_terms("when do i get paid back for expenses") == {"pay", "expense"}
+    assert "back" in question_terms("how do i back up my bucket")
+    assert "back" in question_terms("the back office approves refunds")
+
+
 def test_wanting_frames_a_question_as_needing_does():
     """'i want to cancel my subscription' asks how to cancel: no unit says "want", as none says "need"."""
     assert question_terms("i want to cancel my subscription") == {"cancel", "subscription"}
