@@ -78,13 +78,13 @@ def unit_terms(unit: str) -> frozenset[str]:
     return frozenset(with_short_versions(with_number_units(content_terms(unit))))
 
 
-_ZERO_PATCH = re.compile(r"^(\d+\.\d+)\.0$")
+_PATCH = re.compile(r"^v?(\d+\.\d+)\.(?:\d+|x)$")
 
 
 def with_short_versions(terms: set[str]) -> set[str]:
-    """The terms, and each version ending in ".0" also without it: release 2.1.0 is "v2.1" to a reader asking when
-    v2.1 came out."""
-    return terms | {m.group(1) for t in terms if (m := _ZERO_PATCH.match(t))}
+    """The terms, and each version with a patch number also without it: release 2.1.0 is "v2.1" to a reader asking
+    when v2.1 came out, and 2.1.3 (or "2.1.x") is in the 2.1 line a reader asking what 2.1 fixed means."""
+    return terms | {m.group(1) for t in terms if (m := _PATCH.match(t))}
 
 
 def weighted_share(covered: set[str], wanted: set[str], weights: dict[str, float]) -> float:

@@ -888,6 +888,17 @@ def test_an_amount_is_held_by_a_bound_written_after_its_unit():
     assert [c.quote for c in shorter.citations] == ["Economy class is required for flights under 10 hours."]
 
 
+def test_a_version_line_holds_its_patch_releases():
+    """'which 2.1 release fixed the memory leak': the fix is under v2.1.2, which is in the 2.1 line; a question naming
+    the patch (2.1.3) is not answered by another patch of the line."""
+    fixes = passage(
+        "- Fixed a memory leak in the sync client.", path=("Release Notes v2.1.x", "v2.1.2 (2025-06-24)", "Fixes")
+    )
+    answer = ExtractiveGenerator().run("which 2.1 release fixed the memory leak", [fixes])
+    assert not answer.abstained and answer.coverage == 1.0
+    assert ExtractiveGenerator().run("did 2.1.3 fix the memory leak", [fixes]).coverage < 1.0
+
+
 def test_a_short_word_no_passage_writes_is_held_by_the_name_it_abbreviates():
     """'hotel cap in sf': the policy writes San Francisco out; where a passage writes "sf" itself, it is that word."""
     hotels = passage(
