@@ -239,7 +239,18 @@ def question_terms(question: str) -> set[str]:
             terms.discard(_term(word))
     if _BACK_PARTICLE.search(lowered) and lowered.count("back") == 1:
         terms.discard("back")
+    if _HOW_LONG_LAST.search(lowered):
+        terms.discard("last")
     return terms
+
+
+# "how long does the discount last" asks for a span, as "how long is the discount" does: "last" is the question's
+# verb, which no unit stating the span ("for the first 12 months") says. Only as the verb, ending its clause: not
+# "the last invoice", "last year".
+_HOW_LONG_LAST = re.compile(
+    r"\bhow\s+long\s+(?:does|do|did|will|would|can|should)\s+.+?\blast\b"
+    r"(?=\s*(?:$|[?.,;!]|(?:after|for|in|on|before|until|till|beyond|once|when|if)\b))"
+)
 
 
 # "back" after a verb is its particle ("when do i get paid back", "will my refund come back in dollars"): no unit

@@ -390,6 +390,13 @@ def test_a_name_written_out_in_running_text_abbreviates_to_its_initials():
     assert name_acronyms("NOTE THAT EU-WEST is down; retry later.") == set()  # shouted words and codes are no names
 
 
+def test_last_as_the_verb_of_a_how_long_question_is_its_frame():
+    assert question_terms("how long does the startup discount last?") == {"startup", "discount"}
+    assert question_terms("how long does confidentiality last after termination") == {"confidentiality", "termination"}
+    assert "last" in question_terms("how long will the last invoice be kept")  # an adjective, not the verb
+    assert "last" in question_terms("how long did refunds take last year")
+
+
 def test_back_after_a_verb_is_its_particle():
     assert question_terms("when do i get paid back for expenses") == {"pay", "expense"}
     assert "back" in question_terms("how do i back up my bucket")
