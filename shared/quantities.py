@@ -214,6 +214,8 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
         if i in paired or not a.unit:
             continue
         side, _ = _bound(text, a)
+        if not side and a.kind == "time" and _WITHIN.search(text, 0, a.start):
+            side = "upto"  # "a full refund within 14 days" holds a refund asked for after 10 days
         if side == "below":
             out.append(Range(-math.inf, a.value, a.unit, high_open=True))
         elif side == "upto":
@@ -223,6 +225,11 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
         elif side == "atleast":
             out.append(Range(a.value, math.inf, a.unit))
     return out
+
+
+# A span of time something is allowed in: "within 14 days" is up to 14 days. Read for ranges only, not as the limit a
+# question's "max" asks for ("refunds are paid within 30 days" is no maximum credit).
+_WITHIN = re.compile(r"\bwithin\s*$", re.IGNORECASE)
 
 
 def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:

@@ -318,3 +318,15 @@ def test_a_rate_is_stated_by_the_period_asked():
     assert states_rate("| Plan | Requests per minute | Burst |", ("request", "minute"))
     assert states_rate("Outgoing webhooks are limited to 50 deliveries per second.", ("delivery", "second"))
     assert states_rate("Customer may audit once per calendar year.", ("time", "year"))
+
+
+def test_a_time_within_a_span_is_held_by_it():
+    """'within 14 days' is up to 14 days: a refund asked for after 10 days (or 1 week) is in it, after 20 days not."""
+    rule = "Consumers may cancel and receive a full refund within 14 days of the initial purchase."
+    assert terms_in_ranges(question_amounts("can i get a refund after 10 days"), rule) == {"10"}
+    assert terms_in_ranges(question_amounts("refund after 1 week"), rule) == {"1", "week"}
+    assert terms_in_ranges(question_amounts("can i get a refund after 20 days"), rule) == set()
+    # Only a time: "within 5%" states a tolerance, not a span.
+    assert terms_in_ranges(question_amounts("a 3% difference"), "Totals must match within 5%.") == set()
+    # Nor is it the limit a question's "max" asks for.
+    assert bound_terms({"max", "credit"}, "Credits are paid within 30 days.") == set()
