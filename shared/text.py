@@ -702,9 +702,8 @@ def name_acronyms(text: str) -> set[str]:
     """The abbreviations of the proper names a text writes out ("San Francisco" -> sf, "People Operations" -> po):
     a reader asks about "the hotel cap in sf". Only words capitalised after their first letter and no further
     (a shouted "NOTE THAT" or a code "EU-WEST" is no name written out)."""
-    if not any(ch.isupper() for ch in text[1:]):
-        return set()
-    return acronyms(_RUNNING_NAME.findall(text))
+    names = _RUNNING_NAME.findall(text)
+    return acronyms(names) if names else set()
 
 
 def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:

@@ -56,7 +56,7 @@ def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritte
     held = compound_parts(unit, wanted) | unit_words
     held |= clipped_terms(wanted & unwritten, held)
     # A short word no passage writes may be a name they write out ("sf" and "San Francisco").
-    if any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in wanted & unwritten):
+    if unwritten and any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in wanted & unwritten):
         held |= name_acronyms(unit) & unwritten
     return held
 

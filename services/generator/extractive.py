@@ -8,6 +8,7 @@ for are in learned.py.
 """
 
 import dataclasses
+import functools
 import re
 
 from services.generator.base import empty_question
@@ -196,7 +197,7 @@ class _Asked:
             periods_named=periods_named(query),
         )
 
-    @property
+    @functools.cached_property
     def amount_terms(self) -> set[str]:
         """The words the question's measured amounts are written with, digits and unit ("6", "week" of "6 weeks");
         not a count's, whose unit word says what is counted ("20 users")."""
