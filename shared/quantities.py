@@ -484,7 +484,8 @@ def states_rate(text: str, rate: tuple[str, str]) -> bool:
         after = words[i + 1 : i + 3]
         if after[:1] == ["calendar"]:
             after = after[1:]
-        counts = words[max(0, i - 4) : i]
+        # The count and what it counts, within a clause's reach: "webhooks are limited to 50 deliveries per second".
+        counts = words[max(0, i - 8) : i]
         if after[:1] in ([period], [period + "s"]) and any(
             counted in content_terms(w) or (counted == "time" and w in _TIMES) for w in counts
         ):

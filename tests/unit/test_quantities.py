@@ -318,6 +318,8 @@ def test_a_rate_is_stated_by_the_period_asked():
     assert states_rate("| Plan | Requests per minute | Burst |", ("request", "minute"))
     assert states_rate("Outgoing webhooks are limited to 50 deliveries per second.", ("delivery", "second"))
     assert states_rate("Customer may audit once per calendar year.", ("time", "year"))
+    # The thing counted may be named earlier in the clause than the count: "how many webhooks per second".
+    assert states_rate("Outgoing webhooks are limited to 50 deliveries per second per endpoint.", ("webhook", "second"))
 
 
 def test_a_time_within_a_span_is_held_by_it():
