@@ -165,7 +165,13 @@ def _term(word: str) -> str:
         word = word.replace("-", "")
     if _PREFIXED_VERSION.fullmatch(word):
         return word[1:]
+    if _CODES_PLURAL.fullmatch(word):
+        return word[:-1]
     return _stem(_UNIT_CLIPS.get(word, word))
+
+
+# Status codes in the plural ("retry 503s", "getting 429s") are those codes; four digits ("1990s") are a decade.
+_CODES_PLURAL = re.compile(r"\d{3}s")
 
 
 # A contraction's or possessive's tail ("what's", "customer's", "we're", "i'll") says nothing the word before it does

@@ -390,6 +390,11 @@ def test_a_name_written_out_in_running_text_abbreviates_to_its_initials():
     assert name_acronyms("NOTE THAT EU-WEST is down; retry later.") == set()  # shouted words and codes are no names
 
 
+def test_status_codes_in_the_plural_are_the_codes():
+    assert content_terms("does the sdk retry 503s") == {"sdk", "retry", "503"}
+    assert "1990s" in content_terms("since the 1990s")  # a decade, not a code
+
+
 def test_last_as_the_verb_of_a_how_long_question_is_its_frame():
     assert question_terms("how long does the startup discount last?") == {"startup", "discount"}
     assert question_terms("how long does confidentiality last after termination") == {"confidentiality", "termination"}
