@@ -196,7 +196,37 @@ def _words(text: str) -> list[str]:
         text = _NEGATION.sub(lambda m: f"{_NEGATED.get(m.group(1) or '', '')} not", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
+    if " " in text:
+        text = _PHRASAL.sub(_as_one_word, text)
     return _TERM.findall(text)
+
+
+# A verb and its particle that name an event the documents name in one word: "my job timed out" is a "Job timeout",
+# "sign in" a "sign-in". Not "log in", as often a noun and a preposition ("the error log in the dashboard"); nor "back
+# up" and "set up", whose nouns name a thing: "how do i back up my data" was answered with how long backups are kept.
+_PHRASAL_NOUNS = {
+    ("time", "out"): "timeout",
+    ("sign", "in"): "signin",
+    ("shut", "down"): "shutdown",
+    ("fail", "over"): "failover",
+    ("roll", "back"): "rollback",
+}
+_PHRASAL_FORMS = {
+    form: verb
+    for verb, forms in {
+        "time": "time times timed timing",
+        "sign": "sign signed signing",  # not "signs in", which is as often a noun ("signs in patients")
+        "shut": "shut shuts shutting",
+        "fail": "fail fails failed failing",
+        "roll": "roll rolls rolled rolling",
+    }.items()
+    for form in forms.split()
+}
+_PHRASAL = re.compile(rf"\b({'|'.join(_PHRASAL_FORMS)})\s+(out|in|down|over|back)\b")
+
+
+def _as_one_word(match: re.Match) -> str:
+    return _PHRASAL_NOUNS.get((_PHRASAL_FORMS[match.group(1)], match.group(2)), match.group(0))
 
 
 def content_terms(text: str) -> set[str]:

@@ -390,6 +390,15 @@ def test_a_name_written_out_in_running_text_abbreviates_to_its_initials():
     assert name_acronyms("NOTE THAT EU-WEST is down; retry later.") == set()  # shouted words and codes are no names
 
 
+def test_a_verb_and_particle_naming_an_event_are_its_one_word_name():
+    """'my job timed out' is about the "Job timeout" entry, not the entry saying a job "fails three times"."""
+    assert content_terms("my job timed out") == {"job", "timeout"} == content_terms("E-4501 Job timeout") - {"e-4501"}
+    assert "signin" in content_terms("users get E-1010 when signing in") & content_terms("sign-in page")
+    assert content_terms("traffic fails over to the next location") >= {"traffic", "failover"}
+    assert {"sign", "pain"} <= content_terms("symptoms and signs in neuropathic pain")  # a noun, not the verb
+    assert {"back", "up"} <= content_terms("how do i back up my data")  # a thing, not an event: left as it is
+
+
 def test_status_codes_in_the_plural_are_the_codes():
     assert content_terms("does the sdk retry 503s") == {"sdk", "retry", "503"}
     assert "1990s" in content_terms("since the 1990s")  # a decade, not a code
