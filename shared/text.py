@@ -165,13 +165,9 @@ def _term(word: str) -> str:
         word = word.replace("-", "")
     if _PREFIXED_VERSION.fullmatch(word):
         return word[1:]
-    if _CODES_PLURAL.fullmatch(word):
-        return word[:-1]
+    if len(word) == 4 and word[3] == "s" and word[:3].isdigit():
+        return word[:-1]  # status codes in the plural ("retry 503s"); four digits ("1990s") are a decade
     return _stem(_UNIT_CLIPS.get(word, word))
-
-
-# Status codes in the plural ("retry 503s", "getting 429s") are those codes; four digits ("1990s") are a decade.
-_CODES_PLURAL = re.compile(r"\d{3}s")
 
 
 # A contraction's or possessive's tail ("what's", "customer's", "we're", "i'll") says nothing the word before it does
@@ -196,7 +192,7 @@ def _words(text: str) -> list[str]:
         text = _NEGATION.sub(lambda m: f"{_NEGATED.get(m.group(1) or '', '')} not", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
-    if " " in text:
+    if _PHRASAL_HINT.search(text):  # a cheap scan first: most texts hold none of the verbs
         text = _PHRASAL.sub(_as_one_word, text)
     return _TERM.findall(text)
 
@@ -222,6 +218,7 @@ _PHRASAL_FORMS = {
     }.items()
     for form in forms.split()
 }
+_PHRASAL_HINT = re.compile(r"(?:tim|sign|shut|fail|roll)\w*\s+(?:out|in|down|over|back)\b")
 _PHRASAL = re.compile(rf"\b({'|'.join(_PHRASAL_FORMS)})\s+(out|in|down|over|back)\b")
 
 
