@@ -533,8 +533,16 @@ _POLAR_QUESTION = re.compile(
 
 def is_polar_question(text: str) -> bool:
     """True for a question answered yes or no ("can team get a dedicated region"), which a sentence saying what
-    else something applies to answers too: "Team and Business plans include a free trial" says no for Starter."""
-    return bool(_POLAR_QUESTION.match(text))
+    else something applies to answers too: "Team and Business plans include a free trial" says no for Starter. A
+    question that drops its verb is one too when it asks nothing else: "scim on starter?", "onboarding package
+    refundable?" (three words or more; "refund window?" names a topic)."""
+    if _POLAR_QUESTION.match(text):
+        return True
+    stripped = text.strip()
+    return stripped.endswith("?") and not _WH_WORD.search(stripped) and len(stripped.split()) >= 3
+
+
+_WH_WORD = re.compile(r"\b(?:what|whats|when|where|who|whom|whos|which|why|how|hows)\b", re.IGNORECASE)
 
 
 def is_question(text: str) -> bool:

@@ -578,6 +578,14 @@ def test_a_polar_question_opens_with_its_auxiliary_verb():
         assert not is_polar_question(text), text
 
 
+def test_a_question_that_drops_its_verb_is_polar_when_it_asks_nothing_else():
+    for text in ("scim on starter?", "onboarding package refundable?", "account banned, refund possible?"):
+        assert is_polar_question(text), text
+    # A topic with a question mark, or a question word: not yes or no.
+    for text in ("refund window?", "E-5110?", "scim on starter, which plan then?", "scim on starter"):
+        assert not is_polar_question(text), text
+
+
 def test_periods_qualify_things_and_a_measure_names_none():
     assert period_qualified("Refund on a monthly plan?") == {"plan": "month"}
     assert period_qualified("Daily backups and annual plans") == {"backup": "day", "plan": "year"}
