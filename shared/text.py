@@ -218,8 +218,10 @@ _PHRASAL_FORMS = {
     }.items()
     for form in forms.split()
 }
-_PHRASAL_HINT = re.compile(r"(?:tim|sign|shut|fail|roll)\w*\s+(?:out|in|down|over|back)\b")
-_PHRASAL = re.compile(rf"\b({'|'.join(_PHRASAL_FORMS)})\s+(out|in|down|over|back)\b")
+_PARTICLES = "|".join(sorted({particle for _, particle in _PHRASAL_NOUNS}))
+# Each verb's stem without a final e ("tim" of "timed", "timing"): a scan cheaper than _PHRASAL's list of forms.
+_PHRASAL_HINT = re.compile(rf"(?:{'|'.join(verb.rstrip('e') for verb, _ in _PHRASAL_NOUNS)})\w*\s+(?:{_PARTICLES})\b")
+_PHRASAL = re.compile(rf"\b({'|'.join(_PHRASAL_FORMS)})\s+({_PARTICLES})\b")
 
 
 def _as_one_word(match: re.Match) -> str:
@@ -538,8 +540,7 @@ def is_polar_question(text: str) -> bool:
     refundable?" (three words or more; "refund window?" names a topic)."""
     if _POLAR_QUESTION.match(text):
         return True
-    stripped = text.strip()
-    return stripped.endswith("?") and not _WH_WORD.search(stripped) and len(stripped.split()) >= 3
+    return is_question(text) and not _WH_WORD.search(text) and len(text.split()) >= 3
 
 
 _WH_WORD = re.compile(r"\b(?:what|whats|when|where|who|whom|whos|which|why|how|hows)\b", re.IGNORECASE)
@@ -734,31 +735,28 @@ def cell_acronyms(row: str) -> set[str]:
     return acronyms(names)
 
 
-# A proper name written out in running text: two to five capitalised words, small connectors between them ("San
-# Francisco", "Bank of England").
-_RUNNING_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:(?:of|for|the|de)\s+)?[A-Z][a-z]+){1,4}\b")
+# A proper name written out in running text: two to five capitalised words, a name's small connectors between them
+# ("San Francisco", "Bank of England"), but not "and", which in running text lists names ("London and Tokyo").
+_RUNNING_CONNECTORS = "|".join(sorted(_NAME_CONNECTORS - {"and"}))
+_RUNNING_NAME = re.compile(rf"\b[A-Z][a-z]+(?:\s+(?:(?:{_RUNNING_CONNECTORS})\s+)?[A-Z][a-z]+){{1,4}}\b")
 
 
 def name_acronyms(text: str) -> set[str]:
     """The abbreviations of the proper names a text writes out ("San Francisco" -> sf, "People Operations" -> po):
     a reader asks about "the hotel cap in sf". Only words capitalised after their first letter and no further
     (a shouted "NOTE THAT" or a code "EU-WEST" is no name written out)."""
-    names = _RUNNING_NAME.findall(text)
-    return acronyms(names) if names else set()
+    return acronyms(_RUNNING_NAME.findall(text))
 
 
 def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
     """The wanted terms among the words of a table header (`terms`), written shorter as a clipped word ("ack" for
     a column headed "Acknowledge", "cancel" for "cancellation"), or as the doing of a column headed by its doer
     ("own" for "Owner"). A clip has 3 letters at least and drops 3 at least, so "use" does not stand for "user"."""
-    clipped = {
-        w
-        for w in wanted - terms
-        if w.isalpha() and len(w) >= 3 and any(len(t) >= len(w) + 3 and t.startswith(w) for t in terms)
-    }
+    shorter = {w for w in wanted - terms if w.isalpha() and len(w) >= 3}
+    clipped = {w for w in shorter if any(len(t) >= len(w) + 3 and t.startswith(w) for t in terms)}
     # A column headed by who does a thing ("Owner", "Reviewer") answers who does it ("which team owns ..."); not
     # by a silent e's "r" ("User" is no answer to "can i use ...").
-    doers = {w for w in wanted - terms if w.isalpha() and len(w) >= 3 and w + "er" in terms}
+    doers = {w for w in shorter if w + "er" in terms}
     return (wanted & terms) | clipped | doers
 
 
