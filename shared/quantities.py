@@ -165,10 +165,13 @@ def amounts(text: str) -> list[Amount]:
     return out
 
 
+_BEFORE_REACH = 24  # how far before an amount its bound's words are looked for ("no more than", "within")
+
+
 def _bound(text: str, amount: Amount) -> tuple[str, str]:
     """How the words around an amount bound it ("below", "upto", "above", "atleast" or "": no bound), and those
     words."""
-    before, after = text[max(0, amount.start - 24) : amount.start], text[amount.end :][:32]
+    before, after = text[max(0, amount.start - _BEFORE_REACH) : amount.start], text[amount.end :][:32]
     for patterns, around in ((_BEFORE, before), (_AFTER, after)):
         for pattern, side in patterns:
             match = pattern.search(around)
@@ -214,7 +217,7 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
         if i in paired or not a.unit:
             continue
         side, _ = _bound(text, a)
-        if not side and a.kind == "time" and _WITHIN.search(text, 0, a.start):
+        if not side and a.kind == "time" and _WITHIN.search(text, max(0, a.start - _BEFORE_REACH), a.start):
             side = "upto"  # "a full refund within 14 days" holds a refund asked for after 10 days
         if side == "below":
             out.append(Range(-math.inf, a.value, a.unit, high_open=True))

@@ -54,10 +54,11 @@ def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritte
     "feedback" nor "log" of "logistics"; and of those, the initials of a name it writes out ("sf" in "San
     Francisco")."""
     held = compound_parts(unit, wanted) | unit_words
-    held |= clipped_terms(wanted & unwritten, held)
+    missing = wanted & unwritten
+    held |= clipped_terms(missing, held)
     # A short word no passage writes may be a name they write out ("sf" and "San Francisco").
-    if unwritten and any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in wanted & unwritten):
-        held |= name_acronyms(unit) & unwritten
+    if any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in missing):
+        held |= name_acronyms(unit) & missing
     return held
 
 
