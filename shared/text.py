@@ -272,7 +272,7 @@ def question_terms(question: str) -> set[str]:
         word = match.group(1)
         if len(re.findall(rf"\b{word}\b", lowered)) == 1:
             terms.discard(_term(word))
-    if _BACK_PARTICLE.search(lowered) and lowered.count("back") == 1:
+    if _BACK_PARTICLE.search(lowered) and len(re.findall(r"\bback\b", lowered)) == 1:
         terms.discard("back")
     if _HOW_LONG_LAST.search(lowered):
         terms.discard("last")

@@ -415,6 +415,8 @@ def test_back_after_a_verb_is_its_particle():
     assert question_terms("when do i get paid back for expenses") == {"pay", "expense"}
     assert "back" in question_terms("how do i back up my bucket")
     assert "back" in question_terms("the back office approves refunds")
+    # other words holding the letters ("backup", "feedback") do not make "back" a second time
+    assert question_terms("do i get paid back for backups") == {"pay", "backup"}
 
 
 def test_wanting_frames_a_question_as_needing_does():
