@@ -183,6 +183,11 @@ _NEGATED = {"ca": "can", "wo": "will", "sha": "shall"}
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
+# "own" after a possessive ("their own content", "my own car") only stresses whose a thing is; read as the verb's word,
+# "delete their own content" held "who owns the data".
+_EMPHATIC_OWN = re.compile(r"\b(my|your|his|her|its|our|their)\s+own\b")
+
+
 def _words(text: str) -> list[str]:
     """The lower-cased words of a text, contractions read as their words ("don't": do not), a number with thousands
     separators as one ("1,500": 1500)."""
@@ -192,6 +197,8 @@ def _words(text: str) -> list[str]:
         text = _NEGATION.sub(lambda m: f"{_NEGATED.get(m.group(1) or '', '')} not", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
+    if " own" in text:
+        text = _EMPHATIC_OWN.sub(r"\1", text)
     if _PHRASAL_HINT.search(text):  # a cheap scan first: most texts hold none of the verbs
         text = _PHRASAL.sub(_as_one_word, text)
     return _TERM.findall(text)

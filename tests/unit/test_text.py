@@ -411,6 +411,18 @@ def test_last_as_the_verb_of_a_how_long_question_is_its_frame():
     assert "last" in question_terms("how long did refunds take last year")
 
 
+def test_own_after_a_possessive_is_no_word_of_owning():
+    assert content_terms("Customers can delete their own content at any time.") == {
+        "customer",
+        "delete",
+        "content",
+        "time",
+    }
+    assert "own" in question_terms("who owns the data")
+    assert "own" in content_terms("Customer owns the deliverables.")
+    assert content_terms("with the same care it uses for its own") == {"care", "use"}
+
+
 def test_back_after_a_verb_is_its_particle():
     assert question_terms("when do i get paid back for expenses") == {"pay", "expense"}
     assert "back" in question_terms("how do i back up my bucket")
