@@ -91,6 +91,9 @@ class Amount:
     end: int
     # A question's bound on it: "above" for "over 5000" (any value past it), "below" for "under 95", "" for a value.
     bound: str = ""
+    # Whether it counts things named by a plural noun ("100 seats", "20 users"), which no share, sum, size or time is.
+    # Only a plural: the word after a number may be a qualifier of its unit ("5 extra minutes", "2 kb").
+    counted: bool = False
 
     @property
     def kind(self) -> str:
@@ -161,7 +164,10 @@ def amounts(text: str) -> list[Amount]:
         value = _value(m)
         # The word after it is its unit, not part of it.
         end = m.end("pct") if m["pct"] else m.end("k") if m["k"] else m.end("num")
-        out.append(Amount(value, _unit(m), frozenset(content_terms(m["num"] + (m["k"] or ""))), m.start(), end))
+        unit = _unit(m)
+        counted = bool(m["word"]) and not _kind(unit) and unit != m["word"].lower() and m["word"][-1] in "sS"
+        terms = frozenset(content_terms(m["num"] + (m["k"] or "")))
+        out.append(Amount(value, unit, terms, m.start(), end, counted=counted))
     return out
 
 
@@ -276,17 +282,19 @@ def _other_kinds(a: str, b: str) -> bool:
 
 def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
     """The digits of the question's amounts that the text writes only as another kind of quantity: "20%" does not
-    hold the "20" of "a refund after 20 days", nor "$40" the "40" of "40 hours". Only known kinds differ (a share, a
-    currency, time): "20 seats" and "20 users" may be the same count. `found`: the text's amounts, when the caller
-    has read them already."""
-    asked = [a for a in wanted if a.kind]
+    hold the "20" of "a refund after 20 days", nor "$40" the "40" of "40 hours", nor "100 GB" the "100" of "100
+    seats". Only known kinds differ (a share, a currency, time, a size; a count of things is none of them): "20
+    seats" and "20 users" may be the same count. `found`: the text's amounts, when the caller has read them
+    already."""
+    asked = [a for a in wanted if a.kind or a.counted]
     if not asked:
         return set()
     found = amounts(text) if found is None else found
     out: set[str] = set()
     for a in asked:
         same = [b for b in found if b.value == a.value]
-        if same and all(b.kind and _other_kinds(b.kind, a.kind) for b in same):
+        # A count ("100 seats") is no quantity of a known kind: "Storage: 100 GB" does not hold its 100.
+        if same and all(b.kind and (not a.kind or _other_kinds(b.kind, a.kind)) for b in same):
             out |= a.terms
     return out
 

@@ -20,7 +20,9 @@ _OPENER = re.compile(
     r"^\s*(?:(?:and|but|or)\s+)?(?:what|how)\s+about\s+|^\s*(?:and|also|plus|but|or|same\s+(?:for|with))\b[\s,]*",
     re.IGNORECASE,
 )
-_REFERS_BACK = re.compile(r"\b(?:it|its|that|this|they|them|their|those|these)\b", re.IGNORECASE)
+# Not a possessive stressing whose a thing is ("can customers delete their own stuff"): that names its owner in the
+# message, and its "own" is no word of the question's (shared.text).
+_REFERS_BACK = re.compile(r"\b(?:it|its|that|this|they|them|their|those|these)\b(?!\s+own\b)", re.IGNORECASE)
 # How many things a follow-up may name and still lean on the question before: after an opener, two ("and for
 # business customers?"), or four when it also refers back ("and which cli command fixes it?"); without an opener,
 # two when it refers back ("how long does it take?"). Of the 464 labelled questions, each asked on its own, none
