@@ -332,13 +332,23 @@ _TIME_LIMIT = re.compile(
 )
 
 
-_ASKS_DURATION = re.compile(r"\bhow\s+(?:long|soon)\b", re.IGNORECASE)
+_ASKS_DURATION = re.compile(r"\bhow\s+(long|soon|fast|quickly|quick)\b", re.IGNORECASE)
+# "how fast is the api" asks a speed: after "is" it names a thing and nothing done to it (no participle, as "how fast
+# is the cache purged" and "how quickly are refunds paid" have).
+_ASKS_SPEED = re.compile(r"\s+(?:is|are|was|were)((?:\s+[\w-]+){1,4})\s*\??\s*$", re.IGNORECASE)
+_PARTICIPLE = re.compile(r"\w+ed|paid|sent|done|made|built|kept|told|given|taken|shown|seen|known", re.IGNORECASE)
 _STATED_DURATION = re.compile(_DURATION, re.IGNORECASE)
 
 
 def asks_for_duration(question: str) -> bool:
-    """A "how long"/"how soon" question: its answer is a span of time."""
-    return bool(_ASKS_DURATION.search(question))
+    """A "how long"/"how soon" question, or one asking how fast something is done: its answer is a span of time."""
+    match = _ASKS_DURATION.search(question)
+    if not match:
+        return False
+    if match.group(1).lower() in ("long", "soon"):
+        return True
+    speed = _ASKS_SPEED.match(question, match.end())
+    return not speed or any(_PARTICIPLE.fullmatch(word) for word in speed.group(1).split())
 
 
 def states_duration(text: str) -> bool:

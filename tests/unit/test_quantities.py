@@ -240,6 +240,12 @@ def test_a_time_limit_holds_the_question_s_deadline(text, held):
 def test_a_how_long_question_asks_for_a_span_of_time_stated_in_digits():
     assert asks_for_duration("How long do I have to submit expenses?")
     assert asks_for_duration("how soon is a refund paid")
+    # Found by use: "how fast do i need to submit my expense report" was answered with how to submit one.
+    assert asks_for_duration("how fast do i need to submit my expense report")
+    assert asks_for_duration("how quickly are refunds paid")
+    assert asks_for_duration("how fast is the edge cache purged after a share link is revoked")
+    assert not asks_for_duration("how fast is the api")  # a speed
+    assert not asks_for_duration("how quick is the sync engine?")
     assert not asks_for_duration("how much is the long-haul allowance")
     assert states_duration("within 30 days of the trip end date")
     assert states_duration("a 24-hour window") and states_duration("2 business days")
