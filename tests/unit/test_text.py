@@ -411,6 +411,14 @@ def test_last_as_the_verb_of_a_how_long_question_is_its_frame():
     assert "last" in question_terms("how long did refunds take last year")
 
 
+def test_modal_verbs_are_no_words_of_the_question():
+    # Found by use: "must" was a word a unit had to hold, so "The PIR document is due ... and must include" tied with
+    # the P2 row for "how fast must a p2 be acknowledged".
+    assert question_terms("how fast must a p2 be acknowledged") == {"p2", "acknowledge"}
+    assert content_terms("Notice shall be given in writing.") == {"notice", "give", "writing"}
+    assert "may" in content_terms("released in May")  # a month as often as a modal
+
+
 def test_own_after_a_possessive_is_no_word_of_owning():
     assert content_terms("Customers can delete their own content at any time.") == {
         "customer",
