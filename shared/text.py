@@ -111,6 +111,9 @@ _LEMMA_FIXES = {
     "signall": "signal",
 }
 _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
+# Words a retention schedule and its readers use for one thing: "how long do you keep invoices" is answered by the
+# "Retention period" column, "how long are logs retained" by "Application logs are kept for 90 days".
+_SAME_AS = {"retain": "keep", "retention": "keep"}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -122,6 +125,7 @@ def _lemma(word: str) -> str:
         return _WORD_FIXES[word]
     lemma = simplemma.lemmatize(word, lang="en").lower()
     lemma = _LEMMA_FIXES.get(lemma, lemma)
+    lemma = _SAME_AS.get(lemma, lemma)
     return word if lemma in STOPWORDS or not lemma.isalpha() else lemma
 
 

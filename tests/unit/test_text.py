@@ -411,6 +411,11 @@ def test_last_as_the_verb_of_a_how_long_question_is_its_frame():
     assert "last" in question_terms("how long did refunds take last year")
 
 
+def test_keeping_and_retaining_are_one_word():
+    assert question_terms("how long do we keep invoices") <= content_terms("| Invoices | Retention period: 7 years |")
+    assert content_terms("Application logs are retained for 90 days.") == content_terms("Application logs kept 90 days")
+
+
 def test_modal_verbs_are_no_words_of_the_question():
     # Found by use: "must" was a word a unit had to hold, so "The PIR document is due ... and must include" tied with
     # the P2 row for "how fast must a p2 be acknowledged".
