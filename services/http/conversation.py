@@ -35,6 +35,17 @@ _MAX_TERMS_REFERRING_BACK = 2
 _MAX_EARLIER_CHARS = 500
 
 
+# A negation says something of its own ("we don't like our consultant, can we swap them"), as a word naming a thing
+# does; it is no content term (shared.text), so it is counted here.
+_NEGATION = re.compile(
+    r"\b(?:not|never|\w+n['’]t|dont|cant|doesnt|didnt|isnt|arent|wasnt|werent|wont)\b", re.IGNORECASE
+)
+
+
+def _things_named(text: str) -> int:
+    return len(content_terms(text)) + bool(_NEGATION.search(text))
+
+
 def follow_up_rest(message: str) -> str | None:
     """What a follow-up adds to the question before it ("for business customers?", "how do i fix it?"), or None
     when the message is a question of its own."""
@@ -43,8 +54,8 @@ def follow_up_rest(message: str) -> str | None:
     if opener:
         rest = message[opener.end() :].strip()
         limit = _MAX_TERMS_AFTER_OPENER_REFERRING_BACK if refers_back else _MAX_TERMS_AFTER_OPENER
-        return rest if rest and len(content_terms(rest)) <= limit else None
-    if refers_back and len(content_terms(message)) <= _MAX_TERMS_REFERRING_BACK:
+        return rest if rest and _things_named(rest) <= limit else None
+    if refers_back and _things_named(message) <= _MAX_TERMS_REFERRING_BACK:
         return message.strip()
     return None
 

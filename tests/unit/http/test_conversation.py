@@ -50,6 +50,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
             "can we swap our consultant if we dont like them",
             "can we swap our consultant if we dont like them",
         ),
+        (
+            "refund window",
+            "we don't like our consultant, can we swap them",
+            "we don't like our consultant, can we swap them",
+        ),
     ],
 )
 def test_a_follow_up_is_asked_with_the_question_before_it(earlier, message, asked):
