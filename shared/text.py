@@ -507,6 +507,25 @@ _RECORD_TITLE = re.compile(r"(?:ticket|case|request|incident)\s*#\s*\d+\s*$", re
 _RECORD_FIELD = re.compile(r"([A-Za-z][A-Za-z ]{0,30}):\s*\S")
 
 
+# A record named by its kind and number ("ticket 10611", "Ticket #10231", "case no. 884").
+_RECORD_NUMBER = re.compile(r"\b(ticket|case|request|incident)s?\s*(?:#|no\.?|number)?\s*(\d{3,})\b", re.IGNORECASE)
+
+
+def record_numbers(text: str) -> dict[str, set[str]]:
+    """The records a text names, by kind: {"ticket": {"10611"}} for "what did the clinic buy (ticket 10611)"."""
+    found: dict[str, set[str]] = {}
+    for kind, number in _RECORD_NUMBER.findall(text):
+        found.setdefault(kind.lower(), set()).add(number)
+    return found
+
+
+def names_another_record(asked: dict[str, set[str]], title: str) -> bool:
+    """Whether a document's title names a record of a kind the question asks about, and not the one it asks:
+    "Ticket 10231 - Sync keeps failing" for "what did the clinic buy (ticket 10611)"."""
+    named = record_numbers(title) if asked else {}
+    return any(kind in asked and not numbers & asked[kind] for kind, numbers in named.items())
+
+
 def record_header_fields(text: str) -> set[str] | None:
     """The field names' terms of a unit that is a ticket's record header ("Ticket #10611 / Status: Solved / Plan:
     Team"); None for any other unit. The header answers a question about one of its fields ("what plan is ticket

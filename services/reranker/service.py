@@ -26,7 +26,7 @@ from shared.embedding.base import Embedder
 from shared.errors import InvalidArgument
 from shared.model import ScoredChunk
 from shared.observability.metrics import RERANK_QUERY_SOURCES, RERANK_VIEW_SOURCES
-from shared.text import identifiers
+from shared.text import identifiers, names_another_record, record_numbers
 
 log = logging.getLogger("ragmesh.reranker")
 
@@ -34,6 +34,10 @@ log = logging.getLogger("ragmesh.reranker")
 # whose heading names the identifier (the definition) beats a passage that merely mentions it.
 IDENTIFIER_IN_HEADING_BONUS = 0.3
 IDENTIFIER_IN_BODY_BONUS = 0.15
+# A question naming one record ("ticket 10611 outcome") is not answered by another record's document: the other
+# tickets' record headers ("Ticket #10231 / Status: Solved / Plan: Team") share its words and pushed the asked
+# ticket's messages, which name it only by their title, out of the context.
+OTHER_RECORD_PENALTY = 0.3
 
 
 def _per_unit_max(similarity: np.ndarray, units: np.ndarray) -> list[float]:
@@ -177,6 +181,7 @@ class MaxSimReranker:
             query_vec = self.query_embedder.embed_queries([query])[0] if query_vector is None else query_vector
             RERANK_QUERY_SOURCES.labels("embedded" if query_vector is None else "given").inc()
             named = identifiers(query)
+            records = record_numbers(query)
             for i, (vectors, units) in enumerate(self._unit_vectors(head)):
                 if len(vectors):
                     similarity = vectors @ query_vec
@@ -188,6 +193,8 @@ class MaxSimReranker:
                         scores[i] += IDENTIFIER_IN_HEADING_BONUS
                     elif named <= in_chunk:
                         scores[i] += IDENTIFIER_IN_BODY_BONUS
+                if records and names_another_record(records, head[i].chunk.meta.title):
+                    scores[i] -= OTHER_RECORD_PENALTY
         return scores
 
     def head_scores(

@@ -4,7 +4,12 @@ rest): the same scores on a first and a repeated query, and an erasure's forget 
 import numpy as np
 import pytest
 
-from services.reranker.service import IDENTIFIER_IN_BODY_BONUS, IDENTIFIER_IN_HEADING_BONUS, MaxSimReranker
+from services.reranker.service import (
+    IDENTIFIER_IN_BODY_BONUS,
+    IDENTIFIER_IN_HEADING_BONUS,
+    OTHER_RECORD_PENALTY,
+    MaxSimReranker,
+)
 from shared.config import DEFAULT_EMBED_MODEL
 from shared.embedding import build_embedder
 from shared.model import Chunk, DocumentMeta, ScoredChunk, StageScores
@@ -51,3 +56,25 @@ def test_forget_drops_the_cached_identifiers(reranker):
     assert (removed, remaining) == (3, 0)
     assert before - after == 6  # each chunk's view vectors (embedded here) and identifiers
     assert reranker.forget(["c0"])[:2] == (0, 0)
+
+
+def test_another_record_s_document_is_scored_down(reranker):
+    """Train q145 "what did the dental clinic end up buying (ticket 10611)": the other tickets' record headers shared
+    its words and kept 10611's resolution, which names the ticket only by its document's title, out of the top 5."""
+    query = "what did the clinic end up buying (ticket 10611)"
+    documents = [
+        ("Ticket 10611 - Storage warning", "Ticket #10611\nStatus: Solved\nPlan: Team"),
+        ("Ticket 10231 - Sync keeps failing", "Ticket #10231\nStatus: Solved\nPlan: Team"),
+        ("Service Outage Runbook", "Update the status page every 30 minutes."),
+    ]
+    chunks = [
+        ScoredChunk(
+            Chunk(f"r{i}", DocumentMeta("t", f"d{i}", title=title), [], body, body, 0, len(body), "", 0, 0),
+            StageScores(fused_rank=i + 1),
+        )
+        for i, (title, body) in enumerate(documents)
+    ]
+    scores = reranker.score(query, chunks)
+    query_vector = reranker.embedder.embed_queries([query])[0]
+    similarity = np.array([np.max(vectors @ query_vector) for vectors, _ in reranker._unit_vectors(chunks)])
+    np.testing.assert_allclose(scores - similarity, [IDENTIFIER_IN_BODY_BONUS, -OTHER_RECORD_PENALTY, 0.0], atol=1e-6)
