@@ -114,7 +114,7 @@ _LEMMA_FIXES = {
 _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 # Words a retention schedule and its readers use for one thing: "how long do you keep invoices" is answered by the
 # "Retention period" column, "how long are logs retained" by "Application logs are kept for 90 days".
-_SAME_AS = {"retain": "keep", "retention": "keep"}
+_SAME_AS = {"retain": "keep", "retention": "keep", "approval": "approve"}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -218,12 +218,13 @@ _PHRASAL_NOUNS = {
     ("shut", "down"): "shutdown",
     ("fail", "over"): "failover",
     ("roll", "back"): "rollback",
+    ("sign", "off"): "approve",  # "who signs off on a refund over 5k": who approves it
 }
 _PHRASAL_FORMS = {
     form: verb
     for verb, forms in {
         "time": "time times timed timing",
-        "sign": "sign signed signing",  # not "signs in", which is as often a noun ("signs in patients")
+        "sign": "sign signs signed signing",  # not "signs in", as often a noun ("signs in patients"): _NOUN_PHRASES
         "shut": "shut shuts shutting",
         "fail": "fail fails failed failing",
         "roll": "roll rolls rolled rolling",
@@ -236,7 +237,12 @@ _PHRASAL_HINT = re.compile(rf"(?:{'|'.join(verb.rstrip('e') for verb, _ in _PHRA
 _PHRASAL = re.compile(rf"\b({'|'.join(_PHRASAL_FORMS)})\s+({_PARTICLES})\b")
 
 
+_NOUN_PHRASES = {("signs", "in")}
+
+
 def _as_one_word(match: re.Match) -> str:
+    if (match.group(1), match.group(2)) in _NOUN_PHRASES:
+        return match.group(0)
     return _PHRASAL_NOUNS.get((_PHRASAL_FORMS[match.group(1)], match.group(2)), match.group(0))
 
 

@@ -398,6 +398,10 @@ def test_a_verb_and_particle_naming_an_event_are_its_one_word_name():
     assert content_terms("traffic fails over to the next location") >= {"traffic", "failover"}
     assert {"sign", "pain"} <= content_terms("symptoms and signs in neuropathic pain")  # a noun, not the verb
     assert {"back", "up"} <= content_terms("how do i back up my data")  # a thing, not an event: left as it is
+    # Signing off is approving, and an approval what is approved: train q083 "refund over 5k who signs off" is answered
+    # by "Refunds above $2,500 require approval by the VP of Finance".
+    assert "approve" in question_terms("refund over 5k who signs off") & content_terms("require approval by the VP")
+    assert content_terms("who signed off the budget") == content_terms("who approved the budget")
 
 
 def test_status_codes_in_the_plural_are_the_codes():
