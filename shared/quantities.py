@@ -324,7 +324,7 @@ def bound_terms(wanted: set[str], text: str) -> set[str]:
 DEADLINE_WORDS = frozenset({"deadline", "cutoff"})  # the words a question asks for a time limit with
 # Between a count and its time unit: "30 days", "5 business days", "24-hour".
 _COUNTED = r"(?:[ \t-]+(?:business|calendar|working))?[ \t-]+"
-_DURATION = rf"\b\d+{_COUNTED}(?:minute|hour|day|week|month|year)s?\b"
+_DURATION = rf"\b\d+{_COUNTED}(?:second|minute|hour|day|week|month|year)s?\b"
 _TIME_LIMIT = re.compile(
     rf"\b(?:within|before|no later than|not later than|by)\b.{{0,40}}?{_DURATION}"  # "within 30 days"
     rf"|{_DURATION}.{{0,40}}?\b(?:before|after)\b",  # "14 days before departure"

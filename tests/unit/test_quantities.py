@@ -292,6 +292,10 @@ def test_a_number_written_as_another_kind_of_quantity_does_not_hold_the_question
 
 def test_a_span_is_stated_by_its_length_or_by_the_event_that_ends_it():
     assert states_span("within 30 days of the trip end date")
+    # Found by use: "how long does the sdk wait between retries" was refused, no span read in "a base delay of 0.5
+    # seconds, doubling each attempt up to 30 seconds".
+    assert states_span("a base delay of 0.5 seconds, doubling each attempt up to 30 seconds")
+    assert not states_span("the second attempt")
     assert states_span("continues until all Order Forms have expired")
     assert states_span("Customer content is kept for as long as the account is active.")
     assert not states_span("Either party may terminate this Agreement for cause.")

@@ -427,6 +427,18 @@ def test_a_contraction_typed_without_its_apostrophe_reads_as_with_it():
     assert "wont" not in STOPWORDS  # a word of its own ("as is our wont")
 
 
+def test_prepositions_that_name_nothing_are_stopwords():
+    # "between" was a word the SDK's retry sentence had to hold for "how long does the sdk wait between retries".
+    assert question_terms("how long does the sdk wait between retries") == {"sdk", "wait", "retry"}
+    assert question_terms("who approves prod changes during on-call week") == {
+        "approve",
+        "prod",
+        "change",
+        "oncall",
+        "week",
+    }
+
+
 def test_modal_verbs_are_no_words_of_the_question():
     # Found by use: "must" was a word a unit had to hold, so "The PIR document is due ... and must include" tied with
     # the P2 row for "how fast must a p2 be acknowledged".
