@@ -266,10 +266,20 @@ def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None 
     return held
 
 
+# A number before a month's name is a day of it ("3 November 2025"): a date, no count of days or weeks.
+_MONTH_NAMES = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
 def _kind(unit: str) -> str:
-    """What an amount measures, for the units whose kind is known: "share", a currency, "time" or "calendar"."""
+    """What an amount measures, for the units whose kind is known: "share", a currency, "time", "calendar", "data"
+    or "date"."""
     if unit == "%":
         return "share"
+    if unit in _MONTH_NAMES:
+        return "date"
     if unit in _CURRENCIES or unit == SOME_CURRENCY:
         return unit
     return _CONVERSIONS[unit][0] if unit in _CONVERSIONS else ""

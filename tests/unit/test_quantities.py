@@ -279,6 +279,11 @@ def test_a_number_written_as_another_kind_of_quantity_does_not_hold_the_question
     assert numbers_of_another_kind(seats, "Plan: Starter; Seats included: 3; Storage: 100 GB") == {"100"}
     assert numbers_of_another_kind(question_amounts("price for 20 users"), "20% off") == {"20"}
     assert numbers_of_another_kind(seats, "Up to 100 users per workspace.") == set()  # counts may be the same count
+    # A day of a month is a date: found by use, "can a business get a refund after 3 weeks" quoted a ticket's "We
+    # renewed the Business annual plan ... on 3 November 2025" beside the 14-day rule.
+    weeks = question_amounts("can a business get a refund after 3 weeks")
+    assert numbers_of_another_kind(weeks, "We renewed the plan on 3 November 2025.") == {"3"}
+    assert numbers_of_another_kind(question_amounts("renewed on 3 nov"), "on 3 November 2025") == set()
     # The word after a number that is no plural may qualify the unit: "5 extra minutes" may be "5 minutes".
     assert numbers_of_another_kind(question_amounts("5 extra minutes"), "within 5 minutes") == set()
     # A size of data is a kind: found by use, "does team include 5 tb storage" was answered by "... takes effect
