@@ -112,8 +112,9 @@ _LEMMA_FIXES = {
     "signall": "signal",
 }
 _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
-# Words a retention schedule and its readers use for one thing: "how long do you keep invoices" is answered by the
-# "Retention period" column, "how long are logs retained" by "Application logs are kept for 90 days".
+# Words a policy and its readers use for one thing: "how long do you keep invoices" is answered by the "Retention
+# period" column, "how long are logs retained" by "Application logs are kept for 90 days", "who approves a $3000
+# refund" by "require approval by the VP of Finance".
 _SAME_AS = {"retain": "keep", "retention": "keep", "approval": "approve"}
 
 
@@ -237,6 +238,7 @@ _PHRASAL_HINT = re.compile(rf"(?:{'|'.join(verb.rstrip('e') for verb, _ in _PHRA
 _PHRASAL = re.compile(rf"\b({'|'.join(_PHRASAL_FORMS)})\s+({_PARTICLES})\b")
 
 
+# A form and particle that are a noun and a preposition, not the verb: "signs in neuropathic pain".
 _NOUN_PHRASES = {("signs", "in")}
 
 
