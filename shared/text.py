@@ -83,17 +83,24 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return [(start + a, start + b) for a, b in spans if segment[a:b].strip()]
 
 
-STOPWORDS = frozenset(
-    """
+# Contractions typed without their apostrophe ("dont", "cant"): the verb and its "not", as "don't" reads. Not
+# "wont", a word of its own.
+BARE_NEGATIONS = frozenset(
+    "dont cant doesnt didnt isnt arent wasnt werent havent hasnt hadnt shouldnt wouldnt couldnt".split()
+)
+STOPWORDS = (
+    frozenset(
+        """
 a an and are as at be been but by can could did do does for from had has have how i if in into is it its
 me my of on or our should so than that the their them then there these they this to was we were what when
 where which who whom why will with would you your about any after also all per not no yes just get got
 whats hows whos wheres much many tell please pls need want wanna know vs versus thing things stuff
 same anywhere anything anyone everyone everything everywhere whenever wherever whatever whoever somewhere
 something someone must shall ought between during via upon among throughout toward towards
-dont cant doesnt didnt isnt arent wasnt werent havent hasnt hadnt shouldnt wouldnt couldnt
 wat wut wht hw abt plz thx ur u out like once ok okay
 """.split()
+    )
+    | BARE_NEGATIONS
 )
 _TERM = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
 
@@ -290,13 +297,18 @@ def question_terms(question: str) -> set[str]:
         terms.add("deadline")
     for match in _HOW_MEASURE.finditer(lowered):
         word = match.group(1)
-        if len(re.findall(rf"\b{word}\b", lowered)) == 1:
+        if _written_once(word, lowered):
             terms.discard(_term(word))
-    if _BACK_PARTICLE.search(lowered) and len(re.findall(r"\bback\b", lowered)) == 1:
+    if _BACK_PARTICLE.search(lowered) and _written_once("back", lowered):
         terms.discard("back")
     if _HOW_LONG_LAST.search(lowered):
         terms.discard("last")
     return terms
+
+
+def _written_once(word: str, text: str) -> bool:
+    """Whether the text writes the word once, as a word ("back" in "backup" is not it)."""
+    return len(re.findall(rf"\b{word}\b", text)) == 1
 
 
 # "how long does the discount last" asks for a span, as "how long is the discount" does: "last" is the question's
@@ -530,8 +542,7 @@ def record_numbers(text: str) -> dict[str, set[str]]:
 def names_another_record(asked: dict[str, set[str]], title: str) -> bool:
     """Whether a document's title names a record of a kind the question asks about, and not the one it asks:
     "Ticket 10231 - Sync keeps failing" for "what did the clinic buy (ticket 10611)"."""
-    named = record_numbers(title) if asked else {}
-    return any(kind in asked and not numbers & asked[kind] for kind, numbers in named.items())
+    return any(kind in asked and not numbers & asked[kind] for kind, numbers in record_numbers(title).items())
 
 
 def record_header_fields(text: str) -> set[str] | None:

@@ -13,7 +13,7 @@ and is asked alone. (The chat door also asks a follow-up alone when its composed
 
 import re
 
-from shared.text import content_terms
+from shared.text import BARE_NEGATIONS, content_terms
 
 # How a follow-up opens; what comes after it is what it adds to the question before.
 _OPENER = re.compile(
@@ -37,9 +37,7 @@ _MAX_EARLIER_CHARS = 500
 
 # A negation says something of its own ("we don't like our consultant, can we swap them"), as a word naming a thing
 # does; it is no content term (shared.text), so it is counted here.
-_NEGATION = re.compile(
-    r"\b(?:not|never|\w+n['’]t|dont|cant|doesnt|didnt|isnt|arent|wasnt|werent|wont)\b", re.IGNORECASE
-)
+_NEGATION = re.compile(rf"\b(?:not|never|\w+n['’]t|wont|{'|'.join(sorted(BARE_NEGATIONS))})\b", re.IGNORECASE)
 
 
 def _things_named(text: str) -> int:
