@@ -267,10 +267,10 @@ def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None 
 
 
 # A number before a month's name is a day of it ("3 November 2025"): a date, no count of days or weeks.
+_MONTH_ABBREVIATIONS = "jan feb mar apr may jun jul aug sep sept oct nov dec".split()
 _MONTH_NAMES = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
+    "january february march april may june july august september october november december".split()
+) | frozenset(_MONTH_ABBREVIATIONS)
 
 
 def _kind(unit: str) -> str:
@@ -412,7 +412,7 @@ def states_span(text: str) -> bool:
 
 
 _ASKS_DATE = re.compile(r"\b(?:when|dates?)\b", re.IGNORECASE)
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = rf"(?:{'|'.join(_MONTH_ABBREVIATIONS)})[a-z]*\.?"
 _STATED_DATE = re.compile(
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b|\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b",
     re.IGNORECASE,
