@@ -475,10 +475,22 @@ def asks_for_number(question: str) -> bool:
     return bool(_ASKS_NUMBER.search(question)) and not _YES_NO.search(question) and not _OPTIONS.search(question)
 
 
-def states_number(text: str, counted: set[str] | frozenset[str] = frozenset()) -> bool:
-    """The text states a number: digits, a number in words, or none of what is `counted` (the question's words), or
-    no limit or price."""
-    if any(c.isdigit() for c in text) or _NUMBER_WORDS.search(text):
+# A name that holds digits after its letters ("REST API (v2)", "E-4412", "P1") counts nothing, though it may be
+# the number a question asks for ("cost center code", "version number"); digits before letters count ("10GB").
+_NAME_WITH_DIGITS = re.compile(r"\b[A-Za-z]+-?\d[\w.]*")
+_ASKS_COUNT = re.compile(r"\bhow\s+(many|much)\b", re.I)
+
+
+def asks_for_count(question: str) -> bool:
+    """The question asks how many or how much, which no name's digits answer."""
+    return bool(_ASKS_COUNT.search(question))
+
+
+def states_number(text: str, counted: set[str] | frozenset[str] = frozenset(), *, names_count: bool = True) -> bool:
+    """The text states a number: digits (outside a name's, unless `names_count`), a number in words, or none of
+    what is `counted` (the question's words), or no limit or price."""
+    digits = text if names_count else _NAME_WITH_DIGITS.sub(" ", text)
+    if any(c.isdigit() for c in digits) or _NUMBER_WORDS.search(text):
         return True
     return any(content_terms(m.group(1)) & (counted | _LIMIT_WORDS) for m in _NONE_OF.finditer(text))
 

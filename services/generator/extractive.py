@@ -39,6 +39,7 @@ from shared.quantities import (
     Amount,
     amounts,
     asked_rate,
+    asks_for_count,
     asks_for_date,
     asks_for_duration,
     asks_for_number,
@@ -123,6 +124,7 @@ class _Asked:
     currencies: set[str]  # those the passages state: a sentence on currency in general speaks of these only
     # A question that asks for a number (a price, a count, a limit) is answered only by a unit that states one.
     number: bool
+    count: bool  # "how many", "how much": a name's digits ("REST API (v2)") state no count
     # A "how long" question: a unit stating a span of time leads (`duration`), and answers only if one does (`span`,
     # unless it asks which thing tells the span: "which header tells me how long to wait").
     duration: bool
@@ -177,6 +179,7 @@ class _Asked:
             money_terms=set().union(*money.values()),
             currencies=written.currencies,
             number=asks_for_number(query),
+            count=asks_for_count(query),
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
             taken=asks_time_taken(query),
@@ -632,7 +635,7 @@ def _answers_something_else(
 ) -> bool:
     """Whether a unit holding the question's words answers another question than the one asked. `name`: a row's
     first cell's words (_row_name), empty for a unit that is not a row."""
-    if asked.number and not states_number(unit, asked.wanted):
+    if asked.number and not states_number(unit, asked.wanted, names_count=not asked.count):
         return True  # the question asks for a number and the unit states none
     if asked.span and not states_span(unit):
         return True  # "how long": a unit that states no span of time, by its length or its end, does not say

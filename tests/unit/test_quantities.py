@@ -7,6 +7,7 @@ import pytest
 from shared.quantities import (
     Range,
     asked_rate,
+    asks_for_count,
     asks_for_date,
     asks_for_duration,
     asks_for_number,
@@ -144,6 +145,18 @@ def test_a_question_that_asks_for_a_number(question, asks):
 )
 def test_a_text_that_states_a_number(text, states):
     assert states_number(text) is states
+
+
+def test_a_names_digits_are_no_count():
+    """ "how many api keys per workspace" was answered with the first sentence here: the "2" of "(v2)" counts
+    nothing. A name's digits may still be the number asked for ("cost center code for Sales": "FIN-500")."""
+    version = "The Northwind Cloud REST API (v2) limits how many requests each workspace can send."
+    assert not states_number(version, names_count=False)
+    assert states_number(version)
+    assert not states_number("E-4412 and W-2204 are raised by the sync client.", names_count=False)
+    assert states_number("Team storage holds 10GB.", names_count=False)
+    assert asks_for_count("how many api keys per workspace") and asks_for_count("How much is the Team plan")
+    assert not asks_for_count("cost center code for Sales")
 
 
 def test_no_states_a_count_only_of_what_is_counted():

@@ -481,6 +481,21 @@ def test_a_question_for_a_rate_is_answered_only_by_a_unit_stating_it_by_that_per
     assert answer.citations[0].quote.startswith("Working from a country other than")
 
 
+def test_a_count_is_not_answered_by_the_digits_of_a_name():
+    """Found by use: 'how many api keys per workspace' was answered with "The Northwind Cloud REST API (v2) limits how
+    many requests each workspace can send" (coverage 1.0): the "2" of "(v2)" is no count. A question for a code is
+    still answered by one ("FIN-500")."""
+    limits = passage(
+        "The Northwind Cloud REST API (v2) limits how many requests each workspace can send. Limits are applied "
+        "per workspace, not per API key.",
+        doc="limits",
+        path=("API Rate Limits",),
+    )
+    assert ExtractiveGenerator().run("how many api keys per workspace", [limits]).abstained
+    centres = passage("The cost center code for Sales is FIN-500.", doc="finance", path=("Cost centers",))
+    assert not ExtractiveGenerator().run("cost center code for sales", [centres]).abstained
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
