@@ -443,6 +443,25 @@ def states_date(text: str) -> bool:
     return bool(_STATED_DATE.search(text))
 
 
+# A share taken off a price states a discount ("get 40% off Team and Business" answers "nonprofit discount"), and any
+# share states a percentage ("nonprofit discount percent").
+_DISCOUNT_WORDS = frozenset({"discount"})
+_SHARE_WORDS = frozenset({"percent", "percentage"})
+
+
+def share_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "discount" where the text takes a share off a price ("10% off"), and its "percent" or
+    "percentage" where the text states a share."""
+    asked = wanted & (_DISCOUNT_WORDS | _SHARE_WORDS)
+    if not asked:
+        return set()
+    shares = [a for a in amounts(text) if a.unit == "%"]
+    out = asked & _SHARE_WORDS if shares else set()
+    if any(_PERCENT_OFF.match(text, a.end) for a in shares):
+        out |= asked & _DISCOUNT_WORDS
+    return out
+
+
 def deadline_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "deadline" ("cutoff") when the text states a time limit: "expense report deadline" is answered
     by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit."""

@@ -50,6 +50,7 @@ from shared.quantities import (
     deadline_terms,
     numbers_of_another_kind,
     question_amounts,
+    share_terms,
     states_anchored_span,
     states_date,
     states_number,
@@ -226,6 +227,7 @@ class _Asked:
             | terms_in_ranges(self.amounts, unit, found)
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
+            | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
             | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
             | self.annual_terms(unit)
