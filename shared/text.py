@@ -404,7 +404,28 @@ def with_number_units(terms: set[str]) -> set[str]:
         joined = _NUMBER_UNIT.fullmatch(term)
         if joined:
             out |= {joined.group(1), _term(joined.group(2))}
-    return out
+    # A small number written in words holds the same number in digits, as a question reads it (numbers_in_digits).
+    return out | {_NUMBER_WORDS[t] for t in out if t in _NUMBER_WORDS}
+
+
+# Small numbers written in words. Not "one", as often a pronoun ("which one") as a number.
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)
+}
+# A number of units of time, not joined by a hyphen to another word ("two-factor" is a name). Only of time: "two
+# discounts" or "five seats" in words is no number the answering passage must write ("can i combine two
+# discounts"), and "five" is not the "$5" of a price.
+_NUMBER_WORD = re.compile(
+    rf"(?<![\w-])({'|'.join(_NUMBER_WORDS)})(?=\s+(?:second|minute|hour|day|week|month|quarter|year)s?\b)",
+    re.IGNORECASE,
+)
+
+
+def numbers_in_digits(question: str) -> str:
+    """The question with its small numbers of units of time in digits ("three year deal" -> "3 year deal"), so that
+    it meets a "3-year agreement" and reads "two weeks" as the span it is."""
+    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], question)
 
 
 # A word of letters joined by hyphens: "max-retries", "on-call", "pro-apoptotic".
@@ -425,7 +446,8 @@ def compound_parts(text: str, wanted: set[str]) -> set[str]:
         words = compound.lower().split("-")
         if len(words) == 2 and words[1] in _ABOUT_SUFFIXES:
             held |= content_terms(words[0]) & wanted
-        parts = content_terms(compound.replace("-", " "))
+        # As a question reads it apart: "three-year" is "3 year" (numbers_in_digits).
+        parts = content_terms(numbers_in_digits(compound.replace("-", " ")))
         if parts and parts <= wanted:
             held |= parts
     return held

@@ -82,6 +82,7 @@ from shared.text import (
     item_name,
     modifier_pairs,
     names_nothing,
+    numbers_in_digits,
     period_qualified,
     periods_named,
     question_parts,
@@ -266,7 +267,7 @@ class ExtractiveGenerator:
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
-        query = corrected(query, [chunk_words(p.chunk) for p in passages])
+        query = numbers_in_digits(corrected(query, [chunk_words(p.chunk) for p in passages]))
         wanted = _asked_words(query)
         if names_nothing(wanted):
             return empty_question(self.generator_id)

@@ -30,6 +30,7 @@ from shared.text import (
     modifier_pairs,
     name_acronyms,
     names_nothing,
+    numbers_in_digits,
     period_qualified,
     periods_named,
     question_parts,
@@ -306,6 +307,19 @@ def test_a_clip_in_a_sentence_stands_for_a_dictionary_word_twice_its_length():
     # A head of a derived word ("use" of "useful") or of a squashed name ("use" of "us-east") is no clip.
     assert clipped_terms({"use"}, words) == set()
     assert clipped_terms({"logs"}, words) == set()  # a word the unit holds is no clip of it
+
+
+def test_a_small_number_of_units_of_time_in_words_reads_as_digits():
+    """Found by use: "three year deal discount enterprise" was refused (coverage 0.50): the "3-year agreement" held
+    neither "three" nor its "year"."""
+    assert numbers_in_digits("three year deal discount enterprise") == "3 year deal discount enterprise"
+    assert numbers_in_digits("refund after Two weeks") == "refund after 2 weeks"
+    # A count of things in words is no number a passage must write, nor a name's part a number.
+    assert numbers_in_digits("can i combine two discounts") == "can i combine two discounts"
+    assert numbers_in_digits("is two-factor required") == "is two-factor required"
+    # A passage's number in words holds the digits too, and a compound of one its parts as a question reads them.
+    assert with_number_units(content_terms("roughly two months free")) == {"rough", "two", "2", "month", "free"}
+    assert compound_parts("a three-year term", {"3", "year", "term"}) == {"3", "year"}
 
 
 def test_a_number_joined_to_its_unit_also_counts_as_both_and_a_clipped_unit_as_the_word():

@@ -509,6 +509,16 @@ def test_a_share_off_a_price_answers_a_question_for_the_discount():
     assert answer.citations[0].quote.startswith("Verified nonprofits")
 
 
+def test_a_number_of_years_in_words_meets_it_in_digits():
+    """Found by use: 'three year deal discount enterprise' was refused at coverage 0.50."""
+    programs = passage(
+        "Enterprise customers who sign a 3-year agreement get 8% off the annual price.",
+        doc="discounts",
+        path=("Discount Programs", "5. Multi-year commitments"),
+    )
+    assert ExtractiveGenerator().run("three year deal discount enterprise", [programs]).coverage > 0.7
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
