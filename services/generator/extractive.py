@@ -486,6 +486,9 @@ class ExtractiveGenerator:
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)
                 and not any(_opens_with_definition(unit, name) for name in (asked.meaning, *asked.defines)),
+                # "how much notice for scheduled maintenance": the clause defining "Scheduled Maintenance" before
+                # the one defining "Downtime" that mentions it.
+                not _defines_asked(unit, wanted),
                 # "does starter include sso": "Advanced SSO ... | Team, Business |" says no, before the Starter row
                 # that holds "include" by its header's "Seats included".
                 (rank, start) not in scoped,
@@ -747,6 +750,17 @@ def _opens_with_definition(unit: str, phrase: str) -> bool:
     not '1.3 "Monthly Uptime Percentage" means ... minus the minutes of Downtime ...'."""
     text = _DEFINITION_LEAD.sub("", unit.lower(), count=1)
     return text.startswith(phrase) and bool(_DEFINITION_VERB.match(text[len(phrase) :]))
+
+
+# A defined term in quotes, as a contract's definitions write it: '1.5 "Scheduled Maintenance" means ...'.
+_QUOTED_DEFINITION = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“]([^\"”]{1,60})[\"”]\s+(?:means|refers to)\b")
+
+
+def _defines_asked(unit: str, wanted: set[str]) -> bool:
+    """Whether a unit opens by defining, in quotes, a term the question names all the words of."""
+    match = _QUOTED_DEFINITION.match(unit)
+    terms = content_terms(match.group(1)) if match else set()
+    return bool(terms) and terms <= wanted
 
 
 def _defines(unit: str, named: set[str]) -> bool:

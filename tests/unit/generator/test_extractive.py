@@ -519,6 +519,19 @@ def test_a_number_of_years_in_words_meets_it_in_digits():
     assert ExtractiveGenerator().run("three year deal discount enterprise", [programs]).coverage > 0.7
 
 
+def test_the_clause_defining_the_asked_term_leads_one_that_mentions_it():
+    """Found by use (and dev q289): 'how much notice for scheduled maintenance' led with the Downtime definition,
+    which mentions Scheduled Maintenance, before the clause defining it; both hold the same words."""
+    definitions = passage(
+        '1.4 "Downtime" means a period of at least 5 consecutive minutes of server errors, excluding Scheduled '
+        'Maintenance.\n\n1.5 "Scheduled Maintenance" means maintenance announced at least 72 hours in advance.',
+        doc="msa",
+        path=("Master Services Agreement", "1. Definitions"),
+    )
+    answer = ExtractiveGenerator().run("how much notice for scheduled maintenance", [definitions])
+    assert answer.citations[0].quote.startswith('1.5 "Scheduled Maintenance"')
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
@@ -1288,9 +1301,11 @@ def test_a_question_asking_what_a_phrase_means_leads_with_the_unit_that_defines_
     for question in ("what does downtime mean", "downtime meaning"):
         answer = ExtractiveGenerator().run(question, [definitions])
         assert answer.citations[0].quote.startswith('1.4 "Downtime" means'), question
-    # Any other question keeps the order of the text.
+    # Any other question naming the defined term leads with it too ("downtime minutes": "at least 5 consecutive
+    # minutes"); one naming no defined term keeps the order of the text.
     other = ExtractiveGenerator().run("downtime minutes", [definitions])
-    assert other.citations[0].quote.startswith("1.3")
+    assert other.citations[0].quote.startswith('1.4 "Downtime" means')
+    assert ExtractiveGenerator().run("which minutes", [definitions]).citations[0].quote.startswith("1.3")
 
 
 def test_a_definition_leads_before_the_table_row_named_for_the_thing_asked_about():
