@@ -674,7 +674,8 @@ def _answer_from_parts(
     return dataclasses.replace(quoted_answer(picked, generator_id), coverage=coverage)
 
 
-# "what does downtime mean", "what is scheduled maintenance", "define service credit", "what's the meaning of a P2":
+# "what does downtime mean", "what is scheduled maintenance", "define service credit", "what's the meaning of a P2",
+# "p1 definition":
 # the phrase asked about.
 _ASKS_MEANING = (
     re.compile(r"^\W*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+mean\W*$", re.IGNORECASE),
@@ -684,6 +685,9 @@ _ASKS_MEANING = (
         re.IGNORECASE,
     ),
     re.compile(r"^\W*(.+?)\s+mean(?:s|ing)?\W*$", re.IGNORECASE),
+    # "p1 definition", "definition of downtime"
+    re.compile(r"^\W*(.+?)\s+definition\W*$", re.IGNORECASE),
+    re.compile(r"^\W*(?:the\s+)?definition\s+of\s+(?:an?\s+|the\s+)?(.+?)\W*$", re.IGNORECASE),
 )
 # "what counts as a P2 incident", "what qualifies as downtime": asks what the thing is, whatever the words after it.
 _ASKS_CLASS = re.compile(
@@ -701,7 +705,7 @@ _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 # The words a question asking what something means frames it with: the unit that answers says what the thing is,
 # and one that only writes "means" ('1.1 "Affiliate" means ...' for "what does X-RateLimit-Remaining mean") answers
 # another question.
-_MEANING_FRAME = frozenset({"mean", "define"})
+_MEANING_FRAME = frozenset({"mean", "define", "definition"})
 _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 # Words naming the kind of thing a name is, written after it: "what does the P1 severity mean".

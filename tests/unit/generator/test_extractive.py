@@ -1298,7 +1298,7 @@ def test_a_question_asking_what_a_phrase_means_leads_with_the_unit_that_defines_
         '1.4 "Downtime" means a period of at least 5 consecutive minutes during which the Services return errors.',
         path=("1. Definitions",),
     )
-    for question in ("what does downtime mean", "downtime meaning"):
+    for question in ("what does downtime mean", "downtime meaning", "definition of downtime"):
         answer = ExtractiveGenerator().run(question, [definitions])
         assert answer.citations[0].quote.startswith('1.4 "Downtime" means'), question
     # Any other question naming the defined term leads with it too ("downtime minutes": "at least 5 consecutive
@@ -1315,8 +1315,10 @@ def test_a_definition_leads_before_the_table_row_named_for_the_thing_asked_about
         path=("Response targets",),
     )
     levels = passage("- P1: full outage of a core service for all customers in a region.", path=("Severity levels",))
-    answer = ExtractiveGenerator().run("what is a P1", [targets, levels])
-    assert answer.citations[0].quote.startswith("- P1: full outage")
+    # "definition" asks it too: "p1 definition" led with the row (found by use).
+    for question in ("what is a P1", "p1 definition", "definition of a P1"):
+        answer = ExtractiveGenerator().run(question, [targets, levels])
+        assert answer.citations[0].quote.startswith("- P1: full outage"), question
     # A question about the row's fields is answered by the row.
     acknowledge = ExtractiveGenerator().run("P1 acknowledge time", [targets, levels])
     assert acknowledge.citations[0].quote.startswith("| P1 |")
