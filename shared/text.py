@@ -581,6 +581,23 @@ def record_header_fields(text: str) -> set[str] | None:
     return set().union(*(content_terms(f.group(1)) for f in fields if f))
 
 
+# The fields of a record's header that say whom the record is about.
+_SUBJECT_FIELDS = frozenset({"customer", "company", "account", "organisation", "organization", "client"})
+
+
+def record_subject(text: str) -> set[str]:
+    """The terms of whom a ticket's record header says the record is about ("Customer: Brightside Dental Group":
+    brightside, dental, group); empty for any other unit. Every message of the record is about them."""
+    if record_header_fields(text) is None:
+        return set()
+    subject: set[str] = set()
+    for line in text.strip().splitlines()[1:]:
+        name, _, value = line.partition(":")
+        if content_terms(name) & _SUBJECT_FIELDS:
+            subject |= content_terms(value)
+    return subject
+
+
 # A sentence that sends the reader elsewhere ("See the discounts document for other programs.", "For details, refer
 # to the MSA.") or says what its document covers ("This policy defines how long ... keeps data", "This FAQ answers
 # common questions about claiming business expenses"). Contacting

@@ -88,6 +88,7 @@ from shared.text import (
     question_parts,
     question_terms,
     record_header_fields,
+    record_subject,
     row_siblings,
     says_annual,
     word_modifiers,
@@ -108,6 +109,8 @@ class _Written:
     compounds: set[tuple[str, str]]
     # For each passage, the things each of its headings names side by side ("Internet and phone": internet; phone).
     side_by_side: list[list[list[set[str]]]]
+    # For each document among them that is a record (a ticket), whom its header says it is about (record_subject).
+    subjects: dict[str, set[str]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -294,6 +297,7 @@ class ExtractiveGenerator:
             stated_money | (named_money if len(named_money) > 1 else set()),
             _named_kinds(passages, spans, words, asked_pairs) if asked_pairs else set(),
             [_side_by_side(p) for p in passages],
+            _record_subjects(passages, spans),
         )
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
@@ -385,6 +389,8 @@ class ExtractiveGenerator:
             heading_terms = heading_words(passage) & wanted
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
+            # So is the customer a ticket's record header names ("Customer: Brightside Dental Group").
+            heading_terms |= written.subjects.get(passage.chunk.meta.document_id, set()) & wanted
             header_terms: set[str] = set()
             header = ""  # the table header the rows below it are read under
             side_by_side = written.side_by_side[rank]
@@ -530,7 +536,14 @@ class ExtractiveGenerator:
         # before it. A word no unit of the passage holds ("latency" beside a table of edge locations) still counts
         # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
         # dollars").
-        around = ((heading_words(top) | set().union(*words[top_rank])) & wanted) - asked.money_terms
+        around = (
+            (
+                heading_words(top)
+                | written.subjects.get(top.chunk.meta.document_id, set())
+                | set().union(*words[top_rank])
+            )
+            & wanted
+        ) - asked.money_terms
         held, own = covered_by[(top_rank, top_start)], own_by[(top_rank, top_start)]
         if entry and not any(p is top and start == top_start for p, start, _ in entry):
             # The named thing's entry is quoted instead of the best unit: the answer holds the words of what it quotes,
@@ -547,6 +560,18 @@ class ExtractiveGenerator:
             held,
             own,
         )
+
+
+def _record_subjects(passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> dict[str, set[str]]:
+    """For each record (ticket) among the passages whose header is among them too, whom the header says it is
+    about: "what warning did brightside ignore" asks about Brightside Dental Group's ticket, whose messages never
+    write the name."""
+    subjects: dict[str, set[str]] = {}
+    for passage, units in zip(passages, spans, strict=True):
+        for start, end in units[:1]:  # a record's header opens its first chunk
+            if subject := record_subject(passage.chunk.body[start:end]):
+                subjects.setdefault(passage.chunk.meta.document_id, set()).update(subject)
+    return subjects
 
 
 def _side_by_side(passage: ScoredChunk) -> list[list[set[str]]]:

@@ -37,6 +37,7 @@ from shared.text import (
     question_terms,
     read_row,
     record_header_fields,
+    record_subject,
     row_siblings,
     says_annual,
     sentence_spans,
@@ -257,6 +258,9 @@ def test_a_ticket_record_header_is_told_by_its_title_and_fields():
     assert record_header_fields("Ticket #10611") is None  # a title alone
     assert record_header_fields("Ticket #10611\nThe customer hit the storage quota.") is None  # a sentence follows
     assert record_header_fields("Status: Solved\nPlan: Team") is None  # fields without the ticket's title
+    # Whom the record is about: its customer's name, not its other fields.
+    assert record_subject(header) == {"brightside", "dental", "group"}
+    assert record_subject("Status: Solved\nCustomer: Brightside") == set()  # no record's header
 
 
 def test_a_multi_word_name_abbreviates_to_its_initials():

@@ -532,6 +532,23 @@ def test_the_clause_defining_the_asked_term_leads_one_that_mentions_it():
     assert answer.citations[0].quote.startswith('1.5 "Scheduled Maintenance"')
 
 
+def test_a_ticket_s_messages_are_about_the_customer_its_header_names():
+    """Found by use and train q365 ("brightside wanted legal hold - what plan would they need", refused at 0.48):
+    the messages never write the customer's name, the record's header does."""
+    header = passage(
+        "Ticket #10611\nStatus: Solved\nPlan: Team\nCustomer: Brightside Dental Group", doc="tickets/10611", path=()
+    )
+    message = passage(
+        "Hello, Last week we saw warning W-2203 and ignored it. Today uploads fail with E-2301.",
+        doc="tickets/10611",
+        path=("Message 1 from Dr. Priya Nair <priya.nair@brightside.example>",),
+    )
+    other = passage("Warnings are shown on the dashboard.", doc="manual", path=("Warnings",))
+    assert ExtractiveGenerator().run("what warning did brightside ignore", [message, header]).coverage == 1.0
+    # Without its header among the passages, the name is held by nothing.
+    assert ExtractiveGenerator().run("what warning did brightside ignore", [message, other]).coverage < 0.7
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
