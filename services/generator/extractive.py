@@ -146,6 +146,7 @@ class _Asked:
     rows: set[str]
     other_rows: set[str]
     polar: bool  # answered yes or no ("is there a free trial for starter")
+    happened: bool  # asks whether something was done ("did pixelmint upgrade")
     rate: tuple[str, str] | None  # the count and period of "how many days a week"
     # Each of its words with the word before it ("engineer": "data" in "data engineer hourly rate").
     modifiers: dict[str, str]
@@ -194,6 +195,7 @@ class _Asked:
             rows=rows,
             other_rows=set().union(*(written.siblings[row] for row in rows)) - wanted,
             polar=polar,
+            happened=bool(_ASKS_DONE.match(query)),
             rate=asked_rate(query),
             modifiers=word_modifiers(query),
             # A question in parts reads them in each part: "personal data" in "how long to export and when is
@@ -562,6 +564,20 @@ class ExtractiveGenerator:
         )
 
 
+# A question whether something was done: "did pixelmint upgrade", "Did they get a credit?".
+_ASKS_DONE = re.compile(r"^\W*did\b", re.IGNORECASE)
+# A unit opening with a verb: a list item's or a sentence's first word ("2. Upgrade to Team", "Reduce to 2 workers").
+_OPENING_WORD = re.compile(r"^[\s\-*•]*(?:\d+[.)]\s+)?([A-Za-z]+)\b")
+
+
+def _instructs(unit: str, wanted: set[str]) -> bool:
+    """Whether a unit tells the reader to do what the question asks was done: it opens with the question's verb in
+    its bare form ("Upgrade to Team" for "did pixelmint upgrade")."""
+    match = _OPENING_WORD.match(unit)
+    word = match.group(1).lower() if match else ""
+    return word in wanted and content_terms(word) == {word}
+
+
 def _record_subjects(passages: list[ScoredChunk], spans: list[list[tuple[int, int]]]) -> dict[str, set[str]]:
     """For each record (ticket) among the passages whose header is among them too, whom the header says it is
     about: "what warning did brightside ignore" asks about Brightside Dental Group's ticket, whose messages never
@@ -666,6 +682,8 @@ def _answers_something_else(
 ) -> bool:
     """Whether a unit holding the question's words answers another question than the one asked. `name`: a row's
     first cell's words (_row_name), empty for a unit that is not a row."""
+    if asked.happened and _instructs(unit, asked.wanted):
+        return True  # "did pixelmint upgrade": "2. Upgrade to Team, ..." offers it, it does not say it was done
     if asked.number and not states_number(unit, asked.wanted, names_count=not asked.count):
         return True  # the question asks for a number and the unit states none
     if asked.span and not states_span(unit):

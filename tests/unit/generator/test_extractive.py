@@ -549,6 +549,19 @@ def test_a_ticket_s_messages_are_about_the_customer_its_header_names():
     assert ExtractiveGenerator().run("what warning did brightside ignore", [message, other]).coverage < 0.7
 
 
+def test_an_option_offered_does_not_say_it_was_taken():
+    """Found by use: "did pixelmint upgrade" was answered (coverage 1.0) with support's "2. Upgrade to Team, which
+    allows 300 requests per minute.", an option the customer did not take."""
+    reply = passage(
+        "Two options:\n1. Reduce to 2 workers.\n2. Upgrade to Team, which allows 300 requests per minute.",
+        doc="tickets/10502",
+        path=("Message 2 from Aisha Bello <support@northwindcloud.example>",),
+    )
+    assert ExtractiveGenerator().run("did pixelmint upgrade", [reply]).abstained
+    # Asked what to do, the option answers.
+    assert not ExtractiveGenerator().run("should we upgrade to team", [reply]).abstained
+
+
 REGIONAL_PRICES = (
     "| Region | Currency | Team monthly | Payment methods |\n| --- | --- | --- | --- |\n"
     "| European Union | EUR | €75 | Card, SEPA direct debit |\n| Japan | JPY | ¥12,000 | Card, bank transfer |\n"
