@@ -405,8 +405,7 @@ def with_number_units(terms: set[str]) -> set[str]:
         joined = _NUMBER_UNIT.fullmatch(term)
         if joined:
             out |= {joined.group(1), _term(joined.group(2))}
-    # A small number written in words holds the same number in digits, as a question reads it (numbers_in_digits).
-    return out | {_NUMBER_WORDS[t] for t in out if t in _NUMBER_WORDS}
+    return out
 
 
 # Small numbers written in words. Not "one", as often a pronoun ("which one") as a number.

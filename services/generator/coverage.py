@@ -12,6 +12,7 @@ from shared.text import (
     compound_parts,
     content_terms,
     name_acronyms,
+    numbers_in_digits,
     title_and_heading_terms,
     with_number_units,
     without_addresses,
@@ -74,9 +75,10 @@ def written_words(passages: list[ScoredChunk], words: list[list[frozenset[str]]]
 
 
 def unit_terms(unit: str) -> frozenset[str]:
-    """The words a unit holds as a question reads them: its content terms, and a number joined to its unit word
-    ("3-year") as both. Its hyphenated words read apart depend on the question (compound_parts)."""
-    return frozenset(with_short_versions(with_number_units(content_terms(unit))))
+    """The words a unit holds as a question reads them: its content terms, a small number of units of time in
+    digits ("two months free": 2, month, free; numbers_in_digits), and a number joined to its unit word ("3-year")
+    as both. Its hyphenated words read apart depend on the question (compound_parts)."""
+    return frozenset(with_short_versions(with_number_units(content_terms(numbers_in_digits(unit)))))
 
 
 _PATCH = re.compile(r"^v?(\d+\.\d+)\.(?:\d+|x)$")

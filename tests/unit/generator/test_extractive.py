@@ -1,5 +1,6 @@
 import pytest
 
+from services.generator.coverage import unit_terms
 from services.generator.extractive import ExtractiveGenerator
 from shared.model import ScoredChunk, StageScores
 from tests.conformance.index_suite import chunk, meta
@@ -507,6 +508,13 @@ def test_a_share_off_a_price_answers_a_question_for_the_discount():
     answer = ExtractiveGenerator().run("nonprofit discount percent", [programs])
     assert answer.coverage == 1.0
     assert answer.citations[0].quote.startswith("Verified nonprofits")
+
+
+def test_a_unit_reads_a_number_of_units_of_time_as_a_question_does():
+    """ "offline for 2 months sync broken" was answered (wrongly) with "Cause: offline edits on two devices." when a
+    passage's every number in words held its digits; only a number of units of time does, as in a question."""
+    assert unit_terms("roughly two months free") == {"rough", "2", "month", "free"}
+    assert unit_terms("offline edits on two devices") == {"offline", "edit", "two", "device"}
 
 
 def test_a_number_of_years_in_words_meets_it_in_digits():
