@@ -462,11 +462,19 @@ def share_terms(wanted: set[str], text: str) -> set[str]:
     return out
 
 
+# Words naming how long a thing lasts: "oauth token lifetime" is answered by "the OAuth access token is older than 60
+# minutes". Not "duration" or "period", which name spans of anything (a study's, a billing period).
+LIFETIME_WORDS = frozenset({"lifetime", "ttl", "validity"})
+
+
 def deadline_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "deadline" ("cutoff") when the text states a time limit: "expense report deadline" is answered
-    by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit."""
+    by "Expenses must be submitted within 30 days of the trip end date", not by the sentence on how to submit; and
+    its "lifetime" ("ttl", "validity") when the text states a span of time."""
     asked = wanted & DEADLINE_WORDS
-    return asked if asked and _TIME_LIMIT.search(text) else set()
+    held = asked if asked and _TIME_LIMIT.search(text) else set()
+    lasting = wanted & LIFETIME_WORDS
+    return held | (lasting if lasting and _STATED_DURATION.search(text) else set())
 
 
 # Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter

@@ -262,6 +262,14 @@ def test_a_time_limit_holds_the_question_s_deadline(text, held):
     assert deadline_terms({"expense"}, text) == set()  # only a question that asks for a deadline
 
 
+def test_a_span_of_time_holds_the_question_s_lifetime():
+    """Found by use: "oauth token lifetime" was refused (coverage 0.54); the entry says how old a token may be."""
+    wanted = {"oauth", "token", "lifetime"}
+    assert deadline_terms(wanted, "Meaning: the OAuth access token is older than 60 minutes.") == {"lifetime"}
+    assert deadline_terms(wanted, "Cause: the client did not refresh the token.") == set()
+    assert deadline_terms({"session", "ttl"}, "Sessions expire after 12 hours.") == {"ttl"}
+
+
 def test_a_how_long_question_asks_for_a_span_of_time_stated_in_digits():
     assert asks_for_duration("How long do I have to submit expenses?")
     assert asks_for_duration("how soon is a refund paid")
