@@ -96,7 +96,7 @@ me my of on or our should so than that the their them then there these they this
 where which who whom why will with would you your about any after also all per not no yes just get got
 whats hows whos wheres much many tell please pls need want wanna know vs versus thing things stuff
 same anywhere anything anyone everyone everything everywhere whenever wherever whatever whoever somewhere
-something someone must shall ought before between during via upon among throughout toward towards
+something someone must shall ought before between during via upon among throughout toward towards ahead
 myself yourself himself herself itself ourselves yourselves themselves oneself
 wat wut wht hw abt plz thx ur u out like once ok okay
 """.split()
