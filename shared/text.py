@@ -409,7 +409,7 @@ def with_number_units(terms: set[str]) -> set[str]:
 
 
 # Small numbers written in words. Not "one", as often a pronoun ("which one") as a number.
-_NUMBER_WORDS = {
+_SMALL_NUMBERS = {
     word: str(value)
     for value, word in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)
 }
@@ -417,7 +417,7 @@ _NUMBER_WORDS = {
 # discounts" or "five seats" in words is no number the answering passage must write ("can i combine two
 # discounts"), and "five" is not the "$5" of a price.
 _NUMBER_WORD = re.compile(
-    rf"(?<![\w-])({'|'.join(_NUMBER_WORDS)})(?=\s+(?:second|minute|hour|day|week|month|quarter|year)s?\b)",
+    rf"(?<![\w-])({'|'.join(_SMALL_NUMBERS)})(?=\s+(?:second|minute|hour|day|week|month|quarter|year)s?\b)",
     re.IGNORECASE,
 )
 
@@ -425,7 +425,7 @@ _NUMBER_WORD = re.compile(
 def numbers_in_digits(question: str) -> str:
     """The question with its small numbers of units of time in digits ("three year deal" -> "3 year deal"), so that
     it meets a "3-year agreement" and reads "two weeks" as the span it is."""
-    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], question)
+    return _NUMBER_WORD.sub(lambda m: _SMALL_NUMBERS[m.group(1).lower()], question)
 
 
 # A word of letters joined by hyphens: "max-retries", "on-call", "pro-apoptotic".

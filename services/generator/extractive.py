@@ -112,6 +112,10 @@ class _Written:
     # For each document among them that is a record (a ticket), whom its header says it is about (record_subject).
     subjects: dict[str, set[str]] = dataclasses.field(default_factory=dict)
 
+    def about(self, passage: ScoredChunk) -> set[str]:
+        """Whom every unit of the passage's record is about (empty for a passage of no record)."""
+        return self.subjects.get(passage.chunk.meta.document_id, set())
+
 
 @dataclasses.dataclass(frozen=True)
 class _Asked:
@@ -392,7 +396,7 @@ class ExtractiveGenerator:
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             # So is the customer a ticket's record header names ("Customer: Brightside Dental Group").
-            heading_terms |= written.subjects.get(passage.chunk.meta.document_id, set()) & wanted
+            heading_terms |= written.about(passage) & wanted
             header_terms: set[str] = set()
             header = ""  # the table header the rows below it are read under
             side_by_side = written.side_by_side[rank]
@@ -539,12 +543,7 @@ class ExtractiveGenerator:
         # against it; a currency must be the unit's own ("dollars" elsewhere is not the question's "australian
         # dollars").
         around = (
-            (
-                heading_words(top)
-                | written.subjects.get(top.chunk.meta.document_id, set())
-                | set().union(*words[top_rank])
-            )
-            & wanted
+            (heading_words(top) | written.about(top) | set().union(*words[top_rank])) & wanted
         ) - asked.money_terms
         held, own = covered_by[(top_rank, top_start)], own_by[(top_rank, top_start)]
         if entry and not any(p is top and start == top_start for p, start, _ in entry):
@@ -737,7 +736,9 @@ _ASKS_CLASS = re.compile(
     r"^\W*what\s+(?:counts|qualifies|(?:is|are)\s+considered)\s+as\s+(?:an?\s+|the\s+)?(.+?)\W*$", re.IGNORECASE
 )
 # A unit that opens by defining its subject: '1.4 "Downtime" means ...', "- Downtime: ...", "Downtime is ...".
-_DEFINITION_LEAD = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“']?")
+# A list marker or a clause's number before a unit's first word ("- ", "1.4 ").
+_CLAUSE_LEAD = r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?"
+_DEFINITION_LEAD = re.compile(rf"{_CLAUSE_LEAD}[\"“']?")
 # What follows the name a definition defines, in both readings below.
 _DEFINING = r"(?::|=|means\b|is\b|are\b|refers to\b|stands for\b)"
 _DEFINITION_VERB = re.compile(rf"^[\"”']?\s*{_DEFINING}")
@@ -800,7 +801,7 @@ def _opens_with_definition(unit: str, phrase: str) -> bool:
 
 
 # A defined term in quotes, as a contract's definitions write it: '1.5 "Scheduled Maintenance" means ...'.
-_QUOTED_DEFINITION = re.compile(r"^[\s\-*•]*(?:\d+(?:\.\d+)*\.?\s+)?[\"“]([^\"”]{1,60})[\"”]\s+(?:means|refers to)\b")
+_QUOTED_DEFINITION = re.compile(rf"{_CLAUSE_LEAD}[\"“]([^\"”]{{1,60}})[\"”]\s+(?:means|refers to)\b")
 
 
 def _defines_asked(unit: str, wanted: set[str]) -> bool:
