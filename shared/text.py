@@ -98,6 +98,7 @@ whats hows whos wheres much many tell please pls need want wanna know vs versus 
 same anywhere anything anyone everyone everything everywhere whenever wherever whatever whoever somewhere
 something someone must shall ought before between during via upon among throughout toward towards ahead
 myself yourself himself herself itself ourselves yourselves themselves oneself
+tells told telling needs needed needing wants wanted wanting knowing gets getting
 wat wut wht hw abt plz thx ur u out like once ok okay
 """.split()
     )
