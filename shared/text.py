@@ -568,17 +568,24 @@ def names_another_record(asked: dict[str, set[str]], title: str) -> bool:
     return any(kind in asked and not numbers & asked[kind] for kind, numbers in record_numbers(title).items())
 
 
-def record_header_fields(text: str) -> set[str] | None:
-    """The field names' terms of a unit that is a ticket's record header ("Ticket #10611 / Status: Solved / Plan:
-    Team"); None for any other unit. The header answers a question about one of its fields ("what plan is ticket
-    10611 on"), not one that only names the ticket ("ticket 10611 what was the problem")."""
+def _record_fields(text: str) -> list[tuple[str, str]] | None:
+    """Each field of a unit that is a ticket's record header ("Ticket #10611 / Status: Solved / Plan: Team"), as its
+    name and value; None for any other unit."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) < 2 or not _RECORD_TITLE.match(lines[0]):
         return None
     fields = [_RECORD_FIELD.match(line) for line in lines[1:]]
     if not all(fields):
         return None
-    return set().union(*(content_terms(f.group(1)) for f in fields if f))
+    return [(f.group(1), f.string[f.end(1) + 1 :]) for f in fields if f]
+
+
+def record_header_fields(text: str) -> set[str] | None:
+    """The field names' terms of a unit that is a ticket's record header; None for any other unit. The header
+    answers a question about one of its fields ("what plan is ticket 10611 on"), not one that only names the ticket
+    ("ticket 10611 what was the problem")."""
+    fields = _record_fields(text)
+    return None if fields is None else set().union(*(content_terms(name) for name, _ in fields))
 
 
 # The fields of a record's header that say whom the record is about.
@@ -588,14 +595,8 @@ _SUBJECT_FIELDS = frozenset({"customer", "company", "account", "organisation", "
 def record_subject(text: str) -> set[str]:
     """The terms of whom a ticket's record header says the record is about ("Customer: Brightside Dental Group":
     brightside, dental, group); empty for any other unit. Every message of the record is about them."""
-    if record_header_fields(text) is None:
-        return set()
-    subject: set[str] = set()
-    for line in text.strip().splitlines()[1:]:
-        name, _, value = line.partition(":")
-        if content_terms(name) & _SUBJECT_FIELDS:
-            subject |= content_terms(value)
-    return subject
+    fields = _record_fields(text) or []
+    return set().union(*(content_terms(value) for name, value in fields if content_terms(name) & _SUBJECT_FIELDS))
 
 
 # A sentence that sends the reader elsewhere ("See the discounts document for other programs.", "For details, refer

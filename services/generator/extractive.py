@@ -583,9 +583,9 @@ def _record_subjects(passages: list[ScoredChunk], spans: list[list[tuple[int, in
     write the name."""
     subjects: dict[str, set[str]] = {}
     for passage, units in zip(passages, spans, strict=True):
-        for start, end in units[:1]:  # a record's header opens its first chunk
-            if subject := record_subject(passage.chunk.body[start:end]):
-                subjects.setdefault(passage.chunk.meta.document_id, set()).update(subject)
+        # A record's header opens its first chunk.
+        if units and (subject := record_subject(passage.chunk.body[units[0][0] : units[0][1]])):
+            subjects.setdefault(passage.chunk.meta.document_id, set()).update(subject)
     return subjects
 
 
