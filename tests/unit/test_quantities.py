@@ -98,6 +98,19 @@ def test_a_number_before_a_payment_in_the_singular_is_a_sum_in_any_currency():
     assert terms_in_ranges(question_amounts("we had 3 refunds"), "Refunds above $2 need approval.") == set()
 
 
+def test_a_bare_number_a_verb_of_paying_names_is_a_sum_in_any_currency():
+    """Found by use: "trip costs 3000 who approves" was refused (3000 read as a bare number, held by no range)."""
+    costs = question_amounts("trip costs 3000 who approves")
+    assert [a.unit for a in costs] == ["¤"]
+    assert terms_in_ranges(costs, "- Trips from $1,500 to $5,000 require approval by a department Director.") == {
+        "3000"
+    }
+    assert [a.unit for a in question_amounts("we paid 1200 for annual team")] == ["¤"]
+    # A bare number no verb of paying names is still no amount, and a unit word after it still counts.
+    assert question_amounts("clause 9 of the msa") == []
+    assert [a.unit for a in question_amounts("it costs 3 credits")] == ["credit"]
+
+
 def test_a_percentage_written_out_is_a_percentage():
     """ "uptime was 98.7 percent" falls in the service-credit row "95.0% to below 99.0%", as "98.7%" does."""
     row = "| 95.0% to below 99.0% | 25% |"
