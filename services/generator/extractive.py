@@ -34,6 +34,7 @@ from services.generator.entries import (
 from services.generator.quoting import missing_words, quoted_answer
 from shared.currencies import currency_terms_held, question_currencies, stated_currencies
 from shared.model import Answer, ScoredChunk
+from shared.places import countries_named, country_terms
 from shared.quantities import (
     DEADLINE_WORDS,
     Amount,
@@ -166,6 +167,7 @@ class _Asked:
     # The words it qualifies by a period ("plan": "month" in "refund on a monthly plan"), and every period it names.
     periods: dict[str, str]
     periods_named: set[str]
+    countries: set[str]  # the words of the countries it names ("spain")
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -209,6 +211,7 @@ class _Asked:
             defines=_names_defined(meaning, named, by_class),
             periods=period_qualified(query),
             periods_named=periods_named(query),
+            countries=countries_named(query) & wanted,
         )
 
     @functools.cached_property
@@ -239,6 +242,7 @@ class _Asked:
             | deadline_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
+            | country_terms(self.countries, unit)
             | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
             | self.annual_terms(unit)
         )

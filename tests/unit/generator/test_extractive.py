@@ -1632,3 +1632,20 @@ def test_a_resolution_field_holds_the_questions_word_for_fixing():
         "Cause: offline edits on two devices.", "error-codes", ("Error Code Reference", "E-4412 Sync conflict")
     )
     assert ExtractiveGenerator().run("how do i fix a sync conflict", [cause]).coverage < 1.0
+
+
+def test_a_country_the_question_names_is_held_by_a_unit_about_any_country():
+    """Found by use: "can i work from portugal for a month" was refused (coverage 0.51): the policy says "a country
+    other than your country of employment" and never names Portugal."""
+    policy = passage(
+        "Working from a country other than your country of employment is allowed for up to 30 days per calendar "
+        "year. Longer stays require approval from People Operations and Legal.",
+        "remote-work",
+        ("Remote Work Policy", "Working from another country"),
+    )
+    answer = ExtractiveGenerator().run("can i work from portugal", [policy])
+    assert answer.coverage == 1.0
+    assert answer.citations[0].quote.startswith("Working from a country other than")
+    # A unit naming another country is about that one.
+    india = passage("Customers in India pay in INR; other countries pay in USD.", "prices", ("Prices",))
+    assert ExtractiveGenerator().run("can customers in portugal pay by card", [india]).coverage < 1.0
