@@ -272,6 +272,20 @@ def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None 
     return held
 
 
+def terms_bounded(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
+    """The content terms of the question's amounts that a bound the text states decides, on either side: a yes/no
+    question ("can an AE give 15% off alone") is answered by "Account Executives may give up to 10% off without
+    approval", which does not hold 15% but says no. Only a one-sided range in the amount's unit family."""
+    if not wanted:
+        return set()
+    bounds = [r for r in ranges(text, found) if math.isinf(r.low) != math.isinf(r.high)]
+    held: set[str] = set()
+    for a in wanted:
+        if a.unit and any(_converted(a.value, a.unit, r.unit) is not None for r in bounds):
+            held |= a.terms
+    return held
+
+
 # A number before a month's name is a day of it ("3 November 2025"): a date, no count of days or weeks.
 _MONTH_ABBREVIATIONS = "jan feb mar apr may jun jul aug sep sept oct nov dec".split()
 _MONTH_NAMES = frozenset(

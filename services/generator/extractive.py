@@ -58,6 +58,7 @@ from shared.quantities import (
     states_rate,
     states_span,
     states_version,
+    terms_bounded,
     terms_in_ranges,
 )
 from shared.spelling import corrected
@@ -238,6 +239,7 @@ class _Asked:
         hits = (
             (held & self.wanted) - numbers_of_another_kind(self.amounts, unit, found)
             | terms_in_ranges(self.amounts, unit, found)
+            | (terms_bounded(self.amounts, unit, found) if self.polar else set())
             | bound_terms(self.wanted, unit)
             | deadline_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)

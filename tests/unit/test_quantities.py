@@ -27,6 +27,7 @@ from shared.quantities import (
     states_rate,
     states_span,
     states_version,
+    terms_bounded,
     terms_in_ranges,
 )
 
@@ -109,6 +110,14 @@ def test_a_bare_number_a_verb_of_paying_names_is_a_sum_in_any_currency():
     # A bare number no verb of paying names is still no amount, and a unit word after it still counts.
     assert question_amounts("clause 9 of the msa") == []
     assert [a.unit for a in question_amounts("it costs 3 credits")] == ["credit"]
+
+
+def test_a_bound_decides_an_amount_on_either_side_of_it():
+    fifteen = question_amounts("can an AE give 15% off alone")
+    assert terms_bounded(fifteen, "- Account Executives may give up to 10% off without approval.") == {"15", "off"}
+    assert terms_bounded(fifteen, "- 10% to 25% requires approval by the Sales Manager.") == set()  # no bound
+    assert terms_bounded(fifteen, "Refunds up to $250 may be approved by any agent.") == set()  # another kind
+    assert terms_bounded(question_amounts("a 45 day stay"), "allowed for up to 30 days per calendar year") == {"45"}
 
 
 def test_a_percentage_written_out_is_a_percentage():
