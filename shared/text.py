@@ -947,6 +947,19 @@ def address_terms(wanted: set[str], text: str) -> set[str]:
     return held
 
 
+# An HTTP status as documents write it: "HTTP 429", "429 Too Many Requests", "403 Forbidden".
+_HTTP_STATUS = re.compile(r"\bHTTP[ /]?[1-5]\d\d\b|\b[1-5]\d\d (?:[A-Z][a-z]+)(?: [A-Z][a-z]+){0,2}\b")
+_STATUS_CODE_WORDS = frozenset({"status", "http", "response"})
+
+
+def status_code_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "status", "http" or "response" when it asks for a code and the text states an HTTP status:
+    "what status code when rate limited" is answered by "The API returns HTTP 429 with error code E-2410"."""
+    if "code" not in wanted or not _HTTP_STATUS.search(text):
+        return set()
+    return wanted & (_STATUS_CODE_WORDS | {"code"})
+
+
 def identifiers(text: str) -> set[str]:
     """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

@@ -93,6 +93,7 @@ from shared.text import (
     record_subject,
     row_siblings,
     says_annual,
+    status_code_terms,
     word_modifiers,
 )
 
@@ -244,6 +245,7 @@ class _Asked:
             | deadline_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
+            | status_code_terms(self.wanted, unit)
             | country_terms(self.countries, unit)
             | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
             | self.annual_terms(unit)

@@ -41,6 +41,7 @@ from shared.text import (
     row_siblings,
     says_annual,
     sentence_spans,
+    status_code_terms,
     table_header_before,
     term_words,
     with_number_units,
@@ -615,6 +616,20 @@ def test_a_web_or_mail_address_holds_the_word_asking_for_it():
     # An e-mail address is no website, and a sentence without an address holds neither.
     assert address_terms({"website"}, "Write to startups@northwindcloud.example.") == set()
     assert address_terms({"url", "email"}, "Support SLA: Email, 1 business day") == set()
+
+
+def test_an_http_status_holds_the_words_asking_for_a_status_code():
+    """Found by use: "what status code when rate limited" was refused (coverage 0.59): "The API returns HTTP 429
+    with error code E-2410" states the status without the word."""
+    returns = "The API returns HTTP 429 with error code E-2410."
+    assert status_code_terms({"status", "code", "rate", "limit"}, returns) == {"status", "code"}
+    assert status_code_terms({"status", "code"}, "Our logs show your endpoint answering 403 Forbidden.") == {
+        "status",
+        "code",
+    }
+    # Only a question asking for a code, and only a text stating a status: a bare number is none.
+    assert status_code_terms({"status", "page"}, returns) == set()
+    assert status_code_terms({"status", "code"}, "Exit code 4 means rate limited after 429 retries.") == set()
 
 
 def test_annual_holds_a_question_asking_per_year_and_not_the_other_way():

@@ -1657,3 +1657,8 @@ def test_a_yes_no_question_about_an_amount_is_answered_by_the_bound_it_falls_out
     internet = passage("Employees can expense up to $60 per month for home internet.", "remote-work", ("Internet",))
     assert ExtractiveGenerator().run("can i expense 80 dollars of internet a month", [internet]).coverage == 1.0
     assert ExtractiveGenerator().run("internet allowance above 80 dollars a month", [internet]).coverage < 1.0
+
+
+def test_a_question_asking_a_status_code_is_held_by_the_http_status():
+    limits = passage("The API returns HTTP 429 with error code E-2410.", "api-rate-limits", ("When you hit the limit",))
+    assert ExtractiveGenerator().run("what status code when you hit the limit", [limits]).coverage == 1.0
