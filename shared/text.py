@@ -100,6 +100,7 @@ something someone must shall ought before between during via upon among througho
 myself yourself himself herself itself ourselves yourselves themselves oneself
 tells told telling needs needed needing wants wanted wanting knowing gets getting
 wat wut wht hw abt plz thx ur u out like once ok okay
+im ive youre theyre weve
 """.split()
     )
     | BARE_NEGATIONS
@@ -163,8 +164,16 @@ def _stem(word: str) -> str:
     return word
 
 
-# Unit words as askers clip them ("3 yr deal", "24 hr support"); only clips that mean nothing else.
-_UNIT_CLIPS = {"yr": "year", "yrs": "year", "hr": "hour", "hrs": "hour", "wk": "week", "wks": "week"}
+# Words as askers clip them ("3 yr deal", "24 hr support", "biz class"); only clips that mean nothing else.
+_CLIPPED_WORDS = {
+    "yr": "year",
+    "yrs": "year",
+    "hr": "hour",
+    "hrs": "hour",
+    "wk": "week",
+    "wks": "week",
+    "biz": "business",
+}
 
 
 # A dotted version written with its "v" ("v2.1.2") is the version ("what got fixed in 2.1.2"); "v2" alone is a name
@@ -173,7 +182,7 @@ _PREFIXED_VERSION = re.compile(r"v\d+(?:\.\d+)+")
 
 
 def _term(word: str) -> str:
-    """One lower-cased word as a content term: a clipped unit word as the word, then stemmed. A hyphenated word
+    """One lower-cased word as a content term: a clipped word as the word, then stemmed. A hyphenated word
     of letters is the same word without its hyphens ("add-on" and "addon", "e-mail" and "email"); one with a digit
     is a name and stays whole (E-4412); a dotted version loses its "v" ("v2.1.2" is 2.1.2)."""
     if "-" in word and word.replace("-", "").isalpha():
@@ -182,7 +191,7 @@ def _term(word: str) -> str:
         return word[1:]
     if len(word) == 4 and word[3] == "s" and word[:3].isdigit():
         return word[:-1]  # status codes in the plural ("retry 503s"); four digits ("1990s") are a decade
-    return _stem(_UNIT_CLIPS.get(word, word))
+    return _stem(_CLIPPED_WORDS.get(word, word))
 
 
 # A contraction's or possessive's tail ("what's", "customer's", "we're", "i'll") says nothing the word before it does
