@@ -134,9 +134,12 @@ _PAYMENT_WORDS = frozenset(
     {"refund", "payment", "fee", "charge", "invoice", "bill", "purchase", "expense", "reimbursement"}
     | {"trip", "flight", "hotel", "dinner", "meal", "order"}
 )
-# A bare number that a verb of paying names is a sum too: "a trip that costs 3000", "we paid 1200".
+# A bare number that a verb of paying names is a sum too ("a trip that costs 3000", "we paid 1200"), and so is one
+# "of" a payment ("a refund of 5000", "an invoice of 900").
 _PAID = re.compile(
-    r"\b(?:costs?|costing|spent|spends?|spending|paid|pays?|paying|priced at|charged|worth)\s+$", re.IGNORECASE
+    r"\b(?:costs?|costing|spent|spends?|spending|paid|pays?|paying|priced at|charged|worth"
+    rf"|(?:{'|'.join(sorted(_PAYMENT_WORDS))})s? of)\s+$",
+    re.IGNORECASE,
 )
 # A currency written as a word after the amount is the amount in that currency: "a 3000 dollar trip" is "$3,000",
 # and "75 EUR" is "€75" (not "pounds", which also weigh); so is a percentage written out: "98.7 percent" is "98.7%".
@@ -169,9 +172,11 @@ def amounts(text: str) -> list[Amount]:
         # The word after it is its unit, not part of it.
         end = m.end("pct") if m["pct"] else m.end("k") if m["k"] else m.end("num")
         unit = _unit(m)
-        if not unit and not m["pct"] and _PAID.search(text, max(0, m.start() - 16), m.start()):
-            unit = SOME_CURRENCY
         counted = bool(m["word"]) and not _kind(unit) and unit != m["word"].lower() and m["word"][-1] in "sS"
+        # The word after a sum that something paid names is no unit of it ("a refund of 5000 approval"); a plural
+        # still counts ("costs 3 credits").
+        if not _kind(unit) and not counted and _PAID.search(text, max(0, m.start() - 24), m.start()):
+            unit = SOME_CURRENCY
         terms = frozenset(content_terms(m["num"] + (m["k"] or "")))
         out.append(Amount(value, unit, terms, m.start(), end, counted=counted))
     return out

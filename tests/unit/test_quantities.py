@@ -110,6 +110,13 @@ def test_a_bare_number_a_verb_of_paying_names_is_a_sum_in_any_currency():
     # A bare number no verb of paying names is still no amount, and a unit word after it still counts.
     assert question_amounts("clause 9 of the msa") == []
     assert [a.unit for a in question_amounts("it costs 3 credits")] == ["credit"]
+    # A payment "of" a number is a sum, whatever word follows: "a refund of 5000 approval" was answered with the
+    # travel rule "Trips from $1,500 to $5,000 ..." (its "5,000"), not "Refunds above $2,500 ...".
+    refund = question_amounts("refund of 5000 approval")
+    assert [a.unit for a in refund] == ["¤"]
+    assert terms_in_ranges(refund, "- Refunds above $2,500 require approval by the VP of Finance.") == {"5000"}
+    assert [a.unit for a in question_amounts("trips of 3 days")] == ["day"]
+    assert [a.unit for a in question_amounts("payment of 5 invoices")] == ["invoice"]
 
 
 def test_a_bound_decides_an_amount_on_either_side_of_it():
