@@ -336,7 +336,7 @@ def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount]
 
 # "max"/"min" in a question names the kind of answer (a bound), as "how long" names a duration: a unit that bounds
 # an amount from that side holds the word ("max webhook delivery rate": "limited to 50 deliveries per second").
-_BOUND_WORDS = {"upper": {"max", "maximum"}, "lower": {"min", "minimum"}}
+_BOUND_WORDS = {"upper": {"max", "maximum", "cap"}, "lower": {"min", "minimum"}}
 _ANY_BOUND_WORD = set().union(*_BOUND_WORDS.values())
 # Only a limit bounds: "below 95.0%" and "above $5,000" state when something applies ("uptime below 95.0%"), not
 # the most or least it may be.

@@ -173,6 +173,7 @@ _CLIPPED_WORDS = {
     "wk": "week",
     "wks": "week",
     "biz": "business",
+    "ops": "operations",
 }
 
 

@@ -340,6 +340,8 @@ def test_a_slang_clip_is_its_word_and_a_contraction_without_its_apostrophe_no_wo
     assert content_terms("whos approving biz class") == {"approve", "business", "class"}
     assert content_terms("im going to london") == content_terms("i'm going to london") == {"go", "london"}
     assert content_terms("ive seen youre theyre weve") == {"see"}
+    # "who approves working abroad longer, people ops?" is answered by "... approval from People Operations".
+    assert content_terms("people ops") == content_terms("People Operations")
 
 
 def test_the_plural_of_a_name_is_the_name():
