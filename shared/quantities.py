@@ -343,13 +343,16 @@ _ANY_BOUND_WORD = set().union(*_BOUND_WORDS.values())
 _SIDES = {"upto": "upper", "atleast": "lower"}
 
 
-def bound_terms(wanted: set[str], text: str) -> set[str]:
+def bound_terms(wanted: set[str], text: str, counts_only: bool = False) -> set[str]:
     """The question's "max"/"maximum" ("min"/"minimum") terms that the text holds by bounding an amount from above
-    ("up to 10 seats", "will not exceed 50%") or below ("TLS 1.2 or higher", "at least 4 hours")."""
+    ("up to 10 seats", "will not exceed 50%") or below ("TLS 1.2 or higher", "at least 4 hours"). With
+    `counts_only` (the question asks the most or least number of something, asks_bounded_count), only a bound on a
+    count holds them: "up to 1 hour" is no maximum number of API keys."""
     asked = wanted & _ANY_BOUND_WORD
     if not asked:
         return set()
-    sides = {_SIDES[side] for a in amounts(text) if (side := _bound(text, a)[0]) in _SIDES}
+    bounded = [a for a in amounts(text) if not counts_only or (a.unit and not a.kind)]
+    sides = {_SIDES[side] for a in bounded if (side := _bound(text, a)[0]) in _SIDES}
     return asked & set().union(*(_BOUND_WORDS[side] for side in sides))
 
 
@@ -531,6 +534,15 @@ def asks_for_number(question: str) -> bool:
 # the number a question asks for ("cost center code", "version number"); digits before letters count ("10GB").
 _NAME_WITH_DIGITS = re.compile(r"\b[A-Za-z]+-?\d[\w.]*")
 _ASKS_COUNT = re.compile(r"\bhow\s+(many|much)\b", re.I)
+
+
+# "max number of api keys", "minimum no. of seats": the bound asked for is on a count.
+_ASKS_BOUNDED_COUNT = re.compile(r"\b(?:max|maximum|min|minimum)\.?\s+(?:number|no\.?|count)\s+of\b", re.IGNORECASE)
+
+
+def asks_bounded_count(question: str) -> bool:
+    """The question asks the most or least number of something ("max number of api keys")."""
+    return bool(_ASKS_BOUNDED_COUNT.search(question))
 
 
 def asks_for_count(question: str) -> bool:

@@ -40,6 +40,7 @@ from shared.quantities import (
     Amount,
     amounts,
     asked_rate,
+    asks_bounded_count,
     asks_for_count,
     asks_for_date,
     asks_for_duration,
@@ -170,6 +171,7 @@ class _Asked:
     periods: dict[str, str]
     periods_named: set[str]
     countries: set[str]  # the words of the countries it names ("spain")
+    bounded_count: bool  # asks the most or least number of something ("max number of api keys")
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -194,6 +196,7 @@ class _Asked:
             currencies=written.currencies,
             number=asks_for_number(query),
             count=asks_for_count(query),
+            bounded_count=asks_bounded_count(query),
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
             taken=asks_time_taken(query),
@@ -241,7 +244,7 @@ class _Asked:
             (held & self.wanted) - numbers_of_another_kind(self.amounts, unit, found)
             | terms_in_ranges(self.amounts, unit, found)
             | (terms_bounded(self.amounts, unit, found) if self.polar else set())
-            | bound_terms(self.wanted, unit)
+            | bound_terms(self.wanted, unit, counts_only=self.bounded_count)
             | deadline_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)

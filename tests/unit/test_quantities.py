@@ -7,6 +7,7 @@ import pytest
 from shared.quantities import (
     Range,
     asked_rate,
+    asks_bounded_count,
     asks_for_count,
     asks_for_date,
     asks_for_duration,
@@ -276,6 +277,18 @@ def test_durations_meet_across_units():
 )
 def test_a_limit_holds_the_question_s_max_or_min(wanted, text, held):
     assert bound_terms(wanted, text) == held
+
+
+def test_a_question_asking_the_most_of_a_number_is_held_only_by_a_bound_on_a_count():
+    """Found by use: "max number of api keys" (the corpus does not say) was answered with the rate-limit guide's
+    "... a temporary block of up to 1 hour": its bound held "max"."""
+    assert asks_bounded_count("max number of api keys") and asks_bounded_count("minimum no. of seats")
+    assert not asks_bounded_count("max api keys") and not asks_bounded_count("max job timeout")
+    block = "repeated violations within 10 minutes can lead to a temporary block of up to 1 hour."
+    assert bound_terms({"max", "number", "key"}, block, counts_only=True) == set()
+    assert bound_terms({"max", "number", "seat"}, "The Starter plan cannot exceed 5 seats.", counts_only=True) == {
+        "max"
+    }
 
 
 @pytest.mark.parametrize(

@@ -1662,3 +1662,13 @@ def test_a_yes_no_question_about_an_amount_is_answered_by_the_bound_it_falls_out
 def test_a_question_asking_a_status_code_is_held_by_the_http_status():
     limits = passage("The API returns HTTP 429 with error code E-2410.", "api-rate-limits", ("When you hit the limit",))
     assert ExtractiveGenerator().run("what status code when you hit the limit", [limits]).coverage == 1.0
+
+
+def test_a_bound_on_time_does_not_hold_the_max_of_a_count():
+    limits = passage(
+        "Do not retry immediately in a tight loop; repeated violations within 10 minutes can lead to a temporary "
+        "block of up to 1 hour.",
+        "api-rate-limits",
+        ("API Rate Limits", "When you hit the limit"),
+    )
+    assert ExtractiveGenerator().run("max number of api keys", [limits]).abstained
