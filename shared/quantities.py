@@ -94,6 +94,8 @@ class Amount:
     # Whether it counts things named by a plural noun ("100 seats", "20 users"), which no share, sum, size or time is.
     # Only a plural: the word after a number may be a qualifier of its unit ("5 extra minutes", "2 kb").
     counted: bool = False
+    # Whether it is a time ahead of something ("14 days before departure", "72 hours in advance", "10 days' notice").
+    ahead: bool = False
 
     @property
     def kind(self) -> str:
@@ -109,8 +111,11 @@ class Range:
     unit: str
     low_open: bool = False
     high_open: bool = False
+    ahead: bool = False  # a range of times ahead of something ("at least 14 days before departure")
 
     def holds(self, amount: Amount) -> bool:
+        if self.ahead and not amount.ahead:
+            return False  # how far ahead to ask is not how long a stay may be ("for 60 days")
         # A bare number is in a range only when the question bounds it ("over 5000"); "3 weeks" is in "up to 30 days".
         value = amount.value if not amount.unit and amount.bound else _converted(amount.value, amount.unit, self.unit)
         if value is None:
@@ -178,10 +183,16 @@ def amounts(text: str) -> list[Amount]:
         if not _kind(unit) and not counted and _PAID.search(text, max(0, m.start() - 24), m.start()):
             unit = SOME_CURRENCY
         terms = frozenset(content_terms(m["num"] + (m["k"] or "")))
-        out.append(Amount(value, unit, terms, m.start(), end, counted=counted))
+        ahead = _kind(unit) in ("time", "calendar") and bool(_AHEAD.match(text, m.end()))
+        out.append(Amount(value, unit, terms, m.start(), end, counted=counted, ahead=ahead))
     return out
 
 
+# What makes a time one ahead of something, after its unit word: "14 days before departure", "72 hours in advance",
+# "10 days' written notice", "2 weeks prior".
+_AHEAD = re.compile(
+    r"['’]?\s*(?:written\s+)?(?:before\b|prior\b|in advance\b|ahead\b|beforehand\b|notice\b)", re.IGNORECASE
+)
 _BEFORE_REACH = 24  # how far before an amount its bound's words are looked for ("no more than", "within")
 
 
@@ -228,7 +239,7 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
         join = _JOIN.match(text[a.end : b.start]) if b.start - a.end <= 16 else None
         unit = "" if a.unit and b.unit and a.unit != b.unit else a.unit or b.unit
         if join and unit and a.value <= b.value:
-            out.append(Range(a.value, b.value, unit, high_open=bool(join["open"])))
+            out.append(Range(a.value, b.value, unit, high_open=bool(join["open"]), ahead=b.ahead))
             paired |= {i, i + 1}
     for i, a in enumerate(found):
         if i in paired or not a.unit:
@@ -237,13 +248,13 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
         if not side and a.kind == "time" and _WITHIN.search(text, max(0, a.start - _BEFORE_REACH), a.start):
             side = "upto"  # "a full refund within 14 days" holds a refund asked for after 10 days
         if side == "below":
-            out.append(Range(-math.inf, a.value, a.unit, high_open=True))
+            out.append(Range(-math.inf, a.value, a.unit, high_open=True, ahead=a.ahead))
         elif side == "upto":
-            out.append(Range(-math.inf, a.value, a.unit))
+            out.append(Range(-math.inf, a.value, a.unit, ahead=a.ahead))
         elif side == "above":
-            out.append(Range(a.value, math.inf, a.unit, low_open=True))
+            out.append(Range(a.value, math.inf, a.unit, low_open=True, ahead=a.ahead))
         elif side == "atleast":
-            out.append(Range(a.value, math.inf, a.unit))
+            out.append(Range(a.value, math.inf, a.unit, ahead=a.ahead))
     return out
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from shared.quantities import (
     Range,
+    amounts,
     asked_rate,
     asks_bounded_count,
     asks_for_count,
@@ -126,6 +127,20 @@ def test_a_bound_decides_an_amount_on_either_side_of_it():
     assert terms_bounded(fifteen, "- 10% to 25% requires approval by the Sales Manager.") == set()  # no bound
     assert terms_bounded(fifteen, "Refunds up to $250 may be approved by any agent.") == set()  # another kind
     assert terms_bounded(question_amounts("a 45 day stay"), "allowed for up to 30 days per calendar year") == {"45"}
+
+
+def test_a_time_ahead_of_something_holds_only_a_time_ahead():
+    """Found by use: "i want to work from spain for 60 days who approves" was answered with "International travel
+    always requires pre-approval, regardless of cost, at least 14 days before departure": how far ahead to ask is
+    not how long a stay may be. Train q103 "approval for a trip over 5000" quoted it too (its bare 5000 bounded)."""
+    ahead = "International travel always requires pre-approval, regardless of cost, at least 14 days before departure."
+    assert [a.ahead for a in amounts(ahead)] == [True]
+    assert terms_in_ranges(question_amounts("work from spain for 60 days"), ahead) == set()
+    assert terms_in_ranges(question_amounts("approval for a trip over 5000"), ahead) == set()
+    assert terms_in_ranges(question_amounts("booking 20 days before departure"), ahead) == {"20"}
+    assert [a.ahead for a in amounts("announced 72 hours in advance, after 10 days' written notice")] == [True, True]
+    # A time limit after something is no time ahead, and holds as before.
+    assert terms_in_ranges(question_amounts("submit 20 days after"), "within 30 days of the trip end date") == {"20"}
 
 
 def test_a_percentage_written_out_is_a_percentage():
