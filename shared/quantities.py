@@ -556,6 +556,36 @@ def asks_bounded_count(question: str) -> bool:
     return bool(_ASKS_BOUNDED_COUNT.search(question))
 
 
+_ASKS_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z]+)", re.IGNORECASE)
+
+
+def counted_thing(question: str) -> str:
+    """The thing a question counts ("plan" in "how many plans are there", "level" in "how many severity levels"),
+    as a content term; "" when it asks no count of things, or the count of a measure ("how many days", "how many
+    hours notice"), which a time, a share or a sum states."""
+    match = _ASKS_HOW_MANY.search(question)
+    if not match:
+        return ""
+    words = [t for w in re.findall(r"[a-z]+", question[match.start(1) :].lower())[:2] for t in content_terms(w)]
+    # "how many severity levels": the second word when the first qualifies it, as a plural names what is counted.
+    thing = words[1] if len(words) > 1 and not match.group(1).lower().endswith("s") else words[0] if words else ""
+    return "" if _kind(thing) or thing in _UNIT_WORDS else thing  # "how many PTO days" counts a measure
+
+
+def states_count(text: str, counted: str) -> bool:
+    """The text states a count of the thing: a number of it, a qualifier between them or not ("5 seats", "8 parallel
+    workers", "four times"), or a bare number ("| Starter | 3 |"); "the 14-day window" counts days, "more than 10%
+    of requests" is a share and "5 seats" no count of plans. A clause's or list item's number ("4.2 If ...") and a
+    year count nothing."""
+    opening = len(text) - len(text.lstrip(" \t-*|"))
+    for a in amounts(text):
+        year = not a.unit and a.value.is_integer() and 1900 <= a.value <= 2099 and "," not in text[a.start : a.end]
+        if not a.kind and not a.unit and a.start != opening and not year:
+            return True
+    number = rf"(?:(?<![\w.-])\d[\d,.]*|{_NUMBER_WORDS.pattern})"
+    return bool(re.search(rf"{number}\s+(?:[a-z-]+\s+)?{re.escape(counted)}", text, re.IGNORECASE))
+
+
 def asks_for_count(question: str) -> bool:
     """The question asks how many or how much, which no name's digits answer."""
     return bool(_ASKS_COUNT.search(question))

@@ -49,11 +49,13 @@ from shared.quantities import (
     asks_only_for_duration,
     asks_time_taken,
     bound_terms,
+    counted_thing,
     deadline_terms,
     numbers_of_another_kind,
     question_amounts,
     share_terms,
     states_anchored_span,
+    states_count,
     states_date,
     states_number,
     states_rate,
@@ -172,6 +174,7 @@ class _Asked:
     periods_named: set[str]
     countries: set[str]  # the words of the countries it names ("spain")
     bounded_count: bool  # asks the most or least number of something ("max number of api keys")
+    things: str  # the thing it counts ("plan" in "how many plans are there"; "" for no count of things)
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -196,6 +199,7 @@ class _Asked:
             currencies=written.currencies,
             number=asks_for_number(query),
             count=asks_for_count(query),
+            things=counted_thing(query),
             bounded_count=asks_bounded_count(query),
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
@@ -696,6 +700,8 @@ def _answers_something_else(
         return True  # "did pixelmint upgrade": "2. Upgrade to Team, ..." offers it, it does not say it was done
     if asked.number and not states_number(unit, asked.wanted, names_count=not asked.count):
         return True  # the question asks for a number and the unit states none
+    if asked.things and not states_count(unit, asked.things):
+        return True  # "how many plans are there": "Annual plans cancelled within the 14-day window" counts days
     if asked.span and not states_span(unit):
         return True  # "how long": a unit that states no span of time, by its length or its end, does not say
     if _about_other_row(row, name, unit_words, covered, asked):

@@ -17,12 +17,14 @@ from shared.quantities import (
     asks_only_for_duration,
     asks_time_taken,
     bound_terms,
+    counted_thing,
     deadline_terms,
     numbers_of_another_kind,
     question_amounts,
     ranges,
     share_terms,
     states_anchored_span,
+    states_count,
     states_date,
     states_duration,
     states_number,
@@ -141,6 +143,26 @@ def test_a_time_ahead_of_something_holds_only_a_time_ahead():
     assert [a.ahead for a in amounts("announced 72 hours in advance, after 10 days' written notice")] == [True, True]
     # A time limit after something is no time ahead, and holds as before.
     assert terms_in_ranges(question_amounts("submit 20 days after"), "within 30 days of the trip end date") == {"20"}
+
+
+def test_a_count_of_things_is_stated_by_a_number_of_them():
+    """Found by use: "how many plans are there" was answered with "Annual plans cancelled within the 14-day window
+    ..." and "how many severity levels are there" with "- P2: ... more than 10% of requests": a time or a share
+    counts no things."""
+    assert counted_thing("how many plans are there") == "plan"
+    assert counted_thing("how many severity levels are there") == "level"
+    assert counted_thing("how many times a year must i travel") == "time"
+    assert counted_thing("how many days notice") == counted_thing("how many PTO days") == ""  # a measure
+    assert counted_thing("how much is team") == ""
+    assert not states_count("Annual plans cancelled within the 14-day window are refunded in full.", "plan")
+    assert not states_count("- P2: partial outage affecting more than 10% of requests.", "level")
+    assert not states_count("The Starter plan cannot exceed 5 seats.", "plan")  # a count of seats
+    assert not states_count("4.2 If uptime falls below the commitment, credits apply.", "level")  # a clause number
+    assert not states_count("We renewed the plan on 3 November 2025.", "plan")  # a date
+    assert states_count("The Starter plan cannot exceed 5 seats.", "seat")
+    assert states_count("| Starter | $19 | $190 | 3 | 100 GB |", "seat")
+    assert states_count("Employees who travel more than four times a year may request a corporate card.", "time")
+    assert states_count("your script uses 8 parallel workers.", "worker")  # a qualifier between them
 
 
 def test_a_percentage_written_out_is_a_percentage():

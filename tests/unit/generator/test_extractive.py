@@ -1672,3 +1672,12 @@ def test_a_bound_on_time_does_not_hold_the_max_of_a_count():
         ("API Rate Limits", "When you hit the limit"),
     )
     assert ExtractiveGenerator().run("max number of api keys", [limits]).abstained
+
+
+def test_a_question_counting_things_is_not_answered_by_a_time():
+    annual = passage(
+        "Annual plans cancelled within the 14-day window are refunded in full.", "refund-policy", ("Annual plans",)
+    )
+    assert ExtractiveGenerator().run("how many plans are there", [annual]).abstained
+    prices = passage(PRICES.replace("Monthly price", "Seats included").replace("$19", "3"), "prices", ("Plans",))
+    assert not ExtractiveGenerator().run("how many seats included on starter", [prices]).abstained
