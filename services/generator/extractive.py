@@ -747,6 +747,11 @@ _ASKS_MEANING = (
     # "p1 definition", "definition of downtime"
     re.compile(r"^\W*(.+?)\s+definition\W*$", re.IGNORECASE),
     re.compile(r"^\W*(?:the\s+)?definition\s+of\s+(?:an?\s+|the\s+)?(.+?)\W*$", re.IGNORECASE),
+    # "how is uptime percentage calculated": what the thing is defined as says how it is worked out.
+    re.compile(
+        r"^\W*how\s+(?:is|are)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:calculated|computed|measured|defined|determined)\W*$",
+        re.IGNORECASE,
+    ),
 )
 # "what counts as a P2 incident", "what qualifies as downtime": asks what the thing is, whatever the words after it.
 _ASKS_CLASS = re.compile(
@@ -766,7 +771,7 @@ _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 # The words a question asking what something means frames it with: the unit that answers says what the thing is,
 # and one that only writes "means" ('1.1 "Affiliate" means ...' for "what does X-RateLimit-Remaining mean") answers
 # another question.
-_MEANING_FRAME = frozenset({"mean", "define", "definition"})
+_MEANING_FRAME = frozenset({"mean", "define", "definition", "calculate", "compute", "measure", "determine"})
 _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 # Words naming the kind of thing a name is, written after it: "what does the P1 severity mean".
@@ -814,7 +819,17 @@ def _opens_with_definition(unit: str, phrase: str) -> bool:
     """Whether a unit opens by saying what the phrase means: '1.4 "Downtime" means a period of ...' for "downtime",
     not '1.3 "Monthly Uptime Percentage" means ... minus the minutes of Downtime ...'."""
     text = _DEFINITION_LEAD.sub("", unit.lower(), count=1)
-    return text.startswith(phrase) and bool(_DEFINITION_VERB.match(text[len(phrase) :]))
+    if text.startswith(phrase) and _DEFINITION_VERB.match(text[len(phrase) :]):
+        return True
+    # A defined term in quotes that names the thing or a kind of it, in any number: '"Monthly Uptime Percentage"
+    # means ...' defines the uptime percentage a reader asks how it is calculated, '"Service Credit" means ...' the
+    # service credits.
+    quoted = _QUOTED_DEFINITION.match(unit)
+    if not quoted:
+        return False
+    defined, asked = content_terms(quoted.group(1)), content_terms(phrase)
+    head = content_terms(quoted.group(1).split()[-1])
+    return bool(asked) and asked <= defined and head <= asked
 
 
 # A defined term in quotes, as a contract's definitions write it: '1.5 "Scheduled Maintenance" means ...'.

@@ -1681,3 +1681,26 @@ def test_a_question_counting_things_is_not_answered_by_a_time():
     assert ExtractiveGenerator().run("how many plans are there", [annual]).abstained
     prices = passage(PRICES.replace("Monthly price", "Seats included").replace("$19", "3"), "prices", ("Plans",))
     assert not ExtractiveGenerator().run("how many seats included on starter", [prices]).abstained
+
+
+def test_how_a_thing_is_calculated_is_answered_by_its_definition():
+    """Found by use: "how is uptime percentage calculated" led with the SLA's commitment ("4.1 ... a Monthly Uptime
+    Percentage of at least 99.9%") before the definition that says how it is worked out."""
+    clauses = passage(
+        "4.1 Northwind will make the Services available with a Monthly Uptime Percentage of at least 99.9%.\n"
+        '1.3 "Monthly Uptime Percentage" means the total minutes in a calendar month minus the minutes of Downtime, '
+        "divided by the total minutes in that month.",
+        "msa",
+        ("Master Services Agreement",),
+    )
+    answer = ExtractiveGenerator().run("how is uptime percentage calculated", [clauses])
+    assert answer.coverage == 1.0
+    assert answer.citations[0].quote.startswith('1.3 "Monthly Uptime Percentage" means')
+    credits = passage(
+        "4.4 Service Credits are Customer's sole and exclusive remedy.\n"
+        '1.6 "Service Credit" means a credit, calculated as a percentage of the monthly fees.',
+        "msa",
+        ("Master Services Agreement",),
+    )
+    lead = ExtractiveGenerator().run("how are service credits calculated", [credits]).citations[0].quote
+    assert lead.startswith('1.6 "Service Credit" means')
