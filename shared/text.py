@@ -100,7 +100,7 @@ something someone must shall ought before between during via upon among througho
 myself yourself himself herself itself ourselves yourselves themselves oneself
 tells told telling needs needed needing wants wanted wanting knowing gets getting
 wat wut wht hw abt plz thx ur u out like once ok okay
-im ive youre theyre weve
+im ive youre theyre weve without
 """.split()
     )
     | BARE_NEGATIONS

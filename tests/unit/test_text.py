@@ -340,6 +340,10 @@ def test_a_slang_clip_is_its_word_and_a_contraction_without_its_apostrophe_no_wo
     assert content_terms("whos approving biz class") == {"approve", "business", "class"}
     assert content_terms("im going to london") == content_terms("i'm going to london") == {"go", "london"}
     assert content_terms("ive seen youre theyre weve") == {"see"}
+    # "without" is a function word as "not" and "no" are: "flights without approval" quoted "Account Executives may
+    # give up to 10% off without approval" beside the VP rule, and "trial without a card" a card refund's "without
+    # a processing fee".
+    assert content_terms("trial without a card") == {"trial", "card"}
     # "who approves working abroad longer, people ops?" is answered by "... approval from People Operations".
     assert content_terms("people ops") == content_terms("People Operations")
 
