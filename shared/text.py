@@ -970,6 +970,23 @@ def status_code_terms(wanted: set[str], text: str) -> set[str]:
     return wanted & (_STATUS_CODE_WORDS | {"code"})
 
 
+# What a question sets aside to ask about the rest: "other than invoices what do we keep 7 years", "except alcohol
+# what isnt reimbursed", "besides the vpn, what else ...". The phrase runs to a comma, a question word, a
+# preposition ("besides card for uk payments": card) or the end.
+_EXCLUDING = re.compile(
+    r"\b(?:other than|besides|apart from|aside from|except(?: for)?|excluding)\s+(.+?)"
+    r"(?=\s*[,;?]|\s+(?:what|which|who|whom|how|where|when|why|do|does|did|is|are|can|could|should|will|for|on|in"
+    r"|to|with|at|of|from|by)\b|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def excluded_terms(question: str) -> set[str]:
+    """The content terms of what a question sets aside ("other than invoices ...": invoice): the answer is about the
+    others, so a unit naming it answers after those that do not, and no unit needs to hold it."""
+    return set().union(*(content_terms(m.group(1)) for m in _EXCLUDING.finditer(question)))
+
+
 def identifiers(text: str) -> set[str]:
     """Terms that name something exactly (E-4412, v2.1.0, 7.2): they contain a digit."""
     return {t for t in content_terms(text) if any(ch.isdigit() for ch in t)}

@@ -75,6 +75,7 @@ from shared.text import (
     chunk_words,
     comparison_parts,
     content_terms,
+    excluded_terms,
     heading_conjuncts,
     identifiers,
     is_heading_line,
@@ -174,6 +175,7 @@ class _Asked:
     periods_named: set[str]
     countries: set[str]  # the words of the countries it names ("spain")
     bounded_count: bool  # asks the most or least number of something ("max number of api keys")
+    excluded: set[str]  # what it asks about the others of ("alcohol" in "except alcohol what isnt reimbursed")
     things: str  # the thing it counts ("plan" in "how many plans are there"; "" for no count of things)
 
     @classmethod
@@ -221,6 +223,7 @@ class _Asked:
             periods=period_qualified(query),
             periods_named=periods_named(query),
             countries=countries_named(query) & wanted,
+            excluded=excluded_terms(query),
         )
 
     @functools.cached_property
@@ -509,6 +512,8 @@ class ExtractiveGenerator:
                 # "when does the 2026 refund policy apply": a unit that states a date ("... on or after January 1,
                 # 2026") leads those that hold more of the question's words but date nothing.
                 asked.when and not states_date(unit),
+                # "other than invoices what do we keep 7 years": the audit logs' 7 years before the invoices row.
+                bool(asked.excluded & unit_terms(unit)),
                 -score,
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)
@@ -771,6 +776,7 @@ _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 # The words a question asking what something means frames it with: the unit that answers says what the thing is,
 # and one that only writes "means" ('1.1 "Affiliate" means ...' for "what does X-RateLimit-Remaining mean") answers
 # another question.
+_EXCLUDING_FRAME = frozenset({"besides", "apart", "aside", "except", "exclude", "else", "other"})
 _MEANING_FRAME = frozenset({"mean", "define", "definition", "calculate", "compute", "measure", "determine"})
 _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
@@ -784,6 +790,10 @@ def _asked_words(query: str, meaning: tuple[str, bool] | None = None) -> set[str
     frame is all it has ("what does it mean"). A longer question that ends in "mean" asks more than a meaning ("W-4510
     on my mac, is that real and what does it mean"): its "Meaning:" line holds a word of it."""
     terms = question_terms(query)
+    # "other than invoices what do we keep 7 years" asks about the rest: its frame is no word the answer must hold
+    # ("other", "besides", "else"); what it sets aside still says what the question is about (invoices are records).
+    if excluded_terms(query) and terms - _EXCLUDING_FRAME:
+        terms -= _EXCLUDING_FRAME
     phrase, by_class = meaning or _asked_meaning(query)  # `meaning`: _asked_meaning's reading, when the caller has it
     frame = _CLASS_FRAME if by_class else _MEANING_FRAME
     if phrase and len(phrase.split()) <= _NAME_WORDS and terms - frame:

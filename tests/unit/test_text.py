@@ -17,6 +17,7 @@ from shared.text import (
     comparison_parts,
     compound_parts,
     content_terms,
+    excluded_terms,
     heading_conjuncts,
     heading_prefix,
     identifiers,
@@ -644,6 +645,14 @@ def test_an_http_status_holds_the_words_asking_for_a_status_code():
     # Only a question asking for a code, and only a text stating a status: a bare number is none.
     assert status_code_terms({"status", "page"}, returns) == set()
     assert status_code_terms({"status", "code"}, "Exit code 4 means rate limited after 429 retries.") == set()
+
+
+def test_what_a_question_sets_aside():
+    assert excluded_terms("other than invoices what do we keep 7 years") == {"invoice"}
+    assert excluded_terms("except alcohol what isnt reimbursed") == {"alcohol"}
+    assert excluded_terms("besides the vpn, what else for remote security") == {"vpn"}
+    assert excluded_terms("is there anything besides card for uk payments") == {"card"}  # up to a preposition
+    assert excluded_terms("what is reimbursed for client dinners") == set()
 
 
 def test_annual_holds_a_question_asking_per_year_and_not_the_other_way():

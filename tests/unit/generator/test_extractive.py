@@ -1704,3 +1704,19 @@ def test_how_a_thing_is_calculated_is_answered_by_its_definition():
     )
     lead = ExtractiveGenerator().run("how are service credits calculated", [credits]).citations[0].quote
     assert lead.startswith('1.6 "Service Credit" means')
+
+
+def test_a_question_about_the_rest_leads_with_a_unit_not_naming_what_it_sets_aside():
+    """Found by use: "other than invoices what do we keep 7 years" led with the invoices row."""
+    records = passage(
+        "| Record type | Retention period |\n| --- | --- |\n| Invoices and tax records | 7 years |\n",
+        "data-retention",
+        ("Data Retention Policy", "Company records"),
+    )
+    logs = passage(
+        "- Audit logs: 1 year, or 7 years for Enterprise customers with the Compliance add-on.",
+        "data-retention",
+        ("Data Retention Policy", "Records kept"),
+    )
+    answer = ExtractiveGenerator().run("other than invoices what records do we keep 7 years", [records, logs])
+    assert answer.citations[0].quote.startswith("- Audit logs")
