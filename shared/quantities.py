@@ -567,8 +567,11 @@ def counted_thing(question: str) -> str:
     if not match:
         return ""
     words = [t for w in re.findall(r"[a-z]+", question[match.start(1) :].lower())[:2] for t in content_terms(w)]
+    if not words:
+        return ""
     # "how many severity levels": the second word when the first qualifies it, as a plural names what is counted.
-    thing = words[1] if len(words) > 1 and not match.group(1).lower().endswith("s") else words[0] if words else ""
+    qualified = len(words) > 1 and not match.group(1).lower().endswith("s")
+    thing = words[1] if qualified else words[0]
     return "" if _kind(thing) or thing in _UNIT_WORDS else thing  # "how many PTO days" counts a measure
 
 

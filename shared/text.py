@@ -983,7 +983,8 @@ _EXCLUDING = re.compile(
 
 def excluded_terms(question: str) -> set[str]:
     """The content terms of what a question sets aside ("other than invoices ...": invoice): the answer is about the
-    others, so a unit naming it answers after those that do not, and no unit needs to hold it."""
+    others, so a unit naming it answers after those that do not. The words stay the question's: they say what it is
+    about (invoices are among the records it asks of)."""
     return set().union(*(content_terms(m.group(1)) for m in _EXCLUDING.finditer(question)))
 
 

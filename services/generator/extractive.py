@@ -513,7 +513,7 @@ class ExtractiveGenerator:
                 # 2026") leads those that hold more of the question's words but date nothing.
                 asked.when and not states_date(unit),
                 # "other than invoices what do we keep 7 years": the audit logs' 7 years before the invoices row.
-                bool(asked.excluded & unit_terms(unit)),
+                bool(asked.excluded) and bool(asked.excluded & unit_terms(unit)),
                 -score,
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)
@@ -776,9 +776,10 @@ _NOT_LISTED = r"(?<!\band )(?<!\bor )(?<!, )(?<!\bnor )"
 # The words a question asking what something means frames it with: the unit that answers says what the thing is,
 # and one that only writes "means" ('1.1 "Affiliate" means ...' for "what does X-RateLimit-Remaining mean") answers
 # another question.
-_EXCLUDING_FRAME = frozenset({"besides", "apart", "aside", "except", "exclude", "else", "other"})
 _MEANING_FRAME = frozenset({"mean", "define", "definition", "calculate", "compute", "measure", "determine"})
 _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
+# The words a question asking about the rest frames it with ("other than invoices", "besides the vpn, what else").
+_EXCLUDING_FRAME = frozenset({"besides", "apart", "aside", "except", "exclude", "else", "other"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 # Words naming the kind of thing a name is, written after it: "what does the P1 severity mean".
 _KIND_WORDS = frozenset({"severity", "incident", "error", "warning", "code", "level", "priority"})
