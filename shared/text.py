@@ -916,6 +916,13 @@ def is_message_heading(heading: str) -> bool:
 _MESSAGE_HEADING = re.compile(r"Message \d+ from ")
 
 
+def without_message_number(heading: str) -> str:
+    """A message's heading without its place in the thread ("Message 3 from Dr. Priya Nair" -> "Message from Dr.
+    Priya Nair"): the 3 counts messages, it is no number the message states ("how much is 3 TB of extra storage"
+    was answered with message 3's "We added 2 TB of Extra Storage")."""
+    return _MESSAGE_HEADING.sub("Message from ", heading, count=1)
+
+
 def without_addresses(text: str) -> str:
     """The text with each e-mail address blanked out."""
     return _EMAIL_ADDRESS.sub(" ", text)

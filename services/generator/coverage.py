@@ -16,6 +16,7 @@ from shared.text import (
     title_and_heading_terms,
     with_number_units,
     without_addresses,
+    without_message_number,
 )
 
 
@@ -44,7 +45,7 @@ def heading_words(passage: ScoredChunk) -> set[str]:
     headings abbreviate to ("msa clause 7.2" under "Master Services Agreement"). A sender's address in a message's
     heading ("Message 4 from Ben Ortiz <support@...>") says who wrote it, not what it is about: it is left out."""
     names = [passage.chunk.meta.title, *passage.chunk.heading_path]
-    path = without_addresses(" ".join(passage.chunk.heading_path))
+    path = without_addresses(" ".join(without_message_number(h) for h in passage.chunk.heading_path))
     return with_short_versions(content_terms(path)) | acronyms(names)
 
 

@@ -1720,3 +1720,12 @@ def test_a_question_about_the_rest_leads_with_a_unit_not_naming_what_it_sets_asi
     )
     answer = ExtractiveGenerator().run("other than invoices what records do we keep 7 years", [records, logs])
     assert answer.citations[0].quote.startswith("- Audit logs")
+
+
+def test_a_messages_place_in_its_thread_is_no_number_it_states():
+    """Found by use: "how much is 3 TB of extra storage" was answered with message 3's "We added 2 TB of Extra
+    Storage": the heading "Message 3 from ..." held the question's 3."""
+    message = passage("We added 2 TB of Extra Storage. Uploads work again.", "t", ("Message 3 from Dr. Priya Nair",))
+    assert ExtractiveGenerator().run("how much is 3 TB of extra storage", [message]).abstained
+    # The sender's name still counts.
+    assert not ExtractiveGenerator().run("what did priya add", [message]).abstained
