@@ -525,6 +525,9 @@ _YES_NO = re.compile(
     r"^\W*(do|does|did|is|are|was|were|can|could|will|would|should|may|might|must|has|have|had)\b", re.I
 )
 _OPTIONS = re.compile(r"\w\s+or\s+\w", re.I)
+# A question asking where, who or how to do something: "where to apply for startup pricing" asks where to write,
+# answered by "Applications go through startups@...", though it names a price.
+_ASKS_PLACE_OR_WAY = re.compile(r"^\W*(?:where|who|whom|how\s+(?:do|does|can|to|should))\b", re.I)
 # A number in words counts as one ("three seats", "unlimited"); "no" and "without" do only as _NONE_OF reads them.
 _NUMBER_WORDS = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|"
@@ -538,7 +541,12 @@ _LIMIT_WORDS = frozenset({"limit", "cap", "maximum", "minimum", "charge", "fee",
 
 
 def asks_for_number(question: str) -> bool:
-    return bool(_ASKS_NUMBER.search(question)) and not _YES_NO.search(question) and not _OPTIONS.search(question)
+    return (
+        bool(_ASKS_NUMBER.search(question))
+        and not _YES_NO.search(question)
+        and not _OPTIONS.search(question)
+        and not _ASKS_PLACE_OR_WAY.search(question)
+    )
 
 
 # A name that holds digits after its letters ("REST API (v2)", "E-4412", "P1") counts nothing, though it may be

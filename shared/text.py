@@ -100,7 +100,7 @@ something someone must shall ought before between during via upon among througho
 myself yourself himself herself itself ourselves yourselves themselves oneself
 tells told telling needs needed needing wants wanted wanting knowing gets getting
 wat wut wht hw abt plz thx ur u out like once ok okay
-im ive youre theyre weve without
+im ive youre theyre weve without possible possibly
 """.split()
     )
     | BARE_NEGATIONS
@@ -124,8 +124,8 @@ _LEMMA_FIXES = {
 _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 # Words a policy and its readers use for one thing: "how long do you keep invoices" is answered by the "Retention
 # period" column, "how long are logs retained" by "Application logs are kept for 90 days", "who approves a $3000
-# refund" by "require approval by the VP of Finance".
-_SAME_AS = {"retain": "keep", "retention": "keep", "approval": "approve"}
+# refund" by "require approval by the VP of Finance", "japan pricing yen" by a price list's row for Japan.
+_SAME_AS = {"retain": "keep", "retention": "keep", "approval": "approve", "pricing": "price"}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -964,6 +964,20 @@ def address_terms(wanted: set[str], text: str) -> set[str]:
     return held
 
 
+# "where to apply for startup pricing", "where do we send legal notices": a question asking where to go or write.
+_ASKS_WHERE = re.compile(r"^\W*where\b|\bwhere\s+(?:to|do|does|can|should)\b", re.IGNORECASE)
+
+
+def asks_where(question: str) -> bool:
+    """Whether a question asks where: an address that a unit writes answers it."""
+    return bool(_ASKS_WHERE.search(question))
+
+
+def states_address(text: str) -> bool:
+    """Whether a text writes an e-mail or a web address."""
+    return bool(_EMAIL_ADDRESS.search(text) or _WEB_ADDRESS.search(text))
+
+
 # An HTTP status as documents write it: "HTTP 429", "429 Too Many Requests", "403 Forbidden".
 _HTTP_STATUS = re.compile(r"\bHTTP[ /]?[1-5]\d\d\b|\b[1-5]\d\d (?:[A-Z][a-z]+)(?: [A-Z][a-z]+){0,2}\b")
 _STATUS_CODE_WORDS = frozenset({"status", "http", "response"})
@@ -975,6 +989,26 @@ def status_code_terms(wanted: set[str], text: str) -> set[str]:
     if "code" not in wanted or not _HTTP_STATUS.search(text):
         return set()
     return wanted & (_STATUS_CODE_WORDS | {"code"})
+
+
+# "apply" names two things: asking for something ("where to apply for startup pricing", "how do startups apply")
+# and a rule covering something ("After 12 months, the normal price applies"). A question asking how or where to
+# apply is answered by a unit about applying ("Applications go through startups@..."), not by one saying a rule
+# applies, which held its "apply" and answered it with the price after the first year.
+_ASKS_TO_APPLY = re.compile(r"\bapply(?:ing)?\s+for\b|\b(?:where|how)\b[^?]*\bapply\s*(?:[?.!]|$)", re.IGNORECASE)
+_STATES_APPLYING = re.compile(
+    r"\bappl(?:y|ies|ied|ying)\s+(?:for|through|via|online)\b|\bapplica(?:tion|nt)s?\b", re.IGNORECASE
+)
+
+
+def asks_to_apply(question: str) -> bool:
+    """Whether a question asks how or where to apply for something, not whether a rule applies."""
+    return bool(_ASKS_TO_APPLY.search(question))
+
+
+def states_applying(text: str) -> bool:
+    """Whether a text is about applying for something ("apply for", "Applications go through ...")."""
+    return bool(_STATES_APPLYING.search(text))
 
 
 # What a question sets aside to ask about the rest: "other than invoices what do we keep 7 years", "except alcohol

@@ -70,6 +70,8 @@ from shared.text import (
     address_terms,
     answer_units,
     asks_per_year,
+    asks_to_apply,
+    asks_where,
     cell_acronyms,
     cell_demonyms,
     chunk_words,
@@ -97,6 +99,8 @@ from shared.text import (
     record_subject,
     row_siblings,
     says_annual,
+    states_address,
+    states_applying,
     status_code_terms,
     word_modifiers,
 )
@@ -177,6 +181,8 @@ class _Asked:
     bounded_count: bool  # asks the most or least number of something ("max number of api keys")
     excluded: set[str]  # what it asks about the others of ("alcohol" in "except alcohol what isnt reimbursed")
     things: str  # the thing it counts ("plan" in "how many plans are there"; "" for no count of things)
+    applying: bool  # asks how or where to apply for something: only a unit about applying holds its "apply"
+    where: bool  # asks where (to apply, to send): a unit writing an address leads those as good that write none
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -224,6 +230,8 @@ class _Asked:
             periods_named=periods_named(query),
             countries=countries_named(query) & wanted,
             excluded=excluded_terms(query),
+            applying="apply" in wanted and asks_to_apply(query),
+            where=asks_where(query),
         )
 
     @functools.cached_property
@@ -260,6 +268,8 @@ class _Asked:
             | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
             | self.annual_terms(unit)
         )
+        if self.applying:  # "the normal price applies" is not where to apply
+            hits = (hits - {"apply"}) | ({"apply"} if states_applying(unit) else set())
         if self.money:  # "dollars" in "US dollars" is not the question's "australian dollars"
             hits = (hits - self.money_terms) | currency_terms_held(self.money, unit, row=row, known=self.currencies)
         if row:
@@ -515,6 +525,9 @@ class ExtractiveGenerator:
                 # "other than invoices what do we keep 7 years": the audit logs' 7 years before the invoices row.
                 bool(asked.excluded) and bool(asked.excluded & unit_terms(unit)),
                 -score,
+                # "where to apply for startup pricing": "Applications go through startups@..." before "After 12
+                # months, the normal price applies", which holds as many of its words.
+                asked.where and not states_address(unit),
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)
                 and not any(_opens_with_definition(unit, name) for name in (asked.meaning, *asked.defines)),

@@ -195,6 +195,9 @@ def test_a_percentage_off_is_held_with_its_off():
         ("team plan price monthly or annual", False),
         ("how long do we keep employment contracts", False),
         ("who approves a 30% discount", False),
+        # Where or how to do something, though it names a price: "Applications go through startups@..." answers.
+        ("where to apply for startup pricing", False),
+        ("how do i pay the invoice fee", False),
     ],
 )
 def test_a_question_that_asks_for_a_number(question, asks):

@@ -11,6 +11,8 @@ from shared.text import (
     address_terms,
     answer_units,
     asks_per_year,
+    asks_to_apply,
+    asks_where,
     cell_acronyms,
     cell_demonyms,
     clipped_terms,
@@ -42,6 +44,8 @@ from shared.text import (
     row_siblings,
     says_annual,
     sentence_spans,
+    states_address,
+    states_applying,
     status_code_terms,
     table_header_before,
     term_words,
@@ -347,6 +351,26 @@ def test_a_slang_clip_is_its_word_and_a_contraction_without_its_apostrophe_no_wo
     assert content_terms("trial without a card") == {"trial", "card"}
     # "who approves working abroad longer, people ops?" is answered by "... approval from People Operations".
     assert content_terms("people ops") == content_terms("People Operations")
+
+
+def test_pricing_is_price_and_possible_asks_nothing():
+    """Train q044 "japan pricing yen" was refused (coverage 0.63) with the Japan row of the price list, which holds
+    "price" by its document's title; and train q417 "account banned for AUP violation, refund possible?" (0.56)
+    with "Refunds are not available for accounts terminated for violation of the Acceptable Use Policy": "is it
+    possible" asks what "can" does."""
+    assert content_terms("japan pricing yen") == {"japan", "price", "yen"}
+    assert content_terms("refund possible? is it possibly late") == {"refund", "late"}
+
+
+def test_applying_for_something_is_not_a_rule_applying():
+    assert asks_to_apply("where to apply for startup pricing")
+    assert asks_to_apply("how do startups apply?")
+    assert not asks_to_apply("does the volume discount apply to add-ons too")
+    assert states_applying("Applications go through startups@northwindcloud.example.")
+    assert not states_applying("After 12 months, the normal price applies.")
+    assert asks_where("where do we send legal notices") and not asks_where("who approves a refund")
+    assert states_address("Applications go through startups@northwindcloud.example.")
+    assert not states_address("After 12 months, the normal price applies.")
 
 
 def test_the_plural_of_a_name_is_the_name():

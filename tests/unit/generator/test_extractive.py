@@ -1729,3 +1729,18 @@ def test_a_messages_place_in_its_thread_is_no_number_it_states():
     assert ExtractiveGenerator().run("how much is 3 TB of extra storage", [message]).abstained
     # The sender's name still counts.
     assert not ExtractiveGenerator().run("what did priya add", [message]).abstained
+
+
+def test_where_to_apply_is_answered_by_applying_not_by_a_rule_that_applies():
+    """Train q350 "where to apply for startup pricing" (and "where do startups apply") was answered with "After 12
+    months, the normal price applies", which holds "apply" in the other sense; the line on where applications go
+    was barred for stating no number, though the question asks where, not a price."""
+    startup = passage(
+        "Startups with less than $5M in funding get 50% off the Business plan for the first 12 months. After 12 "
+        "months, the normal price applies. Applications go through startups@northwindcloud.example.",
+        "discounts",
+        ("Discount programs", "4. Startup program"),
+    )
+    for question in ("where to apply for startup pricing", "where do startups apply"):
+        answer = ExtractiveGenerator().run(question, [startup])
+        assert answer.text.startswith("Applications go through startups@northwindcloud.example."), answer.text
