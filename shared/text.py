@@ -98,7 +98,7 @@ whats hows whos wheres much many tell please pls need want wanna know vs versus 
 same anywhere anything anyone everyone everything everywhere whenever wherever whatever whoever somewhere
 something someone must shall ought before between during via upon among throughout toward towards ahead
 myself yourself himself herself itself ourselves yourselves themselves oneself
-tells told telling needs needed needing wants wanted wanting knowing gets getting
+tells told telling say says said saying needs needed needing wants wanted wanting knowing gets getting
 wat wut wht hw abt plz thx ur u out like once ok okay
 im ive youre theyre weve without possible possibly
 """.split()
@@ -834,6 +834,12 @@ def cell_acronyms(row: str) -> set[str]:
         if _NAME_CELL.fullmatch(cell) and all(w[0].isupper() or w in _NAME_CONNECTORS for w in words):
             names.append(cell)
     return acronyms(names)
+
+
+def header_acronyms(header: str) -> set[str]:
+    """The initials of a table header's columns named in three to five words ("Requests per minute" -> rpm): a
+    reader asks "starter rpm", the header writes it out. Not two: "Monthly price" is no "mp"."""
+    return acronyms([cell for cell in table_cells(header) if len(_WORD.findall(cell)) >= 3])
 
 
 # A proper name written out in running text: two to five capitalised words, a name's small connectors between them

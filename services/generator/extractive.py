@@ -78,6 +78,7 @@ from shared.text import (
     comparison_parts,
     content_terms,
     excluded_terms,
+    header_acronyms,
     heading_conjuncts,
     identifiers,
     is_heading_line,
@@ -451,7 +452,7 @@ class ExtractiveGenerator:
                     continue
                 row = unit.startswith("|")
                 if row and is_table_header(body, end):
-                    header_terms = abbreviated_terms(wanted, content_terms(unit))
+                    header_terms = abbreviated_terms(wanted, content_terms(unit)) | (header_acronyms(unit) & wanted)
                     header = unit
                     header_terms |= asked.annual_terms(unit)
                     seen_terms |= header_terms

@@ -20,6 +20,7 @@ from shared.text import (
     compound_parts,
     content_terms,
     excluded_terms,
+    header_acronyms,
     heading_conjuncts,
     heading_prefix,
     identifiers,
@@ -283,6 +284,13 @@ def test_a_table_cell_that_is_a_name_abbreviates_to_its_initials():
     assert cell_acronyms("| Japan | Card, Bacs | 25 TB | Contact sales |") == set()
 
 
+def test_a_column_named_in_three_words_or_more_abbreviates_to_its_initials():
+    """Dev q047 "rate limit rpm team plan" held its "rpm" nowhere (coverage 0.69): the header writes "Requests per
+    minute"."""
+    header = "| Plan | Requests per minute | Burst | Concurrent uploads | Status page update |"
+    assert header_acronyms(header) == {"rpm", "spu"}
+
+
 def test_a_one_word_place_in_a_table_cell_is_matched_by_its_regular_demonym():
     assert cell_demonyms("| India | INR | ₹5,900 | Card, UPI |") == content_terms("indian")
     assert content_terms("japanese") <= cell_demonyms("| Japan | JPY | ¥12,000 |")
@@ -349,6 +357,10 @@ def test_a_slang_clip_is_its_word_and_a_contraction_without_its_apostrophe_no_wo
     # give up to 10% off without approval" beside the VP rule, and "trial without a card" a card refund's "without
     # a processing fee".
     assert content_terms("trial without a card") == {"trial", "card"}
+    # "say" is a frame as "tell" is: "what header says when the limit resets" was refused (coverage 0.64) with
+    # "`X-RateLimit-Reset`: Unix timestamp when the window resets".
+    assert content_terms("what header says when the limit resets") == {"header", "limit", "reset"}
+    assert content_terms("what does the policy say, what did they say") == {"policy"}
     # "who approves working abroad longer, people ops?" is answered by "... approval from People Operations".
     assert content_terms("people ops") == content_terms("People Operations")
 

@@ -1744,3 +1744,13 @@ def test_where_to_apply_is_answered_by_applying_not_by_a_rule_that_applies():
     for question in ("where to apply for startup pricing", "where do startups apply"):
         answer = ExtractiveGenerator().run(question, [startup])
         assert answer.text.startswith("Applications go through startups@northwindcloud.example."), answer.text
+
+
+def test_a_column_named_in_words_holds_the_initials_a_question_asks_with():
+    limits = passage(
+        "| Plan | Requests per minute | Burst |\n| --- | --- | --- |\n| Starter | 60 | 120 |\n| Team | 300 | 600 |\n",
+        "api-rate-limits",
+        ("API Rate Limits", "Limits by plan"),
+    )
+    answer = ExtractiveGenerator().run("team plan rpm", [limits])
+    assert answer.coverage == 1.0 and "300" in answer.text, answer
