@@ -367,6 +367,23 @@ def bound_terms(wanted: set[str], text: str, counts_only: bool = False) -> set[s
     return asked & set().union(*(_BOUND_WORDS[side] for side in sides))
 
 
+# "threshold" asks for the amount from which something applies, which a bound on when it applies states: "receipt
+# threshold" is answered by "Receipts are required for every item over $25", as "above $5,000" or "more than 25%"
+# would. Not by any amount: "$60 per month" is a price.
+THRESHOLD_WORDS = frozenset({"threshold"})
+_THRESHOLD = re.compile(
+    r"\b(?:over|above|under|below|exceeding|(?:more|less|fewer|greater|higher|lower)\s+than|at\s+(?:least|most))"
+    r"\s+[$€£¥]?\d",
+    re.IGNORECASE,
+)
+
+
+def threshold_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "threshold" when the text bounds an amount from which something applies ("over $25")."""
+    asked = wanted & THRESHOLD_WORDS
+    return asked if asked and _THRESHOLD.search(text) else set()
+
+
 # "deadline" names the kind of answer as "max" does: a time limit. A unit that states one, a duration with the word
 # that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
 # days"), holds the word.

@@ -63,6 +63,7 @@ from shared.quantities import (
     states_version,
     terms_bounded,
     terms_in_ranges,
+    threshold_terms,
 )
 from shared.spelling import corrected
 from shared.text import (
@@ -262,6 +263,7 @@ class _Asked:
             | (terms_bounded(self.amounts, unit, found) if self.polar else set())
             | bound_terms(self.wanted, unit, counts_only=self.bounded_count)
             | deadline_terms(self.wanted, unit)
+            | threshold_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
             | status_code_terms(self.wanted, unit)

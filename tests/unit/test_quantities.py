@@ -33,6 +33,7 @@ from shared.quantities import (
     states_version,
     terms_bounded,
     terms_in_ranges,
+    threshold_terms,
 )
 
 
@@ -472,3 +473,13 @@ def test_a_time_within_a_span_is_held_by_it():
     assert terms_in_ranges(question_amounts("a 3% difference"), "Totals must match within 5%.") == set()
     # Nor is it the limit a question's "max" asks for.
     assert bound_terms({"max", "credit"}, "Credits are paid within 30 days.") == set()
+
+
+def test_a_threshold_is_held_by_a_bound_on_when_something_applies():
+    """Found by use on travel-expenses (train): "receipt threshold" was refused (coverage 0.36)."""
+    assert threshold_terms({"receipt", "threshold"}, "Receipts are required for every item over $25.") == {"threshold"}
+    assert threshold_terms({"threshold"}, "Meaning: more than 500 jobs are waiting in the workspace queue.") == {
+        "threshold"
+    }
+    assert threshold_terms({"threshold"}, "Employees can expense $60 per month for home internet.") == set()
+    assert threshold_terms({"receipt"}, "Receipts are required for every item over $25.") == set()

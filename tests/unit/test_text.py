@@ -365,13 +365,15 @@ def test_a_slang_clip_is_its_word_and_a_contraction_without_its_apostrophe_no_wo
     assert content_terms("people ops") == content_terms("People Operations")
 
 
-def test_pricing_is_price_and_possible_asks_nothing():
+def test_pricing_and_rental_read_as_their_verbs_and_possible_asks_nothing():
     """Train q044 "japan pricing yen" was refused (coverage 0.63) with the Japan row of the price list, which holds
     "price" by its document's title; and train q417 "account banned for AUP violation, refund possible?" (0.56)
     with "Refunds are not available for accounts terminated for violation of the Acceptable Use Policy": "is it
     possible" asks what "can" does."""
     assert content_terms("japan pricing yen") == {"japan", "price", "yen"}
     assert content_terms("refund possible? is it possibly late") == {"refund", "late"}
+    # "can i rent a car" (refused, coverage 0.41) is answered by "Rental cars are reimbursed at the compact class rate".
+    assert content_terms("Rental cars") == content_terms("rent cars") == {"rent", "car"}
 
 
 def test_applying_for_something_is_not_a_rule_applying():
