@@ -34,7 +34,7 @@ from services.generator.entries import (
 from services.generator.quoting import missing_words, quoted_answer
 from shared.currencies import currency_terms_held, question_currencies, stated_currencies
 from shared.model import Answer, ScoredChunk
-from shared.places import countries_named, country_terms
+from shared.places import abroad_terms, countries_named, country_terms
 from shared.quantities import (
     DEADLINE_WORDS,
     Amount,
@@ -268,6 +268,7 @@ class _Asked:
             | address_terms(self.wanted, unit)
             | status_code_terms(self.wanted, unit)
             | country_terms(self.countries, unit)
+            | abroad_terms(self.wanted, unit)
             | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
             | self.annual_terms(unit)
         )

@@ -1651,6 +1651,21 @@ def test_a_country_the_question_names_is_held_by_a_unit_about_any_country():
     assert ExtractiveGenerator().run("can customers in portugal pay by card", [india]).coverage < 1.0
 
 
+def test_abroad_is_held_by_a_unit_about_another_country_not_by_one_about_home():
+    """Found by use on remote-work (train): "how many days abroad per year without approval" was refused (coverage
+    0.61), and train q107 "work from abroad how many days" led with a coworking row ("Limit: $30 per day")."""
+    policy = passage(
+        "Employees may work from home or from any location within their country of employment. Working from a "
+        "country other than your country of employment is allowed for up to 30 days per calendar year.",
+        "remote-work",
+        ("Remote Work Policy",),
+    )
+    for question in ("how many days abroad per year", "can i work overseas"):
+        answer = ExtractiveGenerator().run(question, [policy])
+        assert answer.coverage == 1.0
+        assert answer.citations[0].quote.startswith("Working from a country other than"), answer.text
+
+
 def test_a_yes_no_question_about_an_amount_is_answered_by_the_bound_it_falls_outside():
     """Found by use: "can an AE give 15% off alone" was refused (coverage 0.54): "up to 10% off without approval"
     does not hold 15%, yet it is the answer (no). A question asking what the amount is still needs it held."""
