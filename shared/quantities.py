@@ -384,6 +384,28 @@ def threshold_terms(wanted: set[str], text: str) -> set[str]:
     return asked if asked and _THRESHOLD.search(text) else set()
 
 
+# "eligibility" asks who or what qualifies for something, which a condition states ("startup discount eligibility":
+# "Startups with less than $5M in funding and fewer than 50 employees get 50% off"); "requirements" ask what one must
+# be or do, which an obligation or a condition states ("laptop requirements": "Laptops must have full-disk
+# encryption enabled").
+_CONDITION_WORDS = frozenset({"eligibility", "eligible", "qualify", "qualification", "criterion", "requirement"})
+_OBLIGATION_WORDS = frozenset({"requirement", "criterion"})
+_COUNT = r"(?:[$€£¥]?\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+_CONDITION = re.compile(
+    rf"\b(?:less|fewer|more|greater)\s+than\s+{_COUNT}|\bat\s+least\s+{_COUNT}|\bonly\s+(?:if|when|for)\b"
+    r"|\beligible\b",
+    re.IGNORECASE,
+)
+_OBLIGATION = re.compile(r"\bmust\b|\brequire[sd]?\b|\bmandatory\b", re.IGNORECASE)
+
+
+def condition_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "eligibility" ("criteria") when the text states a condition, its "requirements" when it
+    states an obligation."""
+    held = wanted & _CONDITION_WORDS if _CONDITION.search(text) else set()
+    return held | (wanted & _OBLIGATION_WORDS if _OBLIGATION.search(text) else set())
+
+
 # "deadline" names the kind of answer as "max" does: a time limit. A unit that states one, a duration with the word
 # that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
 # days"), holds the word.

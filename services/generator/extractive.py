@@ -49,6 +49,7 @@ from shared.quantities import (
     asks_only_for_duration,
     asks_time_taken,
     bound_terms,
+    condition_terms,
     counted_thing,
     deadline_terms,
     numbers_of_another_kind,
@@ -264,6 +265,7 @@ class _Asked:
             | bound_terms(self.wanted, unit, counts_only=self.bounded_count)
             | deadline_terms(self.wanted, unit)
             | threshold_terms(self.wanted, unit)
+            | condition_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
             | status_code_terms(self.wanted, unit)

@@ -17,6 +17,7 @@ from shared.quantities import (
     asks_only_for_duration,
     asks_time_taken,
     bound_terms,
+    condition_terms,
     counted_thing,
     deadline_terms,
     numbers_of_another_kind,
@@ -483,3 +484,20 @@ def test_a_threshold_is_held_by_a_bound_on_when_something_applies():
     }
     assert threshold_terms({"threshold"}, "Employees can expense $60 per month for home internet.") == set()
     assert threshold_terms({"receipt"}, "Receipts are required for every item over $25.") == set()
+
+
+def test_eligibility_is_held_by_a_condition_and_requirements_also_by_an_obligation():
+    """Train q139 "startup discount eligibility" was refused (coverage 0.61) and q398 "... laptop requirements"
+    (0.54) led with the VPN rule."""
+    startups = "Startups with less than $5M in funding and fewer than 50 employees get 50% off the Business plan."
+    assert condition_terms({"startup", "eligibility"}, startups) == {"eligibility"}
+    assert condition_terms({"requirement"}, startups) == {"requirement"}
+    card = "Employees who travel more than four times a year may request a corporate card."
+    assert condition_terms({"eligible", "card"}, card) == {"eligible"}
+    laptops = "Laptops must have full-disk encryption enabled and must be locked when unattended."
+    assert condition_terms({"laptop", "requirement"}, laptops) == {"requirement"}
+    # An obligation is no condition of eligibility, and a question asking neither holds nothing.
+    assert (
+        condition_terms({"eligible"}, "Personal charges on the corporate card must be repaid within 15 days.") == set()
+    )
+    assert condition_terms({"startup"}, startups) == set()

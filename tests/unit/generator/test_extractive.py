@@ -1769,3 +1769,14 @@ def test_a_column_named_in_words_holds_the_initials_a_question_asks_with():
     )
     answer = ExtractiveGenerator().run("team plan rpm", [limits])
     assert answer.coverage == 1.0 and "300" in answer.text, answer
+
+
+def test_who_is_eligible_is_answered_by_the_condition_not_an_obligation():
+    cards = passage(
+        "Employees who travel more than four times a year may request a corporate card. Personal charges on the "
+        "corporate card must be repaid within 15 days.",
+        "travel-expenses",
+        ("Travel and Expenses Policy", "Corporate cards"),
+    )
+    answer = ExtractiveGenerator().run("corporate card eligibility", [cards])
+    assert answer.coverage == 1.0 and answer.text.startswith("Employees who travel more than four times"), answer.text
