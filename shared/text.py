@@ -175,6 +175,8 @@ _CLIPPED_WORDS = {
     "wks": "week",
     "biz": "business",
     "ops": "operations",
+    "incl": "include",
+    "excl": "exclude",
 }
 
 
@@ -969,6 +971,19 @@ def address_terms(wanted: set[str], text: str) -> set[str]:
     if asked_web and _WEB_ADDRESS.search(without_addresses(text)):
         held |= asked_web
     return held
+
+
+# A yes/no question whether something includes a thing is answered by a text saying it excludes it, and the other
+# way: "do prices include tax" by "All prices are in U.S. dollars (USD) and exclude taxes".
+_OPPOSITES = {
+    "include": re.compile(r"\bexclu(?:de[sd]?|ding|sive)\b", re.IGNORECASE),
+    "exclude": re.compile(r"\binclu(?:de[sd]?|ding|sive)\b", re.IGNORECASE),
+}
+
+
+def opposite_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "include" ("exclude") that a text holds by saying the opposite: for a yes/no question only."""
+    return {word for word in wanted & _OPPOSITES.keys() if _OPPOSITES[word].search(text)}
 
 
 # "where to apply for startup pricing", "where do we send legal notices": a question asking where to go or write.

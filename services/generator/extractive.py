@@ -94,6 +94,7 @@ from shared.text import (
     modifier_pairs,
     names_nothing,
     numbers_in_digits,
+    opposite_terms,
     period_qualified,
     periods_named,
     question_parts,
@@ -272,6 +273,7 @@ class _Asked:
             | country_terms(self.countries, unit)
             | abroad_terms(self.wanted, unit)
             | (_FIX_WORDS & self.wanted if _FIX_FIELD.match(unit) else set())
+            | (opposite_terms(self.wanted, unit) if self.polar else set())
             | self.annual_terms(unit)
         )
         if self.applying:  # "the normal price applies" is not where to apply

@@ -35,6 +35,7 @@ from shared.text import (
     name_acronyms,
     names_nothing,
     numbers_in_digits,
+    opposite_terms,
     period_qualified,
     periods_named,
     question_parts,
@@ -757,3 +758,14 @@ def test_periods_qualify_things_and_a_measure_names_none():
     assert period_qualified("kept for 30 days, billed per month") == {}
     assert periods_named("Annual plans are billed per month and kept 30 days") == {"year", "month"}
     assert periods_named("prorated by unused days") == set()
+
+
+def test_a_yes_no_question_whether_something_includes_a_thing_is_held_by_its_exclusion():
+    """Found by use on price-list (train): "do prices include tax" was refused (coverage 0.60) with "All prices are
+    in U.S. dollars (USD) and exclude taxes"."""
+    assert opposite_terms({"price", "include", "tax"}, "All prices are in U.S. dollars (USD) and exclude taxes.") == {
+        "include"
+    }
+    assert opposite_terms({"exclude"}, "SCIM provisioning is included in Enterprise at no extra cost.") == {"exclude"}
+    assert opposite_terms({"price", "tax"}, "All prices exclude taxes.") == set()
+    assert content_terms("prices incl. VAT, excl tax") == {"price", "include", "vat", "exclude", "tax"}

@@ -1780,3 +1780,15 @@ def test_who_is_eligible_is_answered_by_the_condition_not_an_obligation():
     )
     answer = ExtractiveGenerator().run("corporate card eligibility", [cards])
     assert answer.coverage == 1.0 and answer.text.startswith("Employees who travel more than four times"), answer.text
+
+
+def test_whether_prices_include_tax_is_answered_by_their_excluding_it():
+    prices = passage(
+        "All prices are in U.S. dollars (USD) and exclude taxes. Annual prices are billed once per year up front.",
+        "price-list",
+        ("Northwind Cloud Price List",),
+    )
+    answer = ExtractiveGenerator().run("do prices include tax", [prices])
+    assert answer.coverage == 1.0 and answer.text.startswith("All prices are in U.S. dollars"), answer.text
+    # Only a yes/no question: "which taxes are included" is not answered by what is excluded.
+    assert ExtractiveGenerator().run("which taxes are included in prices", [prices]).coverage < 1.0
