@@ -50,8 +50,38 @@ def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
     return out
 
 
+# An identifier typed without its hyphen ("E4412", "e 4421") is the one the passages write with it ("E-4412"): a
+# hyphenated name of one to three letters and three digits or more that reads the same without the hyphen.
+_BARE_IDENTIFIER = re.compile(r"\b([A-Za-z]{1,3}) ?(\d{3,})\b")
+_HYPHENATED_IDENTIFIER = re.compile(r"\b([A-Za-z]{1,3})-(\d{3,})\b")
+
+
+def _bare_identifiers(question: str) -> list[re.Match]:
+    """The question's names of letters and digits without a hyphen; not a function word before a number ("a 300
+    dollar refund", "for 500 seats")."""
+    return [m for m in _BARE_IDENTIFIER.finditer(question) if m.group(1).lower() not in STOPWORDS]
+
+
+def _with_hyphens(question: str, bare: list[re.Match], passages: list[str]) -> str:
+    """The question with each identifier typed without its hyphen (`bare`) written as the passages write it."""
+    written: dict[tuple[str, str], str] = {}
+    for text in passages:
+        for match in _HYPHENATED_IDENTIFIER.finditer(text):
+            written.setdefault((match.group(1).lower(), match.group(2)), match.group(0))
+    for match in reversed(bare):  # from the end, so the earlier matches' places still hold
+        hyphenated = written.get((match.group(1).lower(), match.group(2)))
+        if hyphenated:
+            question = question[: match.start()] + hyphenated + question[match.end() :]
+    return question
+
+
 def corrected(question: str, passages: Iterable[str]) -> str:
-    """The question with each misspelled word replaced by the passage word it stands for (see corrections)."""
+    """The question with each misspelled word replaced by the passage word it stands for (see corrections), and
+    each identifier typed without its hyphen as the passages write it."""
+    bare = _bare_identifiers(question)
+    if bare:  # the passages are read only for such a question, as for one with an unknown word
+        passages = list(passages)
+        question = _with_hyphens(question, bare, passages)
     fixes = corrections(question, passages)
     if not fixes:
         return question

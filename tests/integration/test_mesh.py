@@ -255,6 +255,10 @@ def test_a_misspelled_question_is_read_as_the_passages_spell_it(mesh, gateway, i
     assert {c.document_id for c in response.answer.citations} == {"handbook/refund-policy"}
     assert_citations_verifiable(response)
     assert ask(gateway, "what is the refund policy for annual plans").read_as == ""  # as written when it can be
+    # An error code typed without its hyphen reads as the passages write it, and is answered from its entry.
+    bare = ask(gateway, "how to fix e4421")
+    assert bare.read_as == "how to fix E-4421" and not bare.answer.abstained
+    assert "sign out and sign in again" in bare.answer.text
 
 
 def test_a_misspelling_is_read_only_from_passages_the_caller_may_read(gateway, ingested):

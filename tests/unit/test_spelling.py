@@ -62,3 +62,13 @@ def test_a_question_whose_unknown_words_are_each_a_slip_is_read():
     passages = ["The nightly hotel cap is $350 in New York, San Francisco and London. Hotels are booked in Navan."]
     assert corrections("hotell cap san fransisco", passages) == {"hotell": "hotel", "fransisco": "francisco"}
     assert corrections("wie lange dauert die Rückerstattung", ["Large refunds need approval."]) == {}
+
+
+def test_an_identifier_typed_without_its_hyphen_reads_as_the_passages_write_it():
+    """Found by use: "E4412" and "e 4421" were refused (the passages write E-4412, E-4421, and no word matched)."""
+    passages = ["E-4412 Sync conflict", "Meaning: see W-2204 and E-4421; ISO 27001 certified."]
+    assert corrected("E4412", passages) == "E-4412"
+    assert corrected("how to fix e 4421 and w2204", passages) == "how to fix E-4421 and W-2204"
+    # Only an identifier the passages write hyphenated; a function word before a number is no letter part.
+    assert corrected("iso 27001 certified? e4413", passages) == "iso 27001 certified? e4413"
+    assert corrected("a 300 dollar refund", ["see A-300"]) == "a 300 dollar refund"
