@@ -242,6 +242,7 @@ _PHRASAL_NOUNS = {
     ("fail", "over"): "failover",
     ("roll", "back"): "rollback",
     ("sign", "off"): "approve",  # "who signs off on a refund over 5k": who approves it
+    ("kick", "in"): "effect",  # "how fast does extra storage kick in": "which takes effect within 5 minutes"
 }
 _PHRASAL_FORMS = {
     form: verb
@@ -251,6 +252,7 @@ _PHRASAL_FORMS = {
         "shut": "shut shuts shutting",
         "fail": "fail fails failed failing",
         "roll": "roll rolls rolled rolling",
+        "kick": "kick kicks kicked kicking",
     }.items()
     for form in forms.split()
 }
