@@ -124,9 +124,16 @@ _LEMMA_FIXES = {
 _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 # Words a policy and its readers use for one thing: "how long do you keep invoices" is answered by the "Retention
 # period" column, "how long are logs retained" by "Application logs are kept for 90 days", "who approves a $3000
-# refund" by "require approval by the VP of Finance", "japan pricing yen" by a price list's row for Japan, "can i rent
-# a car" by "Rental cars are reimbursed at the compact class rate".
-_SAME_AS = {"retain": "keep", "retention": "keep", "approval": "approve", "pricing": "price", "rental": "rent"}
+# refund" (and "whos my approver for a 1200 trip") by "require approval by ...", "japan pricing yen" by a price
+# list's row for Japan, "can i rent a car" by "Rental cars are reimbursed at the compact class rate".
+_SAME_AS = {
+    "retain": "keep",
+    "retention": "keep",
+    "approval": "approve",
+    "approver": "approve",
+    "pricing": "price",
+    "rental": "rent",
+}
 
 
 @functools.lru_cache(maxsize=65536)

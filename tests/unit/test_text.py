@@ -375,6 +375,9 @@ def test_pricing_and_rental_read_as_their_verbs_and_possible_asks_nothing():
     assert content_terms("refund possible? is it possibly late") == {"refund", "late"}
     # "can i rent a car" (refused, coverage 0.41) is answered by "Rental cars are reimbursed at the compact class rate".
     assert content_terms("Rental cars") == content_terms("rent cars") == {"rent", "car"}
+    # "whos my approver for a 1200 trip" was refused (coverage 0.67) with "Trips up to $1,500 in total cost are
+    # approved by the employee's direct manager".
+    assert content_terms("whos my approver") == content_terms("approved by") == {"approve"}
 
 
 def test_applying_for_something_is_not_a_rule_applying():
