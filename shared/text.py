@@ -445,6 +445,18 @@ _NUMBER_WORD = re.compile(
 )
 
 
+# A prefix a question writes apart from its word ("non solicitation", "multi year deal") is part of it, as the
+# documents write it with a hyphen ("Non-Solicitation", "MULTI-YEAR COMMITMENTS"), which reads as one word. Read
+# apart, "non" was a clip of "nonconformity" and answered "non solicitation" with acceptance clauses. Not "pre":
+# "pre approval" is an approval, which "approved by the employee's direct manager" speaks of too.
+_SPACED_PREFIX = re.compile(r"\b(non|anti|multi)\s+(?=[a-z]{3,})", re.IGNORECASE)
+
+
+def with_prefixes_joined(question: str) -> str:
+    """The question with each prefix written apart joined to its word ("non solicitation" -> "nonsolicitation")."""
+    return _SPACED_PREFIX.sub(r"\1", question)
+
+
 def numbers_in_digits(question: str) -> str:
     """The question with its small numbers of units of time in digits ("three year deal" -> "3 year deal"), so that
     it meets a "3-year agreement" and reads "two weeks" as the span it is."""

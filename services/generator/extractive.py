@@ -106,6 +106,7 @@ from shared.text import (
     states_address,
     states_applying,
     status_code_terms,
+    with_prefixes_joined,
     word_modifiers,
 )
 
@@ -312,7 +313,7 @@ class ExtractiveGenerator:
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
-        query = numbers_in_digits(corrected(query, [chunk_words(p.chunk) for p in passages]))
+        query = numbers_in_digits(with_prefixes_joined(corrected(query, [chunk_words(p.chunk) for p in passages])))
         wanted = _asked_words(query)
         if names_nothing(wanted):
             return empty_question(self.generator_id)

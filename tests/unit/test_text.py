@@ -52,6 +52,7 @@ from shared.text import (
     table_header_before,
     term_words,
     with_number_units,
+    with_prefixes_joined,
     without_addresses,
     without_list_marker,
     word_modifiers,
@@ -775,3 +776,10 @@ def test_a_yes_no_question_whether_something_includes_a_thing_is_held_by_its_exc
     assert opposite_terms({"exclude"}, "SCIM provisioning is included in Enterprise at no extra cost.") == {"exclude"}
     assert opposite_terms({"price", "tax"}, "All prices exclude taxes.") == set()
     assert content_terms("prices incl. VAT, excl tax") == {"price", "include", "vat", "exclude", "tax"}
+
+
+def test_a_prefix_written_apart_is_part_of_its_word():
+    assert with_prefixes_joined("is the price locked on a multi year deal") == "is the price locked on a multiyear deal"
+    assert content_terms(with_prefixes_joined("Non solicitation")) == content_terms("8. Non-Solicitation") - {"8"}
+    # Not "pre" (an approval is what "pre approval" asks of), nor a prefix before a short word or a number.
+    assert with_prefixes_joined("do i need pre approval, non 2, anti up") == "do i need pre approval, non 2, anti up"

@@ -1792,3 +1792,17 @@ def test_whether_prices_include_tax_is_answered_by_their_excluding_it():
     assert answer.coverage == 1.0 and answer.text.startswith("All prices are in U.S. dollars"), answer.text
     # Only a yes/no question: "which taxes are included" is not answered by what is excluded.
     assert ExtractiveGenerator().run("which taxes are included in prices", [prices]).coverage < 1.0
+
+
+def test_a_prefix_written_apart_meets_the_hyphenated_heading():
+    """Found by use on discounts (train): "is the price locked on a multi year deal" was refused (coverage 0.55): the
+    heading "MULTI-YEAR COMMITMENTS" reads as one word."""
+    deal = passage(
+        "Enterprise customers who sign a 3-year agreement get 8% off the annual price, with the price locked for the "
+        "full term.",
+        "discounts",
+        ("DISCOUNT PROGRAMS", "5. MULTI-YEAR COMMITMENTS"),
+    )
+    spaced = ExtractiveGenerator().run("is the price locked on a multi year deal", [deal])
+    hyphenated = ExtractiveGenerator().run("is the price locked on a multi-year deal", [deal])
+    assert spaced.coverage == hyphenated.coverage > 0.6
