@@ -125,12 +125,14 @@ _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 # Words a policy and its readers use for one thing: "how long do you keep invoices" is answered by the "Retention
 # period" column, "how long are logs retained" by "Application logs are kept for 90 days", "who approves a $3000
 # refund" (and "whos my approver for a 1200 trip") by "require approval by ...", "japan pricing yen" by a price
-# list's row for Japan, "can i rent a car" by "Rental cars are reimbursed at the compact class rate".
+# list's row for Japan, "can i rent a car" by "Rental cars are reimbursed at the compact class rate", "rejected job
+# applicants data kept how long" by the "Job applications (not hired)" row.
 _SAME_AS = {
     "retain": "keep",
     "retention": "keep",
     "approval": "approve",
     "approver": "approve",
+    "applicant": "application",
     "pricing": "price",
     "rental": "rent",
 }

@@ -379,6 +379,9 @@ def test_pricing_and_rental_read_as_their_verbs_and_possible_asks_nothing():
     # "whos my approver for a 1200 trip" was refused (coverage 0.67) with "Trips up to $1,500 in total cost are
     # approved by the employee's direct manager".
     assert content_terms("whos my approver") == content_terms("approved by") == {"approve"}
+    # Dev q057 "rejected job applicants data kept how long" was refused (coverage 0.45) with the retention table's
+    # "| Job applications (not hired) | 12 months | Recruiting |".
+    assert content_terms("job applicants") == content_terms("Job applications") == {"job", "application"}
 
 
 def test_applying_for_something_is_not_a_rule_applying():
