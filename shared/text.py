@@ -1009,6 +1009,29 @@ def opposite_terms(wanted: set[str], text: str) -> set[str]:
     return {word for word in wanted & _OPPOSITES.keys() if _OPPOSITES[word].search(text)}
 
 
+# "how do i get a refund", "how do nonprofits prove it": a question asking the way to do something, and a text saying
+# how it is done: done, sent or requested through or via something ("Refund requests must be submitted through the
+# billing portal", "Verification is done through TechSoup"), by mail or by filling in a form, or a resolution field.
+# Not anything "through" something: "Purchases made through a reseller" says who sold it.
+_ASKS_WAY = re.compile(r"^\W*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\b|^\W*how\s+to\b", re.IGNORECASE)
+_STATES_WAY = re.compile(
+    r"\b(?:submit(?:ted)?|done|sent|request(?:ed)?|go(?:es)?|handled|processed|appl(?:y|ied))\b[^.;]{0,30}?"
+    r"\b(?:through|via|using)\b|\bby\s+(?:e-?mail|mail|courier|phone|calling|contacting|submitting|filling)\b"
+    r"|\bfill\s+in\b|^\s*resolution\s*:",
+    re.IGNORECASE,
+)
+
+
+def asks_way(question: str) -> bool:
+    """Whether a question asks how to do something."""
+    return bool(_ASKS_WAY.search(question))
+
+
+def states_way(text: str) -> bool:
+    """Whether a text says how something is done (through, via, by submitting, a resolution)."""
+    return bool(_STATES_WAY.search(text))
+
+
 # "where to apply for startup pricing", "where do we send legal notices": a question asking where to go or write.
 _ASKS_WHERE = re.compile(r"^\W*where\b|\bwhere\s+(?:to|do|does|can|should)\b", re.IGNORECASE)
 

@@ -73,6 +73,7 @@ from shared.text import (
     answer_units,
     asks_per_year,
     asks_to_apply,
+    asks_way,
     asks_where,
     cell_acronyms,
     cell_demonyms,
@@ -105,6 +106,7 @@ from shared.text import (
     says_annual,
     states_address,
     states_applying,
+    states_way,
     status_code_terms,
     with_prefixes_joined,
     word_modifiers,
@@ -188,6 +190,7 @@ class _Asked:
     things: str  # the thing it counts ("plan" in "how many plans are there"; "" for no count of things)
     applying: bool  # asks how or where to apply for something: only a unit about applying holds its "apply"
     where: bool  # asks where (to apply, to send): a unit writing an address leads those as good that write none
+    way: bool  # asks how to do something: a unit saying how it is done leads those as good that do not
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -237,6 +240,7 @@ class _Asked:
             excluded=excluded_terms(query),
             applying="apply" in wanted and asks_to_apply(query),
             where=asks_where(query),
+            way=asks_way(query),
         )
 
     @functools.cached_property
@@ -537,6 +541,9 @@ class ExtractiveGenerator:
                 # "where to apply for startup pricing": "Applications go through startups@..." before "After 12
                 # months, the normal price applies", which holds as many of its words.
                 asked.where and not states_address(unit),
+                # "how do i get a refund": "Refund requests must be submitted through the billing portal" before
+                # "Purchases made through a reseller are still refunded by the reseller"'s neighbours in the policy.
+                asked.way and not states_way(unit),
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)
                 and not any(_opens_with_definition(unit, name) for name in (asked.meaning, *asked.defines)),

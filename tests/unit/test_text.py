@@ -12,6 +12,7 @@ from shared.text import (
     answer_units,
     asks_per_year,
     asks_to_apply,
+    asks_way,
     asks_where,
     cell_acronyms,
     cell_demonyms,
@@ -48,6 +49,7 @@ from shared.text import (
     sentence_spans,
     states_address,
     states_applying,
+    states_way,
     status_code_terms,
     table_header_before,
     term_words,
@@ -786,3 +788,12 @@ def test_a_prefix_written_apart_is_part_of_its_word():
     assert content_terms(with_prefixes_joined("Non solicitation")) == content_terms("8. Non-Solicitation") - {"8"}
     # Not "pre" (an approval is what "pre approval" asks of), nor a prefix before a short word or a number.
     assert with_prefixes_joined("do i need pre approval, non 2, anti up") == "do i need pre approval, non 2, anti up"
+
+
+def test_a_question_asking_the_way_and_a_text_saying_how_it_is_done():
+    assert asks_way("how do i get a refund") and asks_way("how to get pre-approval")
+    assert not asks_way("how long do refunds take") and not asks_way("who approves a refund")
+    assert states_way("Refund requests must be submitted through the billing portal.")
+    assert states_way("Verification is done through TechSoup or a copy of the accreditation letter.")
+    assert states_way("Resolution: update the card in Billing.")
+    assert not states_way("Purchases made through a reseller are still refunded by the reseller.")

@@ -1806,3 +1806,16 @@ def test_a_prefix_written_apart_meets_the_hyphenated_heading():
     spaced = ExtractiveGenerator().run("is the price locked on a multi year deal", [deal])
     hyphenated = ExtractiveGenerator().run("is the price locked on a multi-year deal", [deal])
     assert spaced.coverage == hyphenated.coverage > 0.6
+
+
+def test_a_question_asking_how_is_led_by_the_unit_saying_how_it_is_done():
+    """Found by use on refund-policy (train): "how do i get a refund" led with "This policy replaces the 2025 Refund
+    Policy ...", each unit holding its one word as well."""
+    policy = passage(
+        "This policy replaces the 2025 Refund Policy for all purchases. Purchases made through a reseller are still "
+        "refunded by the reseller. Refund requests must be submitted through the billing portal.",
+        "refund-policy",
+        ("Refund Policy (2026)",),
+    )
+    answer = ExtractiveGenerator().run("how do i get a refund", [policy])
+    assert answer.text.startswith("Refund requests must be submitted through the billing portal."), answer.text
