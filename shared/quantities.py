@@ -555,6 +555,21 @@ def deadline_terms(wanted: set[str], text: str) -> set[str]:
     return held | (lasting if lasting and _STATED_DURATION.search(text) else set())
 
 
+# "late" asks about what happens past a time limit, which a text states as after it ("Annual plans cancelled after the
+# 14-day window are prorated"), more than a span past something ("more than 30 days past due") or overdue.
+_PAST_LIMIT = re.compile(
+    rf"\bafter\s+(?:the\s+)?(?:\d+{_COUNTED}(?:day|week|month|year)s?|deadline|window|due\s+date)\b"
+    r"|\bmore\s+than\s+\d+\s+(?:business\s+|calendar\s+)?days\b|\boverdue\b|\bpast\s+due\b",
+    re.IGNORECASE,
+)
+
+
+def late_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "late" when the text states what holds past a time limit: "annual plan proration if cancelled
+    late" is answered by "Annual plans cancelled after the 14-day window are prorated by unused days"."""
+    return {"late"} if "late" in wanted and _PAST_LIMIT.search(text) else set()
+
+
 # Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter
 # plan price", "max api keys"). Not a question whose answer is yes or no ("do prices move with exchange rates") or
 # one of the options it names ("per key or per workspace"), nor a duration or a date ("how long", "when": "until

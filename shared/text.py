@@ -133,6 +133,7 @@ _SAME_AS = {
     "approval": "approve",
     "approver": "approve",
     "applicant": "application",
+    "proration": "prorate",
     "pricing": "price",
     "rental": "rent",
 }

@@ -52,6 +52,7 @@ from shared.quantities import (
     condition_terms,
     counted_thing,
     deadline_terms,
+    late_terms,
     numbers_of_another_kind,
     question_amounts,
     share_terms,
@@ -271,6 +272,7 @@ class _Asked:
             | bound_terms(self.wanted, unit, counts_only=self.bounded_count)
             | deadline_terms(self.wanted, unit)
             | threshold_terms(self.wanted, unit)
+            | late_terms(self.wanted, unit)
             | condition_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)

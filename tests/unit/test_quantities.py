@@ -20,6 +20,7 @@ from shared.quantities import (
     condition_terms,
     counted_thing,
     deadline_terms,
+    late_terms,
     numbers_of_another_kind,
     question_amounts,
     ranges,
@@ -501,3 +502,13 @@ def test_eligibility_is_held_by_a_condition_and_requirements_also_by_an_obligati
         condition_terms({"eligible"}, "Personal charges on the corporate card must be repaid within 15 days.") == set()
     )
     assert condition_terms({"startup"}, startups) == set()
+
+
+def test_late_is_held_by_what_holds_past_a_time_limit():
+    """Train q085 "annual plan proration if cancelled late" was refused (coverage 0.39)."""
+    after = "Annual plans cancelled after the 14-day window are prorated by unused days."
+    assert late_terms({"annual", "late"}, after) == {"late"}
+    assert late_terms({"late"}, "3.2 Overdue amounts bear interest at 1.0% per month.") == {"late"}
+    assert late_terms({"late"}, "Meaning: an invoice is more than 30 days past due.") == {"late"}
+    assert late_terms({"late"}, "Annual plans cancelled within the 14-day window are refunded in full.") == set()
+    assert late_terms({"annual"}, after) == set()

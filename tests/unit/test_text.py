@@ -384,6 +384,7 @@ def test_pricing_and_rental_read_as_their_verbs_and_possible_asks_nothing():
     # Dev q057 "rejected job applicants data kept how long" was refused (coverage 0.45) with the retention table's
     # "| Job applications (not hired) | 12 months | Recruiting |".
     assert content_terms("job applicants") == content_terms("Job applications") == {"job", "application"}
+    assert content_terms("proration") == content_terms("prorated") == {"prorate"}
 
 
 def test_applying_for_something_is_not_a_rule_applying():
