@@ -126,7 +126,8 @@ _WORD_FIXES = {"gone": "gone", "latest": "latest", "buying": "buy"}
 # period" column, "how long are logs retained" by "Application logs are kept for 90 days", "who approves a $3000
 # refund" (and "whos my approver for a 1200 trip") by "require approval by ...", "japan pricing yen" by a price
 # list's row for Japan, "can i rent a car" by "Rental cars are reimbursed at the compact class rate", "rejected job
-# applicants data kept how long" by the "Job applications (not hired)" row.
+# applicants data kept how long" by the "Job applications (not hired)" row, "outage postmortem due date" by "A
+# post-incident review (PIR) ... is due within 7 calendar days" (an incident's postmortem is its post-incident review).
 _SAME_AS = {
     "retain": "keep",
     "retention": "keep",
@@ -134,6 +135,7 @@ _SAME_AS = {
     "approver": "approve",
     "applicant": "application",
     "proration": "prorate",
+    "postmortem": "postincident",
     "pricing": "price",
     "rental": "rent",
 }

@@ -385,6 +385,7 @@ def test_pricing_and_rental_read_as_their_verbs_and_possible_asks_nothing():
     # "| Job applications (not hired) | 12 months | Recruiting |".
     assert content_terms("job applicants") == content_terms("Job applications") == {"job", "application"}
     assert content_terms("proration") == content_terms("prorated") == {"prorate"}
+    assert content_terms("postmortem") == content_terms("post-mortem") == content_terms("post-incident")
 
 
 def test_applying_for_something_is_not_a_rule_applying():
