@@ -570,6 +570,18 @@ def late_terms(wanted: set[str], text: str) -> set[str]:
     return {"late"} if "late" in wanted and _PAST_LIMIT.search(text) else set()
 
 
+# "payment terms" and "net" ("net 30") ask when an invoice is due, which a text states as due within a span: "invoice
+# payment terms net?" is answered by "Unless stated otherwise, invoices are due within 30 days of the invoice date".
+_DUE_WITHIN = re.compile(rf"\bdue\s+(?:within|in)\s+\d+{_COUNTED}(?:day|week|month)s?\b|\bnet\s+\d+\b", re.IGNORECASE)
+
+
+def payment_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's "net", and its "payment" and "term" where it asks payment terms, when the text states when
+    payment is due."""
+    asked = (wanted & {"net"}) | (wanted & {"payment", "term"} if {"payment", "term"} <= wanted else set())
+    return asked if asked and _DUE_WITHIN.search(text) else set()
+
+
 # Questions whose answer is a number: a count, a price, a fee, a limit ("how many seats", "pager number", "starter
 # plan price", "max api keys"). Not a question whose answer is yes or no ("do prices move with exchange rates") or
 # one of the options it names ("per key or per workspace"), nor a duration or a date ("how long", "when": "until

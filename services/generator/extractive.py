@@ -54,6 +54,7 @@ from shared.quantities import (
     deadline_terms,
     late_terms,
     numbers_of_another_kind,
+    payment_terms,
     question_amounts,
     share_terms,
     states_anchored_span,
@@ -273,6 +274,7 @@ class _Asked:
             | deadline_terms(self.wanted, unit)
             | threshold_terms(self.wanted, unit)
             | late_terms(self.wanted, unit)
+            | payment_terms(self.wanted, unit)
             | condition_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)

@@ -22,6 +22,7 @@ from shared.quantities import (
     deadline_terms,
     late_terms,
     numbers_of_another_kind,
+    payment_terms,
     question_amounts,
     ranges,
     share_terms,
@@ -512,3 +513,13 @@ def test_late_is_held_by_what_holds_past_a_time_limit():
     assert late_terms({"late"}, "Meaning: an invoice is more than 30 days past due.") == {"late"}
     assert late_terms({"late"}, "Annual plans cancelled within the 14-day window are refunded in full.") == set()
     assert late_terms({"annual"}, after) == set()
+
+
+def test_payment_terms_are_held_by_when_payment_is_due():
+    """Dev q121 "invoice payment terms net?" was refused (coverage 0.36)."""
+    due = "Unless stated otherwise, invoices are due within 30 days of the invoice date."
+    assert payment_terms({"invoice", "payment", "term", "net"}, due) == {"payment", "term", "net"}
+    assert payment_terms({"net"}, "Invoices are payable net 45.") == {"net"}
+    # "terms" alone asks no payment terms, and a text stating no due date holds nothing.
+    assert payment_terms({"term", "contract"}, due) == set()
+    assert payment_terms({"payment", "term"}, "3.1 Customer will pay the fees stated in the Order Form.") == set()
