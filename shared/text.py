@@ -439,7 +439,9 @@ def with_number_units(terms: set[str]) -> set[str]:
 # Small numbers written in words. Not "one", as often a pronoun ("which one") as a number.
 _SMALL_NUMBERS = {
     word: str(value)
-    for value, word in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)
+    for value, word in enumerate(
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=1
+    )
 }
 # A number of units of time, not joined by a hyphen to another word ("two-factor" is a name). Only of time: "two
 # discounts" or "five seats" in words is no number the answering passage must write ("can i combine two
