@@ -46,7 +46,7 @@ def country_terms(named: set[str], text: str) -> set[str]:
 # The words a question asks about being outside one's own country with ("per diem abroad", "overseas trip"), and
 # the texts that speak of it in any of them or as "a country other than your country of employment". Not a text
 # that speaks of a country at all: "any location within their country of employment" is at home.
-ABROAD_WORDS = frozenset().union(*(content_terms(word) for word in ("abroad", "overseas", "international", "foreign")))
+_ABROAD_WORDS = frozenset().union(*(content_terms(word) for word in ("abroad", "overseas", "international", "foreign")))
 _ELSEWHERE = re.compile(
     r"\b(?:abroad|overseas|international|foreign)\b|\b(?:another|other)\s+countr(?:y|ies)\b"
     r"|\bcountr(?:y|ies)\s+other\s+than\b",
@@ -58,5 +58,5 @@ def abroad_terms(wanted: set[str], text: str) -> set[str]:
     """The question's words for being abroad that a text holds by speaking of it in any words: "working from
     abroad for 6 weeks" is answered by "Working from a country other than your country of employment is allowed
     for up to 30 days ... Longer stays require approval ..."."""
-    asked = wanted & ABROAD_WORDS
+    asked = wanted & _ABROAD_WORDS
     return asked if asked and _ELSEWHERE.search(text) else set()

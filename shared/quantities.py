@@ -370,7 +370,7 @@ def bound_terms(wanted: set[str], text: str, counts_only: bool = False) -> set[s
 # "threshold" asks for the amount from which something applies, which a bound on when it applies states: "receipt
 # threshold" is answered by "Receipts are required for every item over $25", as "above $5,000" or "more than 25%"
 # would. Not by any amount: "$60 per month" is a price.
-THRESHOLD_WORDS = frozenset({"threshold"})
+_THRESHOLD_WORDS = frozenset({"threshold"})
 _THRESHOLD = re.compile(
     r"\b(?:over|above|under|below|exceeding|(?:more|less|fewer|greater|higher|lower)\s+than|at\s+(?:least|most))"
     r"\s+[$€£¥]?\d",
@@ -380,7 +380,7 @@ _THRESHOLD = re.compile(
 
 def threshold_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "threshold" when the text bounds an amount from which something applies ("over $25")."""
-    asked = wanted & THRESHOLD_WORDS
+    asked = wanted & _THRESHOLD_WORDS
     return asked if asked and _THRESHOLD.search(text) else set()
 
 
@@ -575,7 +575,7 @@ def late_terms(wanted: set[str], text: str) -> set[str]:
 _DUE_WITHIN = re.compile(rf"\bdue\s+(?:within|in)\s+\d+{_COUNTED}(?:day|week|month)s?\b|\bnet\s+\d+\b", re.IGNORECASE)
 
 
-def payment_terms(wanted: set[str], text: str) -> set[str]:
+def due_date_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "net", and its "payment" and "term" where it asks payment terms, when the text states when
     payment is due."""
     asked = (wanted & {"net"}) | (wanted & {"payment", "term"} if {"payment", "term"} <= wanted else set())

@@ -52,9 +52,9 @@ from shared.quantities import (
     condition_terms,
     counted_thing,
     deadline_terms,
+    due_date_terms,
     late_terms,
     numbers_of_another_kind,
-    payment_terms,
     question_amounts,
     share_terms,
     states_anchored_span,
@@ -274,7 +274,7 @@ class _Asked:
             | deadline_terms(self.wanted, unit)
             | threshold_terms(self.wanted, unit)
             | late_terms(self.wanted, unit)
-            | payment_terms(self.wanted, unit)
+            | due_date_terms(self.wanted, unit)
             | condition_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)
             | address_terms(self.wanted, unit)
@@ -545,8 +545,8 @@ class ExtractiveGenerator:
                 # "where to apply for startup pricing": "Applications go through startups@..." before "After 12
                 # months, the normal price applies", which holds as many of its words.
                 asked.where and not states_address(unit),
-                # "how do i get a refund": "Refund requests must be submitted through the billing portal" before
-                # "Purchases made through a reseller are still refunded by the reseller"'s neighbours in the policy.
+                # "how do i get a refund": "Refund requests must be submitted through the billing portal" before the
+                # policy's other sentences holding "refund".
                 asked.way and not states_way(unit),
                 # "what is a p4": the unit that says what it is, before the table row named for it.
                 bool(asked.meaning)

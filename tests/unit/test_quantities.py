@@ -20,9 +20,9 @@ from shared.quantities import (
     condition_terms,
     counted_thing,
     deadline_terms,
+    due_date_terms,
     late_terms,
     numbers_of_another_kind,
-    payment_terms,
     question_amounts,
     ranges,
     share_terms,
@@ -515,11 +515,11 @@ def test_late_is_held_by_what_holds_past_a_time_limit():
     assert late_terms({"annual"}, after) == set()
 
 
-def test_payment_terms_are_held_by_when_payment_is_due():
+def test_due_date_terms_are_held_by_when_payment_is_due():
     """Dev q121 "invoice payment terms net?" was refused (coverage 0.36)."""
     due = "Unless stated otherwise, invoices are due within 30 days of the invoice date."
-    assert payment_terms({"invoice", "payment", "term", "net"}, due) == {"payment", "term", "net"}
-    assert payment_terms({"net"}, "Invoices are payable net 45.") == {"net"}
+    assert due_date_terms({"invoice", "payment", "term", "net"}, due) == {"payment", "term", "net"}
+    assert due_date_terms({"net"}, "Invoices are payable net 45.") == {"net"}
     # "terms" alone asks no payment terms, and a text stating no due date holds nothing.
-    assert payment_terms({"term", "contract"}, due) == set()
-    assert payment_terms({"payment", "term"}, "3.1 Customer will pay the fees stated in the Order Form.") == set()
+    assert due_date_terms({"term", "contract"}, due) == set()
+    assert due_date_terms({"payment", "term"}, "3.1 Customer will pay the fees stated in the Order Form.") == set()
