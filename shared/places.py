@@ -15,7 +15,8 @@ from shared.text import content_terms
 
 # Words that speak of any country: "a country other than your country of employment", "international travel",
 # "employees working abroad".
-_ANY_COUNTRY = re.compile(r"\b(?:countr(?:y|ies)|international|abroad|overseas|foreign)\b", re.IGNORECASE)
+_ABROAD = ("abroad", "overseas", "international", "foreign")  # being outside one's own country, in one word
+_ANY_COUNTRY = re.compile(rf"\b(?:countr(?:y|ies)|{'|'.join(_ABROAD)})\b", re.IGNORECASE)
 
 
 @functools.cache
@@ -46,10 +47,9 @@ def country_terms(named: set[str], text: str) -> set[str]:
 # The words a question asks about being outside one's own country with ("per diem abroad", "overseas trip"), and
 # the texts that speak of it in any of them or as "a country other than your country of employment". Not a text
 # that speaks of a country at all: "any location within their country of employment" is at home.
-_ABROAD_WORDS = frozenset().union(*(content_terms(word) for word in ("abroad", "overseas", "international", "foreign")))
+_ABROAD_WORDS = frozenset().union(*(content_terms(word) for word in _ABROAD))
 _ELSEWHERE = re.compile(
-    r"\b(?:abroad|overseas|international|foreign)\b|\b(?:another|other)\s+countr(?:y|ies)\b"
-    r"|\bcountr(?:y|ies)\s+other\s+than\b",
+    rf"\b(?:{'|'.join(_ABROAD)})\b|\b(?:another|other)\s+countr(?:y|ies)\b|\bcountr(?:y|ies)\s+other\s+than\b",
     re.IGNORECASE,
 )
 

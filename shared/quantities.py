@@ -263,14 +263,16 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
 _WITHIN = re.compile(r"\bwithin\s*$", re.IGNORECASE)
 
 
-def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
+def terms_in_ranges(
+    wanted: list[Amount], text: str, found: list[Amount] | None = None, stated: list[Range] | None = None
+) -> set[str]:
     """The content terms of the question's amounts that the text holds in a range, or states in another unit ("2
-    weeks" and "14-day window": the question's unit word is held with its number). `found`: the text's amounts,
-    when the caller has read them already."""
+    weeks" and "14-day window": the question's unit word is held with its number). `found`, `stated`: the text's
+    amounts and ranges, when the caller has read them already."""
     if not wanted:
         return set()
     found = amounts(text) if found is None else found
-    stated = ranges(text, found)
+    stated = ranges(text, found) if stated is None else stated
     # The values the text states outright; a bounded one ("over 2 days") is a range's end.
     outright = [b for b in found if not _bound(text, b)[0]]
     held: set[str] = set()
@@ -288,13 +290,17 @@ def terms_in_ranges(wanted: list[Amount], text: str, found: list[Amount] | None 
     return held
 
 
-def terms_bounded(wanted: list[Amount], text: str, found: list[Amount] | None = None) -> set[str]:
+def terms_bounded(
+    wanted: list[Amount], text: str, found: list[Amount] | None = None, stated: list[Range] | None = None
+) -> set[str]:
     """The content terms of the question's amounts that a bound the text states decides, on either side: a yes/no
     question ("can an AE give 15% off alone") is answered by "Account Executives may give up to 10% off without
-    approval", which does not hold 15% but says no. Only a one-sided range in the amount's unit family."""
+    approval", which does not hold 15% but says no. Only a one-sided range in the amount's unit family. `found`,
+    `stated`: as for terms_in_ranges."""
     if not wanted:
         return set()
-    bounds = [r for r in ranges(text, found) if math.isinf(r.low) != math.isinf(r.high)]
+    stated = ranges(text, found) if stated is None else stated
+    bounds = [r for r in stated if math.isinf(r.low) != math.isinf(r.high)]
     held: set[str] = set()
     for a in wanted:
         if a.unit and any(_converted(a.value, a.unit, r.unit) is not None for r in bounds):
@@ -578,7 +584,7 @@ _DUE_WITHIN = re.compile(rf"\bdue\s+(?:within|in)\s+\d+{_COUNTED}(?:day|week|mon
 def due_date_terms(wanted: set[str], text: str) -> set[str]:
     """The question's "net", and its "payment" and "term" where it asks payment terms, when the text states when
     payment is due."""
-    asked = (wanted & {"net"}) | (wanted & {"payment", "term"} if {"payment", "term"} <= wanted else set())
+    asked = (wanted & {"net"}) | ({"payment", "term"} if {"payment", "term"} <= wanted else set())
     return asked if asked and _DUE_WITHIN.search(text) else set()
 
 

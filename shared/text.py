@@ -436,7 +436,8 @@ def with_number_units(terms: set[str]) -> set[str]:
     return out
 
 
-# Small numbers written in words. Not "one", as often a pronoun ("which one") as a number.
+# Small numbers written in words; read as digits only before a unit of time (_NUMBER_WORD), so "one" in "which one"
+# stays a word.
 _SMALL_NUMBERS = {
     word: str(value)
     for value, word in enumerate(

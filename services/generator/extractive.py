@@ -56,6 +56,7 @@ from shared.quantities import (
     late_terms,
     numbers_of_another_kind,
     question_amounts,
+    ranges,
     share_terms,
     states_anchored_span,
     states_count,
@@ -197,7 +198,8 @@ class _Asked:
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
         meaning, by_class = _asked_meaning(query)
-        wanted = _asked_words(query, (meaning, by_class))
+        excluded = excluded_terms(query)
+        wanted = _asked_words(query, (meaning, by_class), excluded)
         amounts_asked = question_amounts(query)
         named = identifiers(query)
         polar = is_polar_question(query)
@@ -239,7 +241,7 @@ class _Asked:
             periods=period_qualified(query),
             periods_named=periods_named(query),
             countries=countries_named(query) & wanted,
-            excluded=excluded_terms(query),
+            excluded=excluded,
             applying="apply" in wanted and asks_to_apply(query),
             where=asks_where(query),
             way=asks_way(query),
@@ -265,11 +267,13 @@ class _Asked:
         question's "max" or "deadline" asks for, the question's currency in any form, and for a table row the
         places and bodies its cells name."""
         held = held_words(unit, unit_words, self.wanted, self.unwritten)
-        found = amounts(unit) if self.amounts else []  # the unit's amounts, read once for both checks below
+        # The unit's amounts and ranges, read once for the checks below.
+        found = amounts(unit) if self.amounts else []
+        stated = ranges(unit, found) if self.amounts else []
         hits = (
             (held & self.wanted) - numbers_of_another_kind(self.amounts, unit, found)
-            | terms_in_ranges(self.amounts, unit, found)
-            | (terms_bounded(self.amounts, unit, found) if self.polar else set())
+            | terms_in_ranges(self.amounts, unit, found, stated)
+            | (terms_bounded(self.amounts, unit, found, stated) if self.polar else set())
             | bound_terms(self.wanted, unit, counts_only=self.bounded_count)
             | deadline_terms(self.wanted, unit)
             | threshold_terms(self.wanted, unit)
@@ -818,7 +822,7 @@ _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance
 _KIND_WORDS = frozenset({"severity", "incident", "error", "warning", "code", "level", "priority"})
 
 
-def _asked_words(query: str, meaning: tuple[str, bool] | None = None) -> set[str]:
+def _asked_words(query: str, meaning: tuple[str, bool] | None = None, excluded: set[str] | None = None) -> set[str]:
     """The question's content words a unit must hold to answer it: question_terms, less the frame of a question
     asking what a name means ("mean" in "what does E-1002 mean", "define" in "define service credit") unless the
     frame is all it has ("what does it mean"). A longer question that ends in "mean" asks more than a meaning ("W-4510
@@ -826,9 +830,10 @@ def _asked_words(query: str, meaning: tuple[str, bool] | None = None) -> set[str
     terms = question_terms(query)
     # "other than invoices what do we keep 7 years" asks about the rest: its frame is no word the answer must hold
     # ("other", "besides", "else"); what it sets aside still says what the question is about (invoices are records).
-    if excluded_terms(query) and terms - _EXCLUDING_FRAME:
+    # `meaning`, `excluded`: _asked_meaning's and excluded_terms' readings, when the caller has them.
+    if (excluded_terms(query) if excluded is None else excluded) and terms - _EXCLUDING_FRAME:
         terms -= _EXCLUDING_FRAME
-    phrase, by_class = meaning or _asked_meaning(query)  # `meaning`: _asked_meaning's reading, when the caller has it
+    phrase, by_class = meaning or _asked_meaning(query)
     frame = _CLASS_FRAME if by_class else _MEANING_FRAME
     if phrase and len(phrase.split()) <= _NAME_WORDS and terms - frame:
         return terms - frame
