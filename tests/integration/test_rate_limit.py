@@ -35,11 +35,7 @@ def list_documents(gateway, tenant: str = TENANT):
 
 def refusals(mesh) -> float:
     snapshot = metrics.scrape([mesh.metrics_url("gateway")], timeout=10)
-    return sum(
-        v
-        for (name, labels), v in snapshot.items()
-        if name == "ragmesh_auth_failures_total" and dict(labels).get("reason") == "rate_limited"
-    )
+    return metrics.total(snapshot, "ragmesh_auth_failures_total", reason="rate_limited")
 
 
 def test_a_key_past_its_burst_is_refused_with_the_wait_and_served_again_after_it(limited):
