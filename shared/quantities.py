@@ -156,10 +156,11 @@ def _unit(match: re.Match) -> str:
         return "%"
     if match["cur"]:
         return match["cur"]
-    # The word is letters only, so it is one content term at most ("seats" -> seat; a stopword such as "to": none).
-    word = next(iter(content_terms(match["word"] or "")), "")
-    if word in _PAYMENT_WORDS and word == match["word"].lower() and _value(match) > 1:
+    written = (match["word"] or "").lower()
+    if written in _PAYMENT_WORDS and _value(match) > 1:
         return SOME_CURRENCY  # more than one, and the word written in the singular: a sum, not a count
+    # The word is letters only, so it is one content term at most ("seats" -> seat; a stopword such as "to": none).
+    word = next(iter(content_terms(written)), "")
     return _UNIT_WORDS.get(word, word)
 
 
@@ -451,12 +452,15 @@ def states_duration(text: str) -> bool:
 
 
 # A span in words: by the event that ends it ("continues until all Order Forms have expired", "kept for as long as
-# the account is active"), as having no end ("never", "indefinitely"), or its length spelled out ("one year", "a
-# week"). Each answers "how long" as well as "90 days" does.
+# the account is active"), as having no end ("never", "indefinitely"), its length spelled out ("one year", "a
+# week"), or where its length is given ("wait for the number of seconds in `Retry-After`", "`Retry-After`: ...
+# seconds to wait before retrying" answer "how long to wait after a 429"). Each answers "how long" as well as "90
+# days" does.
+_TIME_UNIT = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)"
 _SPAN_IN_WORDS = re.compile(
     r"\b(?:until|till|as long as|indefinitely|permanently|forever|never)\b"
-    rf"|\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve){_COUNTED}"
-    r"(?:minute|hour|day|week|fortnight|month|quarter|year)s?\b",
+    rf"|\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve){_COUNTED}{_TIME_UNIT}s?\b"
+    rf"|\bnumber\s+of\s+{_TIME_UNIT}s\b|\b{_TIME_UNIT}s\s+to\s+wait\b",
     re.IGNORECASE,
 )
 
@@ -582,9 +586,9 @@ _DUE_WITHIN = re.compile(rf"\bdue\s+(?:within|in)\s+\d+{_COUNTED}(?:day|week|mon
 
 
 def due_date_terms(wanted: set[str], text: str) -> set[str]:
-    """The question's "net", and its "payment" and "term" where it asks payment terms, when the text states when
-    payment is due."""
-    asked = (wanted & {"net"}) | ({"payment", "term"} if {"payment", "term"} <= wanted else set())
+    """The question's "net", and its "payment" (read as "pay") and "term" where it asks payment terms, when the text
+    states when payment is due."""
+    asked = (wanted & {"net"}) | ({"pay", "term"} if {"pay", "term"} <= wanted else set())
     return asked if asked and _DUE_WITHIN.search(text) else set()
 
 

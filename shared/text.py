@@ -100,7 +100,7 @@ something someone must shall ought before between during via upon among througho
 myself yourself himself herself itself ourselves yourselves themselves oneself
 tells told telling say says said saying needs needed needing wants wanted wanting knowing gets getting
 wat wut wht hw abt plz thx ur u out like once ok okay
-im ive youre theyre weve without possible possibly
+im ive youre theyre weve without possible possibly because
 """.split()
     )
     | BARE_NEGATIONS
@@ -138,6 +138,9 @@ _SAME_AS = {
     "postmortem": "postincident",
     "pricing": "price",
     "rental": "rent",
+    "reimbursement": "reimburse",
+    "payment": "pay",
+    "flight": "fly",
 }
 
 
@@ -228,6 +231,12 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _EMPHATIC_OWN = re.compile(r"\b(my|your|his|her|its|our|their)\s+own\b")
 
 
+# Chat shorthand written with a slash ("w/ nonprofit discount", "b/c we're a school"): the word it stands for. Read
+# as letters, "w", "b" and "c" were question words no passage holds, weighing as much as the rarest word asked.
+_SLASHED_SHORTHAND = re.compile(r"(?<![\w/])(w/o|w/|b/c)(?![\w/])")
+_SHORTHAND_WORDS = {"w/o": "without", "w/": "with", "b/c": "because"}
+
+
 def _words(text: str) -> list[str]:
     """The lower-cased words of a text, contractions read as their words ("don't": do not), a number with thousands
     separators as one ("1,500": 1500)."""
@@ -239,6 +248,8 @@ def _words(text: str) -> list[str]:
         text = _THOUSANDS.sub("", text)
     if " own" in text:
         text = _EMPHATIC_OWN.sub(r"\1", text)
+    if "/" in text:
+        text = _SLASHED_SHORTHAND.sub(lambda m: _SHORTHAND_WORDS[m.group(1)], text)
     if _PHRASAL_HINT.search(text):  # a cheap scan first: most texts hold none of the verbs
         text = _PHRASAL.sub(_as_one_word, text)
     return _TERM.findall(text)

@@ -388,6 +388,21 @@ def test_pricing_and_rental_read_as_their_verbs_and_possible_asks_nothing():
     assert content_terms("job applicants") == content_terms("Job applications") == {"job", "application"}
     assert content_terms("proration") == content_terms("prorated") == {"prorate"}
     assert content_terms("postmortem") == content_terms("post-mortem") == content_terms("post-incident")
+    # Found by use: "when do i get reimbursed" led with "These expenses are never reimbursed:" and its list, not
+    # "Reimbursements are paid with the next regular payroll run"; "flight is 7 hours can i fly premium economy"
+    # held "fly" by no unit.
+    assert content_terms("Reimbursements") == content_terms("reimbursed") == {"reimburse"}
+    assert content_terms("payment") == content_terms("paid") == {"pay"}
+    assert content_terms("flights") == content_terms("fly") == content_terms("flew") == {"fly"}
+
+
+def test_chat_shorthand_with_a_slash_reads_as_its_word():
+    """Found by use: "b/c we're a school do we get a discount" was refused (coverage 0.36), "b" and "c" read as the
+    rarest words asked."""
+    assert content_terms("b/c we're a school do we get a discount") == {"school", "discount"}
+    assert content_terms("w/ nonprofit discount") == {"nonprofit", "discount"}
+    assert content_terms("team w/o sso") == {"team", "sso"}
+    assert content_terms("TCP/IP and I/O") == {"tcp", "ip", "o"}  # letters around a slash that are no shorthand
 
 
 def test_applying_for_something_is_not_a_rule_applying():
