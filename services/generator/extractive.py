@@ -31,6 +31,7 @@ from services.generator.entries import (
     with_cited_clauses,
     with_listed_items,
 )
+from services.generator.listing import enumeration, listed_terms
 from services.generator.quoting import missing_words, quoted_answer
 from shared.currencies import currency_terms_held, question_currencies, stated_currencies
 from shared.model import Answer, ScoredChunk
@@ -330,6 +331,10 @@ class ExtractiveGenerator:
         if names_nothing(wanted):
             return empty_question(self.generator_id)
         spans = [answer_units(p.chunk.body) for p in passages]  # each passage's units, by rank
+        # "what add-ons are there": the list or table a passage names for the kind is the answer, all of it.
+        enumerated = enumeration(passages, spans, listed_terms(query))
+        if enumerated:
+            return dataclasses.replace(quoted_answer(enumerated, self.generator_id), coverage=1.0)
         # Each unit's words, read once for the weights and every part of the question (not kept past this call:
         # the generator holds no document text between requests, so an erased document leaves nothing here).
         words = [
