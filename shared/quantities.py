@@ -116,7 +116,10 @@ class Range:
     def holds(self, amount: Amount) -> bool:
         if self.ahead and not amount.ahead:
             return False  # how far ahead to ask is not how long a stay may be ("for 60 days")
-        # A bare number is in a range only when the question bounds it ("over 5000"); "3 weeks" is in "up to 30 days".
+        # A bare number is in a range only when the question bounds it ("over 5000"), and never in one of time: "more
+        # than 300 of them" is not in "after 37 weeks". "3 weeks" is in "up to 30 days".
+        if not amount.unit and _kind(self.unit) == "time":
+            return False
         value = amount.value if not amount.unit and amount.bound else _converted(amount.value, amount.unit, self.unit)
         if value is None:
             return False
@@ -206,7 +209,15 @@ def _bound(text: str, amount: Amount) -> tuple[str, str]:
             match = pattern.search(around)
             if match:
                 return side, match.group(0)
+    if amount.kind == "time" and (match := _AFTER_TIME.search(before)):
+        return "above", match.group(0)
     return "", ""
+
+
+# A time past a span: "cancelled after 14 days" is any time past the 14th day, as "Annual plans cancelled after the
+# 14-day window are prorated" says (and "within the 14-day window" does not). Only of time: "after $500" bounds
+# nothing.
+_AFTER_TIME = re.compile(r"\bafter(?:\s+the)?\s*$", re.IGNORECASE)
 
 
 _PERCENT_OFF = re.compile(r"[ \t]*off\b", re.IGNORECASE)
@@ -261,7 +272,7 @@ def ranges(text: str, found: list[Amount] | None = None) -> list[Range]:
 
 # A span of time something is allowed in: "within 14 days" is up to 14 days. Read for ranges only, not as the limit a
 # question's "max" asks for ("refunds are paid within 30 days" is no maximum credit).
-_WITHIN = re.compile(r"\bwithin\s*$", re.IGNORECASE)
+_WITHIN = re.compile(r"\bwithin(?:\s+the)?\s*$", re.IGNORECASE)
 
 
 def terms_in_ranges(
@@ -348,6 +359,31 @@ def numbers_of_another_kind(wanted: list[Amount], text: str, found: list[Amount]
         same = [b for b in found if b.value == a.value]
         # A count ("100 seats") is no quantity of a known kind: "Storage: 100 GB" does not hold its 100.
         if same and all(b.kind and (not a.kind or _other_kinds(b.kind, a.kind)) for b in same):
+            out |= a.terms
+    return out
+
+
+def numbers_on_the_other_side(
+    wanted: list[Amount], text: str, found: list[Amount] | None = None, stated: list[Range] | None = None
+) -> set[str]:
+    """The digits of the question's bounded amounts that the text writes only as the end of a range leaving them
+    out: "cancelled after 14 days" is not held by "cancelled within the 14-day window" (up to the 14th day), which
+    says what holds before the time asked about, nor "refunds over 2500" by "Refunds from $250 to $2,500".
+    `found`, `stated`: the text's amounts and ranges, when the caller has read them already."""
+    asked = [a for a in wanted if a.bound]
+    if not asked:
+        return set()
+    found = amounts(text) if found is None else found
+    stated = ranges(text, found) if stated is None else stated
+    out: set[str] = set()
+    for a in asked:
+        value = a.value if not a.unit else None
+        ends = [
+            r
+            for r in stated
+            if (value if value is not None else _converted(a.value, a.unit, r.unit)) in (r.low, r.high)
+        ]
+        if ends and not any(r.holds(a) for r in ends):
             out |= a.terms
     return out
 

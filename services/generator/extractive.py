@@ -56,6 +56,7 @@ from shared.quantities import (
     due_date_terms,
     late_terms,
     numbers_of_another_kind,
+    numbers_on_the_other_side,
     question_amounts,
     ranges,
     share_terms,
@@ -272,7 +273,9 @@ class _Asked:
         found = amounts(unit) if self.amounts else []
         stated = ranges(unit, found) if self.amounts else []
         hits = (
-            (held & self.wanted) - numbers_of_another_kind(self.amounts, unit, found)
+            (held & self.wanted)
+            - numbers_of_another_kind(self.amounts, unit, found)
+            - numbers_on_the_other_side(self.amounts, unit, found, stated)
             | terms_in_ranges(self.amounts, unit, found, stated)
             | (terms_bounded(self.amounts, unit, found, stated) if self.polar else set())
             | bound_terms(self.wanted, unit, counts_only=self.bounded_count)

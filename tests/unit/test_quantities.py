@@ -23,6 +23,7 @@ from shared.quantities import (
     due_date_terms,
     late_terms,
     numbers_of_another_kind,
+    numbers_on_the_other_side,
     question_amounts,
     ranges,
     share_terms,
@@ -58,7 +59,12 @@ from shared.text import content_terms
         # "or more than 10" bounds the 10, not the 5; a "+" after a word adds.
         ("5 seats or more than 10 admins", [Range(10.0, math.inf, "admin", low_open=True)]),
         ("2 seats + 1 admin", []),
-        ("Error E-4412 appears in v2.1 after 30 days.", []),  # identifiers and plain amounts state no range
+        ("Error E-4412 appears in v2.1 for 30 days.", []),  # identifiers and plain amounts state no range
+        # A time past a span, and a span within one ("within the 14-day window").
+        ("Requests received after 30 days are declined.", [Range(30.0, math.inf, "day", low_open=True)]),
+        ("Plans cancelled after the 14-day window are prorated.", [Range(14.0, math.inf, "day", low_open=True)]),
+        ("Plans cancelled within the 14-day window are refunded.", [Range(-math.inf, 14.0, "day")]),
+        ("Refunds after $500 need a form.", []),  # "after" bounds a time only
     ],
 )
 def test_ranges_a_document_states(text, expected):
@@ -296,7 +302,8 @@ def test_durations_meet_across_units():
     two_weeks = question_amounts("cancel in the first 2 weeks")
     assert [(a.value, a.unit) for a in two_weeks] == [(2.0, "week")]
     assert terms_in_ranges(two_weeks, "Plans cancelled within the 14-day window are refunded.") == {"2", "week"}
-    assert terms_in_ranges(two_weeks, "Plans cancelled within the 15-day window are refunded.") == set()
+    assert terms_in_ranges(two_weeks, "Plans cancelled in the 15-day window are refunded.") == set()
+    assert terms_in_ranges(two_weeks, "Plans cancelled within the 15-day window are refunded.") == {"2", "week"}
     assert terms_in_ranges(two_weeks, "Refunds may be requested up to 30 days after purchase.") == {"2", "week"}
     assert terms_in_ranges(two_weeks, "Refunds may be requested up to 10 days after purchase.") == set()
     assert terms_in_ranges(question_amounts("a 72 hour outage"), "Outages over 2 days are reviewed.") == {"72", "hour"}
@@ -523,6 +530,26 @@ def test_late_is_held_by_what_holds_past_a_time_limit():
     assert late_terms({"late"}, "Meaning: an invoice is more than 30 days past due.") == {"late"}
     assert late_terms({"late"}, "Annual plans cancelled within the 14-day window are refunded in full.") == set()
     assert late_terms({"annual"}, after) == set()
+
+
+def test_a_bounded_amount_is_not_held_by_a_range_leaving_it_out():
+    """Found by use: "annual plan cancelled after 14 days what happens" led with "Annual plans cancelled within the
+    14-day window are refunded in full" (its 14 held as a word) before "... after the 14-day window are prorated";
+    train q413 "old policy: business asks for refund after 30 days" led with "... within 30 days of the invoice
+    date"."""
+    after = question_amounts("annual plan cancelled after 14 days what happens")
+    assert [a.bound for a in after] == ["above"]
+    assert numbers_on_the_other_side(after, "Annual plans cancelled within the 14-day window are refunded.") == {"14"}
+    assert numbers_on_the_other_side(after, "Annual plans cancelled after the 14-day window are prorated.") == set()
+    over = question_amounts("who approves refunds over 2500")
+    assert numbers_on_the_other_side(over, "- Refunds from $250 to $2,500 require a Billing Specialist.") == {
+        "2500",
+        "over",
+    }
+    assert numbers_on_the_other_side(over, "- Refunds above $2,500 require the VP of Finance.") == set()
+    assert numbers_on_the_other_side(question_amounts("a 14 day trip"), "within the 14-day window") == set()
+    # A bare number is never in a range of time: "more than 300 of them" (a SciFact claim) is not in "after 37 weeks".
+    assert terms_in_ranges(question_amounts("more than 300 of them"), "delivery after 37 weeks") == set()
 
 
 def test_due_date_terms_are_held_by_when_payment_is_due():
