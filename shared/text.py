@@ -1096,6 +1096,22 @@ def states_applying(text: str) -> bool:
     return bool(_STATES_APPLYING.search(text))
 
 
+# "which plans don't include phone support", "which regions do not have C5": the kind asked for ("plans"), when the
+# question asks which of them lack something. A table row of that kind holding the thing is one that has it.
+_WHICH_KIND = re.compile(r"^\W*(?:which|what)\s+([a-z][a-z-]*)\b", re.IGNORECASE)
+_DENIED = re.compile(
+    rf"\b(?:not|never|cannot|{'|'.join(sorted(BARE_NEGATIONS))})\b|n['’]t\b|\bno\s+longer\b", re.IGNORECASE
+)
+
+
+def negated_kind(question: str) -> set[str]:
+    """The content terms of the kind a "which ... not" question asks for; empty for any other question."""
+    match = _WHICH_KIND.match(question)
+    if not match or not _DENIED.search(question, match.end()):
+        return set()
+    return content_terms(match.group(1))
+
+
 # What a question sets aside to ask about the rest: "other than invoices what do we keep 7 years", "except alcohol
 # what isnt reimbursed", "besides the vpn, what else ...". The phrase runs to a comma, a question word, a
 # preposition ("besides card for uk payments": card) or the end.

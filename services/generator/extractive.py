@@ -99,6 +99,7 @@ from shared.text import (
     item_name,
     modifier_pairs,
     names_nothing,
+    negated_kind,
     numbers_in_digits,
     opposite_terms,
     period_qualified,
@@ -196,6 +197,9 @@ class _Asked:
     applying: bool  # asks how or where to apply for something: only a unit about applying holds its "apply"
     where: bool  # asks where (to apply, to send): a unit writing an address leads those as good that write none
     way: bool  # asks how to do something: a unit saying how it is done leads those as good that do not
+    # The kind a "which ... not" question asks for ("plan" in "which plans don't include phone support"): a table
+    # row of that kind holding the thing, and stating no lack of it, is one that has it.
+    negated_kind: set[str]
 
     @classmethod
     def read(cls, query: str, written: _Written) -> "_Asked":
@@ -247,6 +251,7 @@ class _Asked:
             applying="apply" in wanted and asks_to_apply(query),
             where=asks_where(query),
             way=asks_way(query),
+            negated_kind=negated_kind(query),
         )
 
     @functools.cached_property
@@ -500,6 +505,8 @@ class ExtractiveGenerator:
                 name = _row_name(unit) if row else []  # a row's first cell, read once for the checks below
                 if _answers_something_else(unit, row, name, unit_words, covered, record_fields, passage, asked):
                     continue
+                if row and asked.negated_kind and _has_what_is_denied(unit, header, asked.negated_kind):
+                    continue  # "which plans don't include phone support": the Enterprise row, "24/7 phone", has it
                 if asked.rate and not states_rate(f"{header} {unit}" if row else unit, asked.rate):
                     continue  # "how many days a week": "30 days per calendar year" counts by the year
                 if side_by_side and _about_another_of_heading(unit_words, side_by_side, wanted):
@@ -732,6 +739,17 @@ def _restates(unit: str, passage: ScoredChunk, record_fields: set[str] | None, a
     ):
         return True
     return record_fields is not None and not record_fields & asked.wanted
+
+
+# A table cell stating that a row lacks something: "| Team | No phone support |", "| Starter | none |", "| - |".
+_LACK = re.compile(r"\|\s*(?:no|not|none|never|n/a)\b[^|]*\||\|\s*[-—]\s*\|", re.IGNORECASE)
+
+
+def _has_what_is_denied(row: str, header: str, kind: set[str]) -> bool:
+    """Whether a table row is one of the kind a "which ... not" question asks for (its table's first column names
+    the kind) and states no lack: a row holding the question's thing is then one that has it."""
+    first_column = content_terms(header.strip().strip("|").split("|", 1)[0])
+    return kind <= first_column and not _LACK.search(row)
 
 
 def _answers_something_else(

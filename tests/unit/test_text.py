@@ -35,6 +35,7 @@ from shared.text import (
     modifier_pairs,
     name_acronyms,
     names_nothing,
+    negated_kind,
     numbers_in_digits,
     opposite_terms,
     period_qualified,
@@ -816,3 +817,12 @@ def test_a_question_asking_the_way_and_a_text_saying_how_it_is_done():
     assert states_way("Verification is done through TechSoup or a copy of the accreditation letter.")
     assert states_way("Resolution: update the card in Billing.")
     assert not states_way("Purchases made through a reseller are still refunded by the reseller.")
+
+
+def test_a_which_not_question_names_the_kind_it_asks_for():
+    assert negated_kind("which plans don't include phone support") == {"plan"}
+    assert negated_kind("which regions dont have C5") == {"region"}
+    assert negated_kind("which plans do not get weekly backups") == {"plan"}
+    assert negated_kind("which plans include phone support") == set()
+    assert negated_kind("which plan has the most storage") == set()
+    assert negated_kind("which account is it") == set()  # "account" ends in "nt" and denies nothing

@@ -1819,3 +1819,28 @@ def test_a_question_asking_how_is_led_by_the_unit_saying_how_it_is_done():
     )
     answer = ExtractiveGenerator().run("how do i get a refund", [policy])
     assert answer.text.startswith("Refund requests must be submitted through the billing portal."), answer.text
+
+
+def test_a_row_of_the_kind_a_which_not_question_asks_for_holding_the_thing_has_it():
+    """Found by use: "which plans don't include phone support" was answered with the Enterprise row ("24/7 phone"),
+    the one plan that includes it, and "which regions don't have C5" with the Frankfurt row that lists C5."""
+    plans = passage(
+        "| Plan | Support SLA |\n| --- | --- |\n| Team | Email, 1 business day |\n| Enterprise | 24/7 phone, 1 hour |\n",
+        path=("Plans",),
+    )
+    gen = ExtractiveGenerator()
+    assert gen.run("which plans don't include phone support", [plans]).abstained
+    # The same row answers the question asked the other way, and a row stating the lack answers the negated one.
+    assert gen.run("which plans include phone support", [plans]).citations[0].quote.startswith("| Enterprise")
+    lacking = passage(
+        "| Plan | Support |\n| --- | --- |\n| Team | No phone support |\n| Enterprise | Phone |\n", path=("Plans",)
+    )
+    assert (
+        gen.run("which plans don't include phone support", [lacking]).citations[0].quote
+        == "| Team | No phone support |"
+    )
+    # A row of another kind (an add-on's, listing the plans that may buy it) still answers.
+    addon = passage(
+        "| Add-on | Available on |\n| --- | --- |\n| Priority Support | Team, Business |\n", path=("Add-ons",)
+    )
+    assert not gen.run("which plans can't buy priority support", [addon]).abstained
