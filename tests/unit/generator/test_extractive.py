@@ -1825,7 +1825,8 @@ def test_a_row_of_the_kind_a_which_not_question_asks_for_holding_the_thing_has_i
     """Found by use: "which plans don't include phone support" was answered with the Enterprise row ("24/7 phone"),
     the one plan that includes it, and "which regions don't have C5" with the Frankfurt row that lists C5."""
     plans = passage(
-        "| Plan | Support SLA |\n| --- | --- |\n| Team | Email, 1 business day |\n| Enterprise | 24/7 phone, 1 hour |\n",
+        "| Plan | Support SLA |\n| --- | --- |\n| Team | Email, 1 business day |\n"
+        "| Enterprise | 24/7 phone, 1 hour |\n",
         path=("Plans",),
     )
     gen = ExtractiveGenerator()
