@@ -321,12 +321,26 @@ _ASKS_DUE = re.compile(r"\bwhen\s+(?:is|are|was|were|will)\b.*\bdue\b(?!\s+to\b)
 _ASKS_DEADLINE = re.compile(r"\b(?:by\s+)?when\b.*\b(?:have|has|had|need|needs)\s+to\b|\b(?:by\s+)?when\b.*\bmust\b")
 
 
+# A request addressed to the system ("give me the hotel caps", "summarize the refund policy", "can you explain the
+# approval limits"): its verb asks for an answer, it is not what the answer is about; read as a question word, no
+# unit held "summarize" and the hotel caps were refused.
+_REQUEST = re.compile(
+    r"^\W*(?:(?:please|pls|can\s+you|could\s+you|would\s+you)\s+)?"
+    r"(?:(?:give|show|send|find)\s+(?:me|us)\b|explain\b|summari[sz]e\b|describe\b|outline\b|remind\s+me\b"
+    r"|walk\s+(?:me|us)\s+through\b)",
+    re.IGNORECASE,
+)
+
+
 def question_terms(question: str) -> set[str]:
     """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
-    question uses the word again, as in "how long is the long-haul allowance"), with "deadline" for a question asking
-    by when something must be done."""
+    question uses the word again, as in "how long is the long-haul allowance") and the verb of a request ("give me",
+    "summarize"), with "deadline" for a question asking by when something must be done."""
     terms = content_terms(question)
     lowered = question.lower()
+    request = _REQUEST.match(lowered)
+    if request:
+        terms -= content_terms(request.group(0)) - content_terms(lowered[request.end() :])
     if _ASKS_DEADLINE.search(lowered):
         terms.add("deadline")
     elif _ASKS_DUE.search(lowered):

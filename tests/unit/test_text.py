@@ -826,3 +826,16 @@ def test_a_which_not_question_names_the_kind_it_asks_for():
     assert negated_kind("which plans include phone support") == set()
     assert negated_kind("which plan has the most storage") == set()
     assert negated_kind("which account is it") == set()  # "account" ends in "nt" and denies nothing
+
+
+def test_the_verb_of_a_request_is_not_a_question_word():
+    """Found by use: "give me the hotel caps" (coverage 0.63), "show me the webhook limits" (0.54) and "summarize the
+    refund policy for consumers" (0.61) were refused, no unit holding "give", "show" or "summarize"."""
+    assert question_terms("give me the hotel caps") == {"hotel", "cap"}
+    assert question_terms("can you explain the approval limits") == {"approve", "limit"}
+    assert question_terms("summarize the refund policy for consumers") == {"refund", "policy", "consumer"}
+    assert question_terms("walk me through the refund process") == {"refund", "process"}
+    # Not a verb of the question itself, nor one the question asks about.
+    assert "give" in question_terms("give 20% off who approves")
+    assert "show" in question_terms("does the dashboard show W-2204")
+    assert "show" in question_terms("show me where the dashboard will show W-2204")
