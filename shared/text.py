@@ -332,6 +332,17 @@ _REQUEST = re.compile(
 )
 
 
+# A question framed as asking for what is known about a thing ("info on legal hold", "details of the startup
+# program", "what's the deal with weekly backups", "anything about refresh tokens"): the frame's noun names no part
+# of the answer; read as a question word, no unit held "info" and the answer's coverage fell by a third.
+_ABOUT_FRAME = re.compile(
+    r"\b(?:info|information|details?|overview|summary|facts|anything)\s+(?:on|about|of|for|regarding)\b"
+    r"|\bthe\s+(?:deal|story)\s+with\b",
+    re.IGNORECASE,
+)
+_FRAME_OPENERS = frozenset({"some", "more", "general", "quick"})
+
+
 def question_terms(question: str) -> set[str]:
     """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
     question uses the word again, as in "how long is the long-haul allowance") and the verb of a request ("give me",
@@ -341,6 +352,13 @@ def question_terms(question: str) -> set[str]:
     request = _REQUEST.match(lowered)
     if request:
         terms -= content_terms(request.group(0)) - content_terms(lowered[request.end() :])
+    frame = _ABOUT_FRAME.search(lowered)
+    # Only a frame opening the question, after function words ("any info about ..."): in "genomic aberrations
+    # provide information for targeted therapy" the information is what is claimed.
+    if frame and set(_words(lowered[: frame.start()])) <= STOPWORDS | _FRAME_OPENERS:
+        frame_noun = frame.group(0).split()[-2]
+        if _written_once(frame_noun, lowered):
+            terms -= content_terms(frame_noun)
     if _ASKS_DEADLINE.search(lowered):
         terms.add("deadline")
     elif _ASKS_DUE.search(lowered):

@@ -839,3 +839,16 @@ def test_the_verb_of_a_request_is_not_a_question_word():
     assert "give" in question_terms("give 20% off who approves")
     assert "show" in question_terms("does the dashboard show W-2204")
     assert "show" in question_terms("show me where the dashboard will show W-2204")
+
+
+def test_a_frame_asking_what_is_known_about_a_thing_is_not_a_question_word():
+    """Found by use: "any info about the competitive switch offer" (coverage 0.47) and "what's the deal with weekly
+    backups" (0.57) were refused, no unit holding "info" or "deal"."""
+    assert question_terms("any info about the competitive switch offer") == {"competitive", "switch", "offer"}
+    assert question_terms("what's the deal with weekly backups") == {"week", "backup"}
+    assert question_terms("details of the startup program") == {"startup", "program"}
+    # The same nouns outside the frame are the question's.
+    assert "detail" in question_terms("what details must a pir include")
+    assert "deal" in question_terms("discount deal for enterprise")
+    # Only as the question's opening: a SciFact claim ("... provide information for targeted therapy") states it.
+    assert "information" in question_terms("Genomic aberrations of metastases provide information for therapy.")
