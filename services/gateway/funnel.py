@@ -22,6 +22,7 @@ from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_a
 from services.gateway.scope_readers import ScopeReaders
 from shared import spelling
 from shared.calibration import AnswerDecision
+from shared.chatter import without_chatter
 from shared.clients import StageCallError, StageClient
 from shared.config import DEFAULT_STAGE_TIMEOUTS
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound, RagmeshError, require
@@ -259,14 +260,17 @@ class Funnel:
         return read_as, candidates, query_embedding
 
     def _read_as(self, query: str, candidates: list) -> str:
-        """The query with each misspelled word read as the word of the candidates one edit from it; empty when
-        there is none (or the gateway reads queries as written). The candidates are the tenant's passages the
+        """The query with each misspelled word read as the word of the candidates one edit from it, and without
+        what is written around the question (shared.chatter); empty when there is none of either (or the gateway
+        reads queries as written). The candidates are the tenant's passages the
         caller may read, so a correction never reveals another tenant's or a withheld document's words."""
         if not self.read_misspellings or not candidates:
             return ""
         # The passages' words are read only for a question with a word the dictionary does not know: a generator,
         # so the usual question does not pay for joining 50 candidates' text.
-        read = spelling.corrected(query, (chunk_words(c.chunk) for c in candidates))
+        # The question without a greeting, sign-off or phrase of asking around it ("Hello, could you please let me
+        # know ...? Thanks!"), which the reranker would score and the generator weigh as the question's own words.
+        read = spelling.corrected(without_chatter(query), (chunk_words(c.chunk) for c in candidates))
         if read == query:
             return ""
         metrics.READ_AS.inc()

@@ -33,6 +33,7 @@ from services.generator.entries import (
 )
 from services.generator.listing import enumeration, listed_terms
 from services.generator.quoting import missing_words, quoted_answer
+from shared.chatter import without_chatter
 from shared.currencies import currency_terms_held, question_currencies, stated_currencies
 from shared.model import Answer, ScoredChunk
 from shared.places import abroad_terms, countries_named, country_terms
@@ -333,7 +334,9 @@ class ExtractiveGenerator:
         pass
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
-        # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy").
+        # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy"); a greeting, a
+        # sign-off and phrases of asking ("Hello, could you please let me know ...? Thanks!") are not the question.
+        query = without_chatter(query)
         query = numbers_in_digits(with_prefixes_joined(corrected(query, [chunk_words(p.chunk) for p in passages])))
         wanted = _asked_words(query)
         if names_nothing(wanted):

@@ -54,7 +54,8 @@ CITATION_FAILURES = Counter(
 )
 DEGRADED = Counter("ragmesh_degraded_answers_total", "Answers served without a stage (fused order)", ["stage"])
 READ_AS = Counter(
-    "ragmesh_questions_read_as_total", "Asks and Searches run again with a misspelled word read as a passage word"
+    "ragmesh_questions_read_as_total",
+    "Asks and Searches run again as read: a misspelled word as a passage word, or without a greeting around it",
 )
 INDEX_CHUNKS = Gauge("ragmesh_index_chunks", "Chunks stored in the index (all tenants)", ["backend"])
 INGESTED_DOCUMENTS = Counter("ragmesh_ingest_documents_total", "Documents through ingestion", ["outcome"])

@@ -259,6 +259,11 @@ def test_a_misspelled_question_is_read_as_the_passages_spell_it(mesh, gateway, i
     bare = ask(gateway, "how to fix e4421")
     assert bare.read_as == "how to fix E-4421" and not bare.answer.abstained
     assert "sign out and sign in again" in bare.answer.text
+    # A greeting and a sign-off around the question are not read as its words (shared/chatter.py).
+    polite = ask(gateway, "Hello, could you please let me know how long invoices are retained? Thanks!")
+    assert polite.read_as == "how long invoices are retained?" and not polite.answer.abstained
+    assert {c.document_id for c in polite.answer.citations} == {"handbook/data-retention"}
+    assert "7 years" in polite.answer.text
 
 
 def test_a_misspelling_is_read_only_from_passages_the_caller_may_read(gateway, ingested):

@@ -1,0 +1,39 @@
+"""What askers write around a question: a greeting, a sign-off, a polite or hedging frame ("Hello, could you please let
+me know how long invoices are retained? Thanks!", "sorry if this is obvious but ...", "Regards, Sam").
+
+None of it is what the answer is about, but read as question words it weighs as much as the question's own: "hello",
+"thanks" and "sam" are held by no passage, so the right unit covered a quarter of the question and was refused
+("how long are invoices kept" alone is answered at full coverage). Only the wrapper goes: a greeting that opens the
+question, a sign-off that closes it, and set phrases of asking anywhere; every other word stays.
+"""
+
+import re
+
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|greetings|good\s+(?:morning|afternoon|evening|day)|dear\s+\w+)"
+    r"(?:\s+(?:there|team|all|folks|everyone|guys|support))?\b[\s,!.:;-]*",
+    re.IGNORECASE,
+)
+# A sign-off and the name after it: "Thanks!", "thanks in advance", "Regards, Sam", "Cheers - Ana".
+_SIGN_OFF = re.compile(
+    r"[\s,.!;:-]*\b(?:many\s+thanks|thanks|thank\s+you|thx|cheers|(?:best|kind|warm)\s+regards|regards"
+    r"|all\s+the\s+best|much\s+appreciated)(?:\s+(?:in\s+advance|a\s+lot|so\s+much|again))?\b[\s,.!:;-]*(?-i:[A-Z][a-z]+)?[\s.!]*$",
+    re.IGNORECASE,
+)
+# Set phrases of asking, hedging or urgency: they frame the question, they do not ask anything of the answer.
+_ASKING = re.compile(
+    r"\b(?:quick\s+(?:question|q)|just\s+(?:checking|wondering)|sorry\s+if\s+this\s+is\s+(?:obvious|a\s+dumb\s+question)"
+    r"(?:\s+but)?|i\s+was\s+wondering\s+(?:whether|if)|i\s+wonder\s+(?:whether|if)|do\s+you\s+happen\s+to\s+know"
+    r"|(?:could|can|would)\s+(?:you|someone|anyone|somebody)\s+(?:please\s+)?(?:let\s+me\s+know|tell\s+me)"
+    r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|fyi|urgent(?=\s*[!:]))\b[\s,!:;.-]*",
+    re.IGNORECASE,
+)
+
+
+def without_chatter(question: str) -> str:
+    """The question without its greeting, sign-off and phrases of asking; the question itself when nothing else
+    would be left."""
+    text = _GREETING.sub("", question, count=1)
+    text = _SIGN_OFF.sub("", text, count=1)
+    text = _ASKING.sub("", text).strip()
+    return text if re.search(r"\w", text) else question
