@@ -75,13 +75,33 @@ def _with_hyphens(question: str, bare: list[re.Match], passages: list[str]) -> s
     return question
 
 
+# Two words typed joined by a hyphen ("per-diem") that the passages write apart ("The daily meal allowance (per
+# diem) ..."): read joined, "perdiem" was a word no passage holds.
+_HYPHENATED_WORD = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
+
+
+def _apart(question: str, hyphenated: list[re.Match], passages: list[str]) -> str:
+    """The question with each word of two joined by a hyphen (`hyphenated`) written apart, where a passage writes
+    the two apart and none writes them hyphenated or as one word."""
+    text = "\n".join(passages).lower()
+    for match in reversed(hyphenated):
+        first, second = match.group(1).lower(), match.group(2).lower()
+        joined = re.search(rf"\b{first}-?{second}\b", text)
+        if not joined and re.search(rf"\b{first}\s+{second}\b", text):
+            question = f"{question[: match.start()]}{match.group(1)} {match.group(2)}{question[match.end() :]}"
+    return question
+
+
 def corrected(question: str, passages: Iterable[str]) -> str:
-    """The question with each misspelled word replaced by the passage word it stands for (see corrections), and
-    each identifier typed without its hyphen as the passages write it."""
+    """The question with each misspelled word replaced by the passage word it stands for (see corrections), each
+    identifier typed without its hyphen as the passages write it, and two words joined by a hyphen written apart
+    where the passages write them so."""
     bare = _bare_identifiers(question)
-    if bare:  # the passages are read only for such a question, as for one with an unknown word
+    if bare or "-" in question:  # the passages are read only for such a question, as for one with an unknown word
         passages = list(passages)
-        question = _with_hyphens(question, bare, passages)
+        question = _with_hyphens(question, bare, passages) if bare else question
+        hyphenated = list(_HYPHENATED_WORD.finditer(question))
+        question = _apart(question, hyphenated, passages) if hyphenated else question
     fixes = corrections(question, passages)
     if not fixes:
         return question

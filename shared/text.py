@@ -99,7 +99,7 @@ same anywhere anything anyone everyone everything everywhere whenever wherever w
 something someone must shall ought before between during via upon among throughout toward towards ahead
 myself yourself himself herself itself ourselves yourselves themselves oneself
 tells told telling say says said saying needs needed needing wants wanted wanting knowing gets getting
-wat wut wht hw abt plz thx ur u out like once ok okay
+wat wut wht hw abt plz thx ur u r out like once ok okay
 im ive youre theyre weve without possible possibly because
 """.split()
     )
@@ -1062,7 +1062,7 @@ def opposite_terms(wanted: set[str], text: str) -> set[str]:
 # how it is done: done, sent or requested through or via something ("Refund requests must be submitted through the
 # billing portal", "Verification is done through TechSoup"), by mail or by filling in a form, or a resolution field.
 # Not anything "through" something: "Purchases made through a reseller" says who sold it.
-_ASKS_WAY = re.compile(r"^\W*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\b|^\W*how\s+to\b", re.IGNORECASE)
+_ASKS_WAY = re.compile(r"^\W*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|u|one)\b|^\W*how\s+to\b", re.IGNORECASE)
 _STATES_WAY = re.compile(
     r"\b(?:submit(?:ted)?|done|sent|request(?:ed)?|go(?:es)?|handled|processed|appl(?:y|ied))\b[^.;]{0,30}?"
     r"\b(?:through|via|using)\b|\bby\s+(?:e-?mail|mail|courier|phone|calling|contacting|submitting|filling)\b"

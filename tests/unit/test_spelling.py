@@ -72,3 +72,14 @@ def test_an_identifier_typed_without_its_hyphen_reads_as_the_passages_write_it()
     # Only an identifier the passages write hyphenated; a function word before a number is no letter part.
     assert corrected("iso 27001 certified? e4413", passages) == "iso 27001 certified? e4413"
     assert corrected("a 300 dollar refund", ["see A-300"]) == "a 300 dollar refund"
+
+
+def test_two_words_typed_with_a_hyphen_read_apart_as_the_passages_write_them():
+    """Found by use: "per-diem international" was answered at coverage 0.37 ("perdiem" is no passage word)."""
+    passages = ["The daily meal allowance (per diem) is $75.", "Error E-4412 and Add-ons; send an email."]
+    assert corrected("per-diem international", passages) == "per diem international"
+    assert corrected("e4412 per-diem", passages) == "E-4412 per diem"
+    # Kept where a passage writes them hyphenated or as one word, or never writes them apart.
+    assert corrected("add-on price", passages) == "add-on price"
+    assert corrected("e-mail support", passages) == "e-mail support"
+    assert corrected("follow-up actions", passages) == "follow-up actions"

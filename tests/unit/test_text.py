@@ -404,6 +404,9 @@ def test_chat_shorthand_with_a_slash_reads_as_its_word():
     assert content_terms("w/ nonprofit discount") == {"nonprofit", "discount"}
     assert content_terms("team w/o sso") == {"team", "sso"}
     assert content_terms("TCP/IP and I/O") == {"tcp", "ip", "o"}  # letters around a slash that are no shorthand
+    # "r" for "are", "u" for "you": "wat r the core hours" answered at coverage 0.50, "r" held by no unit.
+    assert content_terms("wat r the core hours") == {"core", "hour"}
+    assert asks_way("how do u get a refund")
 
 
 def test_applying_for_something_is_not_a_rule_applying():
