@@ -30,10 +30,31 @@ _ASKING = re.compile(
 )
 
 
+# A claim put up to be checked: "is it true that ...", "am i right that ...", "i heard ..., correct?", "someone told
+# me ..., is that right?". The frame's words ("true", "heard", "told", "correct") are no part of the claim; what is
+# left is asked yes or no, so it keeps (or gains) its question mark.
+_CLAIM_OPENING = re.compile(
+    r"^\W*(?:(?:is|isn'?t)\s+it\s+(?:true|right|correct)|am\s+i\s+(?:right|correct)(?:\s+in\s+thinking)?"
+    r"|(?:i|we)\s+(?:heard|was\s+told|were\s+told|think|believe)"
+    r"|(?:someone|somebody|a\s+colleague|my\s+(?:manager|boss|colleague))\s+(?:told|said\s+to)\s+(?:me|us))"
+    r"(?:\s+that)?\b[\s,:]*",
+    re.IGNORECASE,
+)
+_CLAIM_CLOSING = re.compile(
+    r"\s*(?:[,;-]\s*(?:(?:is|isn'?t)\s+(?:that|this|it)\s+)?|\b(?:is|isn'?t)\s+(?:that|this|it)\s+)"
+    r"(?:right|true|correct)\s*\?+\s*$",
+    re.IGNORECASE,
+)
+
+
 def without_chatter(question: str) -> str:
-    """The question without its greeting, sign-off and phrases of asking; the question itself when nothing else
-    would be left."""
+    """The question without its greeting, sign-off, phrases of asking and the frame of a claim put up to be
+    checked; the question itself when nothing else would be left."""
     text = _GREETING.sub("", question, count=1)
     text = _SIGN_OFF.sub("", text, count=1)
     text = _ASKING.sub("", text).strip()
+    claim = _CLAIM_OPENING.sub("", text, count=1)
+    claim = _CLAIM_CLOSING.sub("", claim, count=1).strip()
+    if claim != text and re.search(r"\w", claim):
+        text = claim if claim.endswith("?") else f"{claim.rstrip(' .!')}?"
     return text if re.search(r"\w", text) else question

@@ -35,3 +35,24 @@ def test_the_same_words_inside_a_question_stay():
     # A question that is all chatter is read as written: nothing else would be left.
     assert without_chatter("thanks!") == "thanks!"
     assert without_chatter("hello") == "hello"
+
+
+def test_a_claim_put_up_to_be_checked_is_asked_without_its_frame():
+    """Found by use: "i heard business class needs VP approval, correct?" (coverage 0.53) and "someone told me
+    weekly backups are kept for a year, is that right?" (0.53) counted "heard", "correct", "told" and "right" as
+    words the answer must hold. What is left is still asked yes or no."""
+    assert without_chatter("i heard business class needs VP approval, correct?") == "business class needs VP approval?"
+    assert without_chatter("someone told me weekly backups are kept for a year, is that right?") == (
+        "weekly backups are kept for a year?"
+    )
+    assert without_chatter("is it true that consumers get 30 days for a refund") == (
+        "consumers get 30 days for a refund?"
+    )
+    assert without_chatter("am i right that the hotel cap in london is 350") == "the hotel cap in london is 350?"
+    # The words asked about, not a frame: kept.
+    for question in ("is the refund window correct?", "which is correct?", "what is the right plan for me"):
+        assert without_chatter(question) == question
+    assert (
+        without_chatter("i read the refund policy, where do i submit?")
+        == "i read the refund policy, where do i submit?"
+    )
