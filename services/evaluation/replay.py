@@ -6,6 +6,10 @@ in seconds this way, before `make eval-gate` checks it through the mesh; the tes
     python -m services.evaluation.replay --out /tmp/before.json
     (change a rule)
     python -m services.evaluation.replay --out /tmp/after.json --against /tmp/before.json
+
+With --wrap, each question is asked as a template writes it ("Hello, could you please let me know {question}?
+Thanks!"): against a plain replay, what changes is what the generator reads differently for the words around the
+question alone (the context is the one recorded for the plain question).
 """
 
 import argparse
@@ -32,8 +36,16 @@ class Outcome:
     text: str
 
 
-def replay(cases_file: str, corpus_dirs: list[str], contexts_file: str, calibration_file: str, splits: set[str]):
-    """Each recorded question of the given splits, by case id, as the generator and the decision answer it now."""
+def replay(
+    cases_file: str,
+    corpus_dirs: list[str],
+    contexts_file: str,
+    calibration_file: str,
+    splits: set[str],
+    wrap: str = "{question}",
+):
+    """Each recorded question of the given splits, by case id, as the generator and the decision answer it now,
+    asked as `wrap` writes it."""
     cases = {c.case_id: c for c in load_cases(cases_file, corpus_dirs)}
     decision = calibration.load(calibration_file).decision()
     generator = ExtractiveGenerator()
@@ -44,7 +56,7 @@ def replay(cases_file: str, corpus_dirs: list[str], contexts_file: str, calibrat
         if case is None or (case.split and case.split not in splits):  # no splits file: one set
             continue
         passages = [convert.scored_from_json(p) for p in row["context"]]
-        answer = generator.run(case.question, passages)
+        answer = generator.run(wrap.format(question=case.question), passages)
         top = max((p.scores.rerank_score for p in passages), default=0.0)
         answered = not answer.abstained and decision.answers(top, answer.coverage)
         cited = cites_any_gold(case.gold, answer.citations)
@@ -112,9 +124,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--with-test", action="store_true", help="the test split too (read it once, tune nothing)")
     parser.add_argument("--out", required=True, help="where this replay's outcomes are written (JSON)")
     parser.add_argument("--against", help="an earlier replay's outcomes: print what changed")
+    parser.add_argument(
+        "--wrap", default="{question}", help='how each question is asked, e.g. "hi! {question} thanks" (default: as is)'
+    )
     args = parser.parse_args(argv)
+    if "{question}" not in args.wrap:
+        parser.error("--wrap must hold {question}")
     splits = {"train", "dev", "test"} if args.with_test else {"train", "dev"}
-    outcomes = replay(args.cases, args.corpus or ["examples"], args.contexts, args.calibration, splits)
+    outcomes = replay(args.cases, args.corpus or ["examples"], args.contexts, args.calibration, splits, args.wrap)
     save(outcomes, args.out)
     print(summary(outcomes))
     if args.against:

@@ -261,6 +261,17 @@ class _Asked:
         not a count's, whose unit word says what is counted ("20 users")."""
         return set().union(*(a.terms | {a.unit} for a in self.amounts if a.kind))
 
+    def only_bounds(self, unit: str) -> bool:
+        """Whether a unit holds one of a yes/no question's amounts only by a bound that decides it, not by a range
+        holding it: "approval limit for a 15% discount?" is answered by "10% to 25% requires approval by the Sales
+        Manager" before "Account Executives may give up to 10% off", which only says 15% is more."""
+        if not (self.polar and self.amounts):
+            return False
+        found = amounts(unit)
+        stated = ranges(unit, found)
+        held = terms_in_ranges(self.amounts, unit, found, stated)
+        return bool(terms_bounded(self.amounts, unit, found, stated) - held)
+
     @property
     def required(self) -> set[str]:
         return self.named | self.money_terms
@@ -564,6 +575,7 @@ class ExtractiveGenerator:
                 # "other than invoices what do we keep 7 years": the audit logs' 7 years before the invoices row.
                 bool(asked.excluded) and bool(asked.excluded & unit_terms(unit)),
                 -score,
+                asked.only_bounds(unit),
                 # "where to apply for startup pricing": "Applications go through startups@..." before "After 12
                 # months, the normal price applies", which holds as many of its words.
                 asked.where and not states_address(unit),

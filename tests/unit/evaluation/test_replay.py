@@ -75,3 +75,14 @@ def test_changes_name_each_question_whose_outcome_moved(tmp_path):
     lines = replay.changes(replay.load(str(path)), stricter)
     assert lines[0].startswith("- q1 right -> refused") and len(lines) == 3
     assert replay.changes(before, before) == []
+
+
+def test_a_wrapped_replay_asks_each_question_as_the_template_writes_it(tmp_path):
+    """The words around a question (a greeting, a sign-off) change nothing the generator reads; a template whose
+    words the question then holds as its own would ("ceo" is held by no passage: the answer covers less of it)."""
+    files = _files(tmp_path, threshold=0.8)
+    plain = replay.replay(**files)
+    polite = replay.replay(**files, wrap="Hello, could you please let me know {question}? Thanks!")
+    assert replay.changes(plain, polite) == []
+    assert polite["q1"].question == plain["q1"].question  # outcomes keep the case's own question
+    assert replay.replay(**files, wrap="{question} for the ceo")["q1"].coverage < plain["q1"].coverage

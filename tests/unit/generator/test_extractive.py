@@ -1845,3 +1845,17 @@ def test_a_row_of_the_kind_a_which_not_question_asks_for_holding_the_thing_has_i
         "| Add-on | Available on |\n| --- | --- |\n| Priority Support | Team, Business |\n", path=("Add-ons",)
     )
     assert not gen.run("which plans can't buy priority support", [addon]).abstained
+
+
+def test_a_yes_no_question_s_amount_held_in_a_range_leads_one_a_bound_only_decides():
+    """Found by asking the labelled questions with a question mark (`replay --wrap "{question}?"`): "approval limit for
+    a 15% discount?" (read as yes/no) led with "Account Executives may give up to 10% off without approval", which
+    only says 15% is more, before "10% to 25% requires approval by the Sales Manager", which holds it."""
+    limits = passage(
+        "- Account Executives may give up to 10% off without approval.\n"
+        "- 10% to 25% requires approval by the Sales Manager.\n",
+        path=("Approval limits for discounts",),
+    )
+    for question in ("approval limit for a 15% discount?", "approval limit for a 15% discount"):
+        answer = ExtractiveGenerator().run(question, [limits])
+        assert answer.citations[0].quote == "- 10% to 25% requires approval by the Sales Manager."
