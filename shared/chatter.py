@@ -25,9 +25,15 @@ _ASKING = re.compile(
     r"\b(?:quick\s+(?:question|q)|just\s+(?:checking|wondering)|sorry\s+if\s+this\s+is\s+(?:obvious|a\s+dumb\s+question)"
     r"(?:\s+but)?|i\s+was\s+wondering\s+(?:whether|if)|i\s+wonder\s+(?:whether|if)|do\s+you\s+happen\s+to\s+know"
     r"|(?:could|can|would)\s+(?:you|someone|anyone|somebody)\s+(?:please\s+)?(?:let\s+me\s+know|tell\s+me)"
-    r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|fyi|urgent(?=\s*[!:]))\b[\s,!:;.-]*",
+    r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|i\s+(?:need|want)\s+to\s+know"
+    r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:]))\b[\s,!:;.-]*",
     re.IGNORECASE,
 )
+# A label or a "please" opening the question ("question: ...", "help: ...", "please, ..."), a "please" closing it, and
+# the exclamation marks after it ("scim on starter?!!"): a question read from its first word ("what is a P1", "do P3s
+# need a PIR") or by its closing mark was read as another kind of question with them.
+_OPENING = re.compile(r"^\W*(?:(?:question|help|q)\s*:|(?:please|pls|plz)\b)[\s,:;-]*", re.IGNORECASE)
+_CLOSING = re.compile(r"[\s,;-]*\b(?:please|pls|plz)\W*$|(?<=\?)![!?]*\s*$|(?<=[^!?\s])\s*!+\s*$", re.IGNORECASE)
 
 
 # A claim put up to be checked: "is it true that ...", "am i right that ...", "i heard ..., correct?", "someone told
@@ -53,6 +59,7 @@ def without_chatter(question: str) -> str:
     text = _GREETING.sub("", question, count=1)
     text = _SIGN_OFF.sub("", text, count=1)
     text = _ASKING.sub("", text).strip()
+    text = _CLOSING.sub("", _OPENING.sub("", text, count=1), count=1).strip()
     claim = _CLAIM_OPENING.sub("", text, count=1)
     claim = _CLAIM_CLOSING.sub("", claim, count=1).strip()
     if claim != text and re.search(r"\w", claim):

@@ -56,3 +56,17 @@ def test_a_claim_put_up_to_be_checked_is_asked_without_its_frame():
         without_chatter("i read the refund policy, where do i submit?")
         == "i read the refund policy, where do i submit?"
     )
+
+
+def test_a_label_a_please_and_exclamation_marks_around_a_question_go():
+    """Found by asking the recorded train+dev questions through templates (`replay --wrap`): "please, {question}"
+    turned 3 right answers wrong ("please, what is a P1" was no longer read as asking what a P1 is), "{question}
+    asap" and "help: {question}" refused about 50 more, and "scim on starter?!!" was no longer a yes/no question."""
+    assert without_chatter("please, what is a P1") == "what is a P1"
+    assert without_chatter("I need to know what is a P1") == "what is a P1"
+    assert without_chatter("question: do P3s need a PIR") == "do P3s need a PIR"
+    assert without_chatter("help: E-2410") == "E-2410"
+    assert without_chatter("what is a P1 pls") == "what is a P1"
+    assert without_chatter("what is a P1 asap") == "what is a P1"
+    assert without_chatter("scim on starter?!!") == "scim on starter?"
+    assert without_chatter("please") == "please"  # nothing else to read
