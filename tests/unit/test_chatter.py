@@ -70,3 +70,31 @@ def test_a_label_a_please_and_exclamation_marks_around_a_question_go():
     assert without_chatter("what is a P1 asap") == "what is a P1"
     assert without_chatter("scim on starter?!!") == "scim on starter?"
     assert without_chatter("please") == "please"  # nothing else to read
+
+
+TEMPLATES = (
+    "hi there! quick question: {question}",
+    "{question} thanks in advance",
+    "Good morning. {question} Regards, Sam",
+    "sorry if this is obvious but {question}",
+    "please, {question}",
+    "I need to know {question}",
+    "help: {question}",
+    "{question} asap",
+    "Hey team, can you tell me {question}? Many thanks!",
+)
+
+
+def test_every_labelled_train_and_dev_question_is_read_back_from_around_it():
+    """The property the generator and the gateway rely on: wrapped in a greeting, a sign-off or a phrase of asking,
+    each of the sample set's train and dev questions reads as itself (up to a closing question mark), so it is
+    answered as when asked plainly; and nothing of an unwrapped question is taken for chatter."""
+    from services.evaluation.cases import load_cases
+
+    questions = [c.question for c in load_cases("eval/cases/sample.jsonl", ["examples"]) if c.split in ("train", "dev")]
+    assert len(questions) > 300
+    for question in questions:
+        assert without_chatter(question) in (question, question.rstrip("?!") + "?", question.rstrip("?!"))
+        for template in TEMPLATES:
+            read = without_chatter(template.format(question=question))
+            assert read.rstrip("?") == question.rstrip("?"), (template, question, read)
