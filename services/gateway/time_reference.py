@@ -28,6 +28,15 @@ _FORMER = re.compile(
     re.I,
 )
 # The present named next to the past: a comparison, not a question about the past alone.
+# "old" as an age, not as the past: "our invoice is 10 days old", "a 3-month-old account", "how old", "files older than
+# 30 days". Read as the past, "can we get a refund? our invoice is 10 days old" was answered from the superseded
+# refund policy.
+_AGE_BEFORE = re.compile(
+    r"(?:\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many)\s*-?\s*"
+    r"(?:second|minute|hour|day|week|month|year)s?|\bhow)\s*-?\s*$",
+    re.I,
+)
+_AGE_AFTER = re.compile(r"^\s+than\b", re.I)
 _PRESENT = re.compile(r"\b(now|new|newer|current|currently|today|vs\.?|versus|compared?|changed?|anymore)\b", re.I)
 _YEAR = re.compile(r"(?<![\d$€£.,/-])((?:19|20)\d{2})(?![\d%]|\.\d)")
 _LAST_YEAR = re.compile(r"\blast year\b", re.I)
@@ -57,7 +66,14 @@ def time_reference(question: str, now: datetime | None = None) -> TimeReference 
     last_year = _LAST_YEAR.search(question)
     if last_year:
         years.append(today.year - 1)
-    former = _FORMER.search(question)
+    former = next(
+        (
+            m
+            for m in _FORMER.finditer(question)
+            if not _AGE_BEFORE.search(question[: m.start()]) and not _AGE_AFTER.match(question[m.end() :])
+        ),
+        None,
+    )
     present = _PRESENT.search(question)
     if not years and not former:
         return None

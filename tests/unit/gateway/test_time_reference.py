@@ -107,3 +107,21 @@ def test_the_description_can_leave_the_questions_words_out():
     assert reference is not None
     assert reference.describe() == "superseded versions first (the question says 'previous')"
     assert reference.describe(quote_question=False) == "superseded versions first"
+
+
+def test_old_as_an_age_is_not_the_past():
+    """Found by use: "we signed up for business last month and our invoice is 10 days old. can we get a refund?" was
+    searched "superseded versions first (the question says 'old')" and answered from the 2025 refund policy's 30
+    days, not the policy in force."""
+    for question in (
+        "we signed up for business last month and our invoice is 10 days old. can we get a refund?",
+        "my renewal is 15 days old, refund?",
+        "how old can a refund request be",
+        "delete files older than 30 days",
+        "refund for a two-week old annual plan",
+    ):
+        assert time_reference(question, NOW) is None, question
+    # The past, as before: the old policy, an old window, an age beside it.
+    assert time_reference("under the old policy who approved refunds", NOW).former_only
+    assert time_reference("the old 14 day window", NOW).former_only
+    assert time_reference("my invoice is 10 days old, what was the old refund window", NOW).former_only
