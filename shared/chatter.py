@@ -16,7 +16,7 @@ _GREETING = re.compile(
 )
 # A sign-off and the name after it: "Thanks!", "thanks in advance", "Regards, Sam", "Cheers - Ana".
 _SIGN_OFF = re.compile(
-    r"[\s,.!;:-]*\b(?:many\s+thanks|thanks|thank\s+you|thx|cheers|(?:best|kind|warm)\s+regards|regards"
+    r"[\s,.!;:-]*\b(?:many\s+thanks|thanks|thank\s+you|thx|ty|cheers|(?:best|kind|warm)\s+regards|regards"
     r"|all\s+the\s+best|much\s+appreciated)(?:\s+(?:in\s+advance|a\s+lot|so\s+much|again))?\b[\s,.!:;-]*(?-i:[A-Z][a-z]+)?[\s.!]*$",
     re.IGNORECASE,
 )
@@ -29,10 +29,23 @@ _ASKING = re.compile(
     r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:]))\b[\s,!:;.-]*",
     re.IGNORECASE,
 )
+# Asking for a short answer, before or after the question and set off from it ("briefly, ...", "..., in short",
+# "... (short answer please)"): not "in short supply".
+_BREVITY = re.compile(
+    r"(?:^|(?<=[,;:]))\s*(?:briefly|in\s+short|in\s+a\s+nutshell|quick\s+one)\s*(?:[,:;]|$)"
+    r"|\s*\(\s*short\s+answer(?:\s+please)?\s*\)\s*",
+    re.IGNORECASE,
+)
 # A label or a "please" opening the question ("question: ...", "help: ...", "please, ..."), a "please" closing it, and
 # the exclamation marks after it ("scim on starter?!!"): a question read from its first word ("what is a P1", "do P3s
 # need a PIR") or by its closing mark was read as another kind of question with them.
-_OPENING = re.compile(r"^\W*(?:(?:question|help|q)\s*:|(?:please|pls|plz)\b)[\s,:;-]*", re.IGNORECASE)
+_OPENING = re.compile(
+    r"^\W*(?:(?:question|help|q)\s*:|(?:please|pls|plz)\b"
+    # Where the answer is to come from, said before the question: "according to the docs, ...".
+    r"|(?:according\s+to|per|as\s+per|based\s+on)\s+(?:the\s+|your\s+|our\s+)?"
+    r"(?:docs|documentation|handbook|manual|wiki|kb|knowledge\s+base|policy|policies)\s*,)[\s,:;-]*",
+    re.IGNORECASE,
+)
 _CLOSING = re.compile(r"[\s,;-]*\b(?:please|pls|plz)\W*$|(?<=\?)![!?]*\s*$|(?<=[^!?\s])\s*!+\s*$", re.IGNORECASE)
 
 
@@ -59,6 +72,7 @@ def without_chatter(question: str) -> str:
     text = _GREETING.sub("", question, count=1)
     text = _SIGN_OFF.sub("", text, count=1)
     text = _ASKING.sub("", text).strip()
+    text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()
     text = _CLOSING.sub("", _OPENING.sub("", text, count=1), count=1).strip()
     claim = _CLAIM_OPENING.sub("", text, count=1)
     claim = _CLAIM_CLOSING.sub("", claim, count=1).strip()

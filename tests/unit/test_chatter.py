@@ -82,6 +82,10 @@ TEMPLATES = (
     "help: {question}",
     "{question} asap",
     "Hey team, can you tell me {question}? Many thanks!",
+    "briefly, {question}",
+    "{question} (short answer please)",
+    "according to the docs, {question}",
+    "quick one: {question} ty",
 )
 
 
@@ -98,3 +102,14 @@ def test_every_labelled_train_and_dev_question_is_read_back_from_around_it():
         for template in TEMPLATES:
             read = without_chatter(template.format(question=question))
             assert read.rstrip("?") == question.rstrip("?"), (template, question, read)
+
+
+def test_asking_for_a_short_answer_or_naming_the_docs_is_not_the_question():
+    """Found with replay --wrap: "briefly, {question}", "{question} (short answer please)", "according to the docs,
+    {question}" and "{question} ty" left 120-157 of the 253 answerable train+dev questions right (207 plainly)."""
+    assert without_chatter("what is a P1, in short") == "what is a P1"
+    assert without_chatter("what is a P1 (short answer please)") == "what is a P1"
+    assert without_chatter("per the handbook, what is a P1") == "what is a P1"
+    assert without_chatter("what is a P1 ty") == "what is a P1"
+    for question in ("in short supply", "per diem for tokyo", "based on the policy what is x"):
+        assert without_chatter(question) == question
