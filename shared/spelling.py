@@ -3,20 +3,25 @@
 Askers type fast: "wat is the refund polcy for anual plans". Dense retrieval still finds the passages, but a
 misspelled word matches no word of them, so the answer's coverage of the question falls and a right answer is
 refused. A question word is read as a passage word when the dictionary (simplemma's) does not know it, it has
-five letters or more, and exactly one word of the passages is one edit from it (two for nine letters or more;
-a swap of neighbours is one edit; two nearest words that are one word in two numbers, "hotel" and "hotels" beside
-"hotell", count as one). A real word is never changed ("leave" stays "leave" beside "lease"), nor a word the
-passages hold, nor one two different passage words are equally close to, nor one whose nearest passage word is the
-same word in the other number, nor any word of a question most of whose longer words are unknown (another
-language, or all jargon) unless each of them is such a slip ("hotell cap san fransisco").
+five letters or more, and exactly one word of the passages, or one English word whose content term the passages
+hold ("apporves" is "approves", which they write "approval") or a function word ("anyhting"), is one edit from it
+(two for nine letters or more; a swap of neighbours is one edit; two nearest words that are one word in two
+numbers, "hotel" and "hotels" beside "hotell", count as one; a function word gives way to a word the passages
+hold: "wanring" is "warning", not "wanting"). A real word is never changed ("leave" stays "leave" beside "lease"),
+nor a word the passages hold, even written otherwise ("addon" beside "Add-on"), nor one two different passage
+words are equally close to, nor one whose nearest passage word is the same word in the other number, nor any word
+of a question most of whose longer words are unknown (another language, or all jargon) unless each of them is such
+a slip ("hotell cap san fransisco").
 """
 
+import functools
 import re
 from collections.abc import Iterable
 
 import simplemma
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
+from simplemma.strategies.dictionaries import DefaultDictionaryFactory
 
 from shared.text import STOPWORDS, content_terms
 
@@ -24,20 +29,72 @@ _WORD = re.compile(r"[^\W\d_]+")  # letters of any script: "bogota" is one slip 
 MIN_LETTERS = 5
 
 
+@functools.cache
+def _dictionary_by_shape() -> dict[tuple[int, str], frozenset[str]]:
+    """The English word forms simplemma knows (lower-cased, letters only), by length and first letter and by length
+    and last letter: a slip rarely changes both ends of a word, and reading only those keeps a lookup to ~1 ms."""
+    shapes: dict[tuple[int, str], set[str]] = {}
+    for form in DefaultDictionaryFactory().get_dictionary("en").keys():
+        if form.isalpha() and form.islower() and len(form) >= MIN_LETTERS - 1:
+            shapes.setdefault((len(form), form[0]), set()).add(form)
+            shapes.setdefault((len(form), "-" + form[-1]), set()).add(form)
+    return {shape: frozenset(words) for shape, words in shapes.items()}
+
+
+def warm_up() -> None:
+    """Load the English dictionary now, so the first question with a slip does not wait for it."""
+    _dictionary_by_shape()
+
+
+def _dictionary_slips(word: str, edits: int, passage_terms: set[str]) -> list[tuple[str, int, bool]]:
+    """The English words `edits` or fewer from an unknown word, each with whether it may be read for it: a word
+    whose content term the passages hold, or a function word ("apporves" is "approves", which the passages write as
+    "approval"; "anyhting" is "anything"). A word the passages know nothing of is no reading ("navan" is not
+    "naval")."""
+    shapes = _dictionary_by_shape()
+    candidates = list(
+        set().union(
+            *(
+                shapes.get((n, end), ())
+                for n in range(len(word) - edits, len(word) + edits + 1)
+                for end in (word[0], "-" + word[-1])
+            )
+        )
+    )
+    out = []
+    for candidate, distance, _ in process.extract(
+        word, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None
+    ):
+        terms = content_terms(candidate)
+        out.append((candidate, distance, candidate in STOPWORDS or (bool(terms) and terms <= passage_terms)))
+    return out
+
+
 def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
-    """{misspelled question word: the passage word it stands for}, lower-cased."""
+    """{misspelled question word: the passage word (or the English word of a passage's word) it stands for},
+    lower-cased."""
     long_words = {w for w in _WORD.findall(question.lower()) if len(w) >= MIN_LETTERS and w not in STOPWORDS}
     unknown = {w for w in long_words if not simplemma.is_known(w, lang="en")}
     if not unknown:  # the usual question: every word is a word, and the passages' words need not be read
         return {}
+    passages = list(passages)
     vocabulary = {w for text in passages for w in _WORD.findall(text.lower()) if len(w) >= MIN_LETTERS - 1}
     unknown -= vocabulary
+    passage_terms = set().union(*(content_terms(text) for text in passages)) if unknown else set()
+    # A word the passages hold as a term is no slip, though they write it otherwise ("addon" and "Add-on").
+    unknown = {w for w in unknown if not content_terms(w) <= passage_terms}
     out: dict[str, str] = {}
     for word in unknown:
         edits = 1 if len(word) < 9 else 2
-        close = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None)
+        close = [
+            (c, d, True)
+            for c, d, _ in process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None)
+        ]
+        close += [slip for slip in _dictionary_slips(word, edits, passage_terms) if slip[2]]
         best = min((distance for _, distance, _ in close), default=None)
-        nearest = sorted(candidate for candidate, distance, _ in close if distance == best)
+        nearest = sorted({candidate for candidate, distance, _ in close if distance == best})
+        # A function word ties with a word the passages hold: "wanring" is "warning", not "wanting".
+        nearest = [c for c in nearest if c not in STOPWORDS] or nearest
         # Nearest words that are one word in both numbers ("hotel", "hotels" beside "hotell") read as it. The same
         # word in the other number ("subprocessor" beside "subprocessors") is no slip: nothing to read.
         if nearest and len({frozenset(content_terms(c)) for c in nearest}) == 1:

@@ -95,6 +95,8 @@ class Funnel:
         self.limits = request_limits or RequestLimits()
         self.time_references = time_references
         self.read_misspellings = read_misspellings
+        if read_misspellings:
+            spelling.warm_up()  # the English dictionary a slip is read against, loaded once (~0.25 s), not mid-Ask
         # The mesh's privacy mode, read once: it is fixed for the process, and each read parses every mesh setting.
         self.private = strict()
         # How many candidates' view vectors the reranker reads (it says so in each response); None until it has,

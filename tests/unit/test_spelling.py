@@ -83,3 +83,16 @@ def test_two_words_typed_with_a_hyphen_read_apart_as_the_passages_write_them():
     assert corrected("add-on price", passages) == "add-on price"
     assert corrected("e-mail support", passages) == "e-mail support"
     assert corrected("follow-up actions", passages) == "follow-up actions"
+
+
+def test_a_slip_of_an_english_word_the_passages_hold_in_another_form_is_read():
+    """Found by asking the train/dev questions with one slip in their longest word (a swap of two letters): 193 of
+    253 answered right, against 207 asked plainly; "who apporves a $1000 refund" was refused, the passages writing
+    "approval" and "approved", never "approves". Reading English words whose term the passages hold: 204."""
+    passages = ["Refunds from $250 to $2,500 require approval by a Billing Specialist.", "The Compliance Add-on."]
+    assert corrections("who apporves a 1000 refund", passages) == {"apporves": "approves"}
+    assert corrections("compilance addon price", passages) == {"compilance": "compliance"}  # "addon" is held
+    assert corrections("W-2203 wanring", ["W-2203 Approaching storage quota (a warning)"]) == {"wanring": "warning"}
+    assert corrections("what did we do anyhting", passages) == {"anyhting": "anything"}
+    # An English word the passages know nothing of is no reading: "navan" stays (not "naval").
+    assert corrections("book through navan", passages) == {}
