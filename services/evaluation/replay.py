@@ -8,13 +8,15 @@ in seconds this way, before `make eval-gate` checks it through the mesh; the tes
     python -m services.evaluation.replay --out /tmp/after.json --against /tmp/before.json
 
 With --wrap, each question is asked as a template writes it ("Hello, could you please let me know {question}?
-Thanks!"): against a plain replay, what changes is what the generator reads differently for the words around the
-question alone (the context is the one recorded for the plain question).
+Thanks!"), and with --slip, with one slip in its longest word (two letters swapped, one dropped or one doubled in
+its middle): against a plain replay, what changes is what the generator reads differently for those alone (the
+context is the one recorded for the plain question).
 """
 
 import argparse
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 from services.evaluation.cases import load_cases, read_jsonl
@@ -23,6 +25,24 @@ from services.generator.extractive import ExtractiveGenerator
 from shared import calibration, convert
 
 DEFAULT_CONTEXTS = "eval/out/selector/contexts.jsonl"
+SLIPS = ("swap", "drop", "double")
+_LONG_WORD = re.compile(r"[A-Za-z]{6,}")
+
+
+def with_slip(question: str, slip: str) -> str:
+    """The question with one slip in the middle of its longest word of six letters or more (the first such when
+    several are as long): "threshold" as "thrsehold" (swap), "threhold" (drop) or "thressshold" (double)."""
+    words = _LONG_WORD.findall(question)
+    if not words:
+        return question
+    word = max(words, key=len)
+    i = len(word) // 2
+    slipped = {
+        "swap": word[: i - 1] + word[i] + word[i - 1] + word[i + 1 :],
+        "drop": word[:i] + word[i + 1 :],
+        "double": word[:i] + word[i] + word[i:],
+    }[slip]
+    return question.replace(word, slipped, 1)
 
 
 @dataclasses.dataclass
@@ -43,9 +63,10 @@ def replay(
     calibration_file: str,
     splits: set[str],
     wrap: str = "{question}",
+    slip: str = "",
 ):
     """Each recorded question of the given splits, by case id, as the generator and the decision answer it now,
-    asked as `wrap` writes it."""
+    asked as `wrap` writes it, with a `slip` (one of SLIPS) when one is given."""
     cases = {c.case_id: c for c in load_cases(cases_file, corpus_dirs)}
     decision = calibration.load(calibration_file).decision()
     generator = ExtractiveGenerator()
@@ -56,7 +77,8 @@ def replay(
         if case is None or (case.split and case.split not in splits):  # no splits file: one set
             continue
         passages = [convert.scored_from_json(p) for p in row["context"]]
-        answer = generator.run(wrap.format(question=case.question), passages)
+        asked = with_slip(case.question, slip) if slip else case.question
+        answer = generator.run(wrap.format(question=asked), passages)
         top = max((p.scores.rerank_score for p in passages), default=0.0)
         answered = not answer.abstained and decision.answers(top, answer.coverage)
         cited = cites_any_gold(case.gold, answer.citations)
@@ -127,11 +149,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--wrap", default="{question}", help='how each question is asked, e.g. "hi! {question} thanks" (default: as is)'
     )
+    parser.add_argument("--slip", choices=SLIPS, help="one slip in each question's longest word")
     args = parser.parse_args(argv)
     if "{question}" not in args.wrap:
         parser.error("--wrap must hold {question}")
     splits = {"train", "dev", "test"} if args.with_test else {"train", "dev"}
-    outcomes = replay(args.cases, args.corpus or ["examples"], args.contexts, args.calibration, splits, args.wrap)
+    outcomes = replay(
+        args.cases, args.corpus or ["examples"], args.contexts, args.calibration, splits, args.wrap, args.slip or ""
+    )
     save(outcomes, args.out)
     print(summary(outcomes))
     if args.against:

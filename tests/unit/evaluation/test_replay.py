@@ -86,3 +86,13 @@ def test_a_wrapped_replay_asks_each_question_as_the_template_writes_it(tmp_path)
     assert replay.changes(plain, polite) == []
     assert polite["q1"].question == plain["q1"].question  # outcomes keep the case's own question
     assert replay.replay(**files, wrap="{question} for the ceo")["q1"].coverage < plain["q1"].coverage
+
+
+def test_a_slip_falls_in_the_middle_of_the_question_s_longest_word(tmp_path):
+    assert replay.with_slip("expense report deadline", "swap") == "expense report dealdine"
+    assert replay.with_slip("expense report deadline", "drop") == "expense report deadine"
+    assert replay.with_slip("expense report deadline", "double") == "expense report deadlline"
+    assert replay.with_slip("p1 ack", "swap") == "p1 ack"  # no word of six letters
+    # Replayed with a slip the spelling pass reads back ("reufnds" is "refunds"), q1 is answered as plainly.
+    files = _files(tmp_path, threshold=0.8)
+    assert replay.changes(replay.replay(**files), replay.replay(**files, slip="swap")) == []
