@@ -90,8 +90,11 @@ def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
             (c, d, True)
             for c, d, _ in process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=edits, limit=None)
         ]
-        close += [slip for slip in _dictionary_slips(word, edits, passage_terms) if slip[2]]
+        slips = _dictionary_slips(word, edits, passage_terms)
+        close += [slip for slip in slips if slip[2]]
         best = min((distance for _, distance, _ in close), default=None)
+        if best is not None and any(distance < best for _, distance, readable in slips if not readable):
+            continue  # nearer to a word the passages know nothing of ("austarlian": "australian", not "australia")
         nearest = sorted({candidate for candidate, distance, _ in close if distance == best})
         # A function word ties with a word the passages hold: "wanring" is "warning", not "wanting".
         nearest = [c for c in nearest if c not in STOPWORDS] or nearest

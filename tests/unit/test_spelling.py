@@ -94,5 +94,7 @@ def test_a_slip_of_an_english_word_the_passages_hold_in_another_form_is_read():
     assert corrections("compilance addon price", passages) == {"compilance": "compliance"}  # "addon" is held
     assert corrections("W-2203 wanring", ["W-2203 Approaching storage quota (a warning)"]) == {"wanring": "warning"}
     assert corrections("what did we do anyhting", passages) == {"anyhting": "anything"}
-    # An English word the passages know nothing of is no reading: "navan" stays (not "naval").
+    # An English word the passages know nothing of is no reading: "navan" stays (not "naval"); nearer than any
+    # passage word, it is the slip, and the passage word is no reading either ("austarlian" is not "australia").
     assert corrections("book through navan", passages) == {}
+    assert corrections("price in austarlian dollars", ["Region: Australia; Currency: AUD"]) == {}
