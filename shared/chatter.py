@@ -1,5 +1,6 @@
 """What askers write around a question: a greeting, a sign-off, a polite or hedging frame ("Hello, could you please let
-me know how long invoices are retained? Thanks!", "sorry if this is obvious but ...", "Regards, Sam").
+me know how long invoices are retained? Thanks!", "sorry if this is obvious but ...", "Regards, Sam"), a request's
+verb ("give me ...", "summarize ..."), a frame asking what is known ("info on ..."), a claim put up to be checked.
 
 None of it is what the answer is about, but read as question words it weighs as much as the question's own: "hello",
 "thanks" and "sam" are held by no passage, so the right unit covered a quarter of the question and was refused
@@ -27,6 +28,24 @@ _ASKING = re.compile(
     r"|(?:could|can|would)\s+(?:you|someone|anyone|somebody)\s+(?:please\s+)?(?:let\s+me\s+know|tell\s+me)"
     r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|i\s+(?:need|want)\s+to\s+know"
     r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:]))\b[\s,!:;.-]*",
+    re.IGNORECASE,
+)
+# A request addressed to the system opening the question ("give me the hotel caps", "summarize the refund policy",
+# "can you explain the approval limits", "walk me through ..."): its verb asks for an answer, it is not what the
+# answer is about; read as a question word, no unit held "summarize" and the hotel caps were refused.
+_REQUEST = re.compile(
+    r"^\W*(?:(?:can|could|would)\s+you\s+)?"
+    r"(?:(?:give|show|send|find)\s+(?:me|us)|explain|summari[sz]e|describe|outline|remind\s+me"
+    r"|walk\s+(?:me|us)\s+through)\b[\s,:]*",
+    re.IGNORECASE,
+)
+# A frame opening the question that asks for what is known about a thing ("info on legal hold", "any details of the
+# startup program", "what's the deal with weekly backups"): its noun names no part of the answer ("info" held by no
+# unit cut the answer's coverage by a third). Only as the opening: "genomic aberrations provide information for
+# targeted therapy" (a SciFact claim) states it.
+_ABOUT_FRAME = re.compile(
+    r"^\W*(?:(?:any|some|more|general|quick)\s+)?(?:info|information|details?|overview|summary|facts|anything)\s+"
+    r"(?:on|about|of|for|regarding)\b\s*|^\W*what(?:'s|s|\s+is)\s+the\s+(?:deal|story)\s+with\b\s*",
     re.IGNORECASE,
 )
 # Asking for a short answer, before or after the question and set off from it ("briefly, ...", "..., in short",
@@ -74,6 +93,7 @@ def without_chatter(question: str) -> str:
     text = _ASKING.sub("", text).strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()
     text = _CLOSING.sub("", _OPENING.sub("", text, count=1), count=1).strip()
+    text = _ABOUT_FRAME.sub("", _REQUEST.sub("", text, count=1), count=1).strip()
     claim = _CLAIM_OPENING.sub("", text, count=1)
     claim = _CLAIM_CLOSING.sub("", claim, count=1).strip()
     if claim != text and re.search(r"\w", claim):

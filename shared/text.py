@@ -321,44 +321,12 @@ _ASKS_DUE = re.compile(r"\bwhen\s+(?:is|are|was|were|will)\b.*\bdue\b(?!\s+to\b)
 _ASKS_DEADLINE = re.compile(r"\b(?:by\s+)?when\b.*\b(?:have|has|had|need|needs)\s+to\b|\b(?:by\s+)?when\b.*\bmust\b")
 
 
-# A request addressed to the system ("give me the hotel caps", "summarize the refund policy", "can you explain the
-# approval limits"): its verb asks for an answer, it is not what the answer is about; read as a question word, no
-# unit held "summarize" and the hotel caps were refused.
-_REQUEST = re.compile(
-    r"^\W*(?:(?:please|pls|can\s+you|could\s+you|would\s+you)\s+)?"
-    r"(?:(?:give|show|send|find)\s+(?:me|us)\b|explain\b|summari[sz]e\b|describe\b|outline\b|remind\s+me\b"
-    r"|walk\s+(?:me|us)\s+through\b)",
-    re.IGNORECASE,
-)
-
-
-# A question framed as asking for what is known about a thing ("info on legal hold", "details of the startup
-# program", "what's the deal with weekly backups", "anything about refresh tokens"): the frame's noun names no part
-# of the answer; read as a question word, no unit held "info" and the answer's coverage fell by a third.
-_ABOUT_FRAME = re.compile(
-    r"\b(?:info|information|details?|overview|summary|facts|anything)\s+(?:on|about|of|for|regarding)\b"
-    r"|\bthe\s+(?:deal|story)\s+with\b",
-    re.IGNORECASE,
-)
-_FRAME_OPENERS = frozenset({"some", "more", "general", "quick"})
-
-
 def question_terms(question: str) -> set[str]:
     """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
-    question uses the word again, as in "how long is the long-haul allowance") and the verb of a request ("give me",
-    "summarize"), with "deadline" for a question asking by when something must be done."""
+    question uses the word again, as in "how long is the long-haul allowance"), with "deadline" for a question asking
+    by when something must be done."""
     terms = content_terms(question)
     lowered = question.lower()
-    request = _REQUEST.match(lowered)
-    if request:
-        terms -= content_terms(request.group(0)) - content_terms(lowered[request.end() :])
-    frame = _ABOUT_FRAME.search(lowered)
-    # Only a frame opening the question, after function words ("any info about ..."): in "genomic aberrations
-    # provide information for targeted therapy" the information is what is claimed.
-    if frame and set(_words(lowered[: frame.start()])) <= STOPWORDS | _FRAME_OPENERS:
-        frame_noun = frame.group(0).split()[-2]
-        if _written_once(frame_noun, lowered):
-            terms -= content_terms(frame_noun)
     if _ASKS_DEADLINE.search(lowered):
         terms.add("deadline")
     elif _ASKS_DUE.search(lowered):

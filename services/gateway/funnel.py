@@ -264,8 +264,8 @@ class Funnel:
     def _read_as(self, query: str, candidates: list) -> str:
         """The query with each misspelled word read as the word of the candidates one edit from it, and without
         what is written around the question (shared.chatter); empty when there is none of either (or the gateway
-        reads queries as written). The candidates are the tenant's passages the
-        caller may read, so a correction never reveals another tenant's or a withheld document's words."""
+        reads queries as written). The candidates are the tenant's passages the caller may read, so a correction
+        never reveals another tenant's or a withheld document's words."""
         if not self.read_misspellings or not candidates:
             return ""
         # The passages' words are read only for a question with a word the dictionary does not know: a generator,

@@ -1,4 +1,5 @@
 from shared.chatter import without_chatter
+from shared.text import question_terms
 
 
 def test_a_greeting_a_sign_off_and_phrases_of_asking_are_not_the_question():
@@ -113,3 +114,38 @@ def test_asking_for_a_short_answer_or_naming_the_docs_is_not_the_question():
     assert without_chatter("what is a P1 ty") == "what is a P1"
     for question in ("in short supply", "per diem for tokyo", "based on the policy what is x"):
         assert without_chatter(question) == question
+
+
+def test_the_verb_of_a_request_is_not_a_question_word():
+    """Found by use: "give me the hotel caps" (coverage 0.63), "show me the webhook limits" (0.54) and "summarize the
+    refund policy for consumers" (0.61) were refused, no unit holding "give", "show" or "summarize"."""
+    assert question_terms(without_chatter("give me the hotel caps")) == {"hotel", "cap"}
+    assert question_terms(without_chatter("can you explain the approval limits")) == {"approve", "limit"}
+    assert question_terms(without_chatter("summarize the refund policy for consumers")) == {
+        "refund",
+        "policy",
+        "consumer",
+    }
+    assert question_terms(without_chatter("walk me through the refund process")) == {"refund", "process"}
+    # Not a verb of the question itself, nor one the question asks about.
+    assert "give" in question_terms(without_chatter("give 20% off who approves"))
+    assert "show" in question_terms(without_chatter("does the dashboard show W-2204"))
+    assert "show" in question_terms(without_chatter("show me where the dashboard will show W-2204"))
+
+
+def test_a_frame_asking_what_is_known_about_a_thing_is_not_a_question_word():
+    """Found by use: "any info about the competitive switch offer" (coverage 0.47) and "what's the deal with weekly
+    backups" (0.57) were refused, no unit holding "info" or "deal"."""
+    assert question_terms(without_chatter("any info about the competitive switch offer")) == {
+        "competitive",
+        "switch",
+        "offer",
+    }
+    assert question_terms(without_chatter("what's the deal with weekly backups")) == {"week", "backup"}
+    assert question_terms(without_chatter("details of the startup program")) == {"startup", "program"}
+    # The same nouns outside the frame are the question's, and only the question's opening is a frame: a SciFact
+    # claim ("... provide information for targeted therapy") states it.
+    assert "detail" in question_terms(without_chatter("what details must a pir include"))
+    assert "deal" in question_terms(without_chatter("discount deal for enterprise"))
+    claim = "Genomic aberrations of metastases provide information for targeted therapy."
+    assert without_chatter(claim) == claim
