@@ -30,15 +30,15 @@ MIN_LETTERS = 5
 
 
 @functools.cache
-def _dictionary_by_shape() -> dict[tuple[int, str], frozenset[str]]:
-    """The English word forms simplemma knows (lower-cased, letters only), by length and first letter and by length
-    and last letter: a slip rarely changes both ends of a word, and reading only those keeps a lookup to ~1 ms."""
-    shapes: dict[tuple[int, str], set[str]] = {}
+def _dictionary_by_shape() -> dict[tuple[int, str, str], list[str]]:
+    """The English word forms simplemma knows (lower-cased, letters only), by length, first and last letter: a slip
+    is seldom at a word's ends (a swap inside it, a letter dropped or doubled), and reading only those of its shape
+    keeps a lookup well under a millisecond."""
+    shapes: dict[tuple[int, str, str], list[str]] = {}
     for form in DefaultDictionaryFactory().get_dictionary("en").keys():
         if form.isalpha() and form.islower() and len(form) >= MIN_LETTERS - 1:
-            shapes.setdefault((len(form), form[0]), set()).add(form)
-            shapes.setdefault((len(form), "-" + form[-1]), set()).add(form)
-    return {shape: frozenset(words) for shape, words in shapes.items()}
+            shapes.setdefault((len(form), form[0], form[-1]), []).append(form)
+    return shapes
 
 
 def warm_up() -> None:
@@ -52,15 +52,9 @@ def _dictionary_slips(word: str, edits: int, passage_terms: set[str]) -> list[tu
     "approval"; "anyhting" is "anything"). A word the passages know nothing of is no reading ("navan" is not
     "naval")."""
     shapes = _dictionary_by_shape()
-    candidates = list(
-        set().union(
-            *(
-                shapes.get((n, end), ())
-                for n in range(len(word) - edits, len(word) + edits + 1)
-                for end in (word[0], "-" + word[-1])
-            )
-        )
-    )
+    candidates = [
+        form for n in range(len(word) - edits, len(word) + edits + 1) for form in shapes.get((n, word[0], word[-1]), ())
+    ]
     out = []
     for candidate, distance, _ in process.extract(
         word, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None
@@ -70,6 +64,20 @@ def _dictionary_slips(word: str, edits: int, passage_terms: set[str]) -> list[tu
     return out
 
 
+_WORD_OR_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _word_terms(word: str) -> frozenset[str]:
+    return frozenset(content_terms(word))
+
+
+def _terms_written(tokens: set[str]) -> set[str]:
+    """The content terms of the passages' words and hyphenated words (`tokens`): "approval" is approve,
+    "post-incident" postincident. Read word by word, each word's terms cached: passages share most words."""
+    return set().union(*(_word_terms(token) for token in tokens))
+
+
 def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
     """{misspelled question word: the passage word (or the English word of a passage's word) it stands for},
     lower-cased."""
@@ -77,10 +85,10 @@ def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
     unknown = {w for w in long_words if not simplemma.is_known(w, lang="en")}
     if not unknown:  # the usual question: every word is a word, and the passages' words need not be read
         return {}
-    passages = list(passages)
-    vocabulary = {w for text in passages for w in _WORD.findall(text.lower()) if len(w) >= MIN_LETTERS - 1}
+    tokens = {token for text in passages for token in _WORD_OR_HYPHENATED.findall(text.lower())}
+    vocabulary = {w for token in tokens for w in token.split("-") if len(w) >= MIN_LETTERS - 1}
     unknown -= vocabulary
-    passage_terms = set().union(*(content_terms(text) for text in passages)) if unknown else set()
+    passage_terms = _terms_written(tokens) if unknown else set()
     # A word the passages hold as a term is no slip, though they write it otherwise ("addon" and "Add-on").
     unknown = {w for w in unknown if not content_terms(w) <= passage_terms}
     out: dict[str, str] = {}
