@@ -27,7 +27,6 @@ _FORMER = re.compile(
     r"(?![-\w])",
     re.I,
 )
-# The present named next to the past: a comparison, not a question about the past alone.
 # "old" as an age, not as the past: "our invoice is 10 days old", "a 3-month-old account", "how old", "files older than
 # 30 days". Read as the past, "can we get a refund? our invoice is 10 days old" was answered from the superseded
 # refund policy.
@@ -37,6 +36,7 @@ _AGE_BEFORE = re.compile(
     re.I,
 )
 _AGE_AFTER = re.compile(r"^\s+than\b", re.I)
+# The present named next to the past: a comparison, not a question about the past alone.
 _PRESENT = re.compile(r"\b(now|new|newer|current|currently|today|vs\.?|versus|compared?|changed?|anymore)\b", re.I)
 _YEAR = re.compile(r"(?<![\d$€£.,/-])((?:19|20)\d{2})(?![\d%]|\.\d)")
 _LAST_YEAR = re.compile(r"\blast year\b", re.I)
