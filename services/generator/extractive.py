@@ -565,6 +565,12 @@ class ExtractiveGenerator:
         # not the sentence on how to submit) or the event that ends it ("continues until ..."), for a deadline
         # question the unit stating the time limit, and for a "when" question the dated heading of what it names.
         deadline = DEADLINE_WORDS & wanted
+        near_best = [s for s in scored if s[0] >= 0.75 * best]
+        # A yes/no question's amount a unit holds only by a bound deciding it (Asked.only_bounds), read once a unit:
+        # the ordering below reads each unit twice.
+        only_bounds = {
+            (rank, start) for _, rank, start, end, p in near_best if asked.only_bounds(p.chunk.body[start:end])
+        }
 
         def lead_order(s: tuple[int, int, int, int, ScoredChunk], for_lead: bool = False) -> tuple:
             score, rank, start, end, passage = s
@@ -576,7 +582,7 @@ class ExtractiveGenerator:
                 # "other than invoices what do we keep 7 years": the audit logs' 7 years before the invoices row.
                 bool(asked.excluded) and bool(asked.excluded & unit_terms(unit)),
                 -score,
-                asked.only_bounds(unit),
+                (rank, start) in only_bounds,
                 # "where to apply for startup pricing": "Applications go through startups@..." before "After 12
                 # months, the normal price applies", which holds as many of its words.
                 asked.where and not states_address(unit),
@@ -610,7 +616,7 @@ class ExtractiveGenerator:
                 ),
             )
 
-        chosen = sorted((s for s in scored if s[0] >= 0.75 * best), key=lead_order)
+        chosen = sorted(near_best, key=lead_order)
         lead = min(chosen, key=lambda s: lead_order(s, for_lead=True))
         chosen = [lead, *(s for s in chosen if s is not lead and not _far_below(s[4], lead[4]))]
         _, top_rank, top_start, top_end, top = chosen[0]
