@@ -113,6 +113,11 @@ class Range:
     high_open: bool = False
     ahead: bool = False  # a range of times ahead of something ("at least 14 days before departure")
 
+    def in_unit(self, amount: Amount) -> float | None:
+        """The amount's value in this range's unit: a bounded bare number ("over 5000") as it is, a value in another
+        unit of its family converted ("3 weeks" as 21 days); None when it is in no unit of the range's."""
+        return amount.value if not amount.unit and amount.bound else _converted(amount.value, amount.unit, self.unit)
+
     def holds(self, amount: Amount) -> bool:
         if self.ahead and not amount.ahead:
             return False  # how far ahead to ask is not how long a stay may be ("for 60 days")
@@ -120,7 +125,7 @@ class Range:
         # than 300 of them" is not in "after 37 weeks". "3 weeks" is in "up to 30 days".
         if not amount.unit and _kind(self.unit) == "time":
             return False
-        value = amount.value if not amount.unit and amount.bound else _converted(amount.value, amount.unit, self.unit)
+        value = self.in_unit(amount)
         if value is None:
             return False
         if not amount.unit and self.unit == "%" and value > 100:
@@ -377,12 +382,7 @@ def numbers_on_the_other_side(
     stated = ranges(text, found) if stated is None else stated
     out: set[str] = set()
     for a in asked:
-        value = a.value if not a.unit else None
-        ends = [
-            r
-            for r in stated
-            if (value if value is not None else _converted(a.value, a.unit, r.unit)) in (r.low, r.high)
-        ]
+        ends = [r for r in stated if r.in_unit(a) in (r.low, r.high)]
         if ends and not any(r.holds(a) for r in ends):
             out |= a.terms
     return out
