@@ -66,7 +66,7 @@ def _dictionary_near(word: str, edits: int) -> tuple[tuple[str, int, frozenset[s
         form for n in range(len(word) - edits, len(word) + edits + 1) for form in shapes.get((n, word[0], word[-1]), ())
     ]
     return tuple(
-        (candidate, int(distance), frozenset(content_terms(candidate)))
+        (candidate, int(distance), _word_terms(candidate))
         for candidate, distance, _ in process.extract(
             word, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None
         )
@@ -78,6 +78,8 @@ _WORD_OR_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 @functools.lru_cache(maxsize=1 << 16)
 def _word_terms(word: str) -> frozenset[str]:
+    """A word's content terms, cached: the passages' words, the dictionary's candidates and the question's unknown
+    words are read here, most of them again question after question."""
     return frozenset(content_terms(word))
 
 
@@ -99,7 +101,7 @@ def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
     unknown -= vocabulary
     passage_terms = _terms_written(tokens) if unknown else set()
     # A word the passages hold as a term is no slip, though they write it otherwise ("addon" and "Add-on").
-    unknown = {w for w in unknown if not content_terms(w) <= passage_terms}
+    unknown = {w for w in unknown if not _word_terms(w) <= passage_terms}
     out: dict[str, str] = {}
     for word in unknown:
         edits = 1 if len(word) < 9 else 2
@@ -117,8 +119,8 @@ def corrections(question: str, passages: Iterable[str]) -> dict[str, str]:
         nearest = [c for c in nearest if c not in STOPWORDS] or nearest
         # Nearest words that are one word in both numbers ("hotel", "hotels" beside "hotell") read as it. The same
         # word in the other number ("subprocessor" beside "subprocessors") is no slip: nothing to read.
-        if nearest and len({frozenset(content_terms(c)) for c in nearest}) == 1:
-            if content_terms(nearest[0]) != content_terms(word):
+        if nearest and len({_word_terms(c) for c in nearest}) == 1:
+            if _word_terms(nearest[0]) != _word_terms(word):
                 out[word] = min(nearest, key=len)
     # Most words unknown (two at least): a question in another language, or all jargon, not slips ("wie lange dauert die
     # Rückerstattung" must not become "wie large ..."), unless each of them is a slip ("hotell cap san fransisco").
