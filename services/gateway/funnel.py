@@ -31,6 +31,7 @@ from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
 from shared.privacy import redact, strict
+from shared.story import searched_for, told_and_asked
 from shared.stubs import (
     chunker_pb2,
     chunker_pb2_grpc,
@@ -45,7 +46,7 @@ from shared.stubs import (
     retriever_pb2,
     retriever_pb2_grpc,
 )
-from shared.text import chunk_words
+from shared.text import chunk_words, content_terms
 
 log = logging.getLogger("ragmesh.gateway")
 UNCALIBRATED_RERANKERS = ("passthrough",)
@@ -249,17 +250,36 @@ class Funnel:
         return candidates, response.query_embedding if response.HasField("query_embedding") else None
 
     def _retrieve_as_spelled(self, tenant_id, query, filters, mode, top_k, context, timings, **options):
-        """(read_as, candidates, query_embedding): retrieval, and when a word of the query was misspelled
-        (_read_as), retrieval again with the query as the passages spell it."""
+        """(read_as, searched, candidates, query_embedding): retrieval, and when a word of the query was
+        misspelled or written around it (_read_as), retrieval again with the query as the passages spell it.
+        `searched` is what retrieval and the reranker read: a question told after a story without the story's
+        telling (shared.story.searched_for); the generator reads the story too."""
+        searched = searched_for(without_chatter(query)) if self.read_misspellings else query
         candidates, query_embedding = self._retrieve(
-            tenant_id, query, filters, mode, top_k, context, timings, **options
+            tenant_id, searched, filters, mode, top_k, context, timings, **options
         )
         read_as = self._read_as(query, candidates)
-        if read_as:
+        again = self._searched(read_as or query, candidates) if self.read_misspellings else searched
+        if again != searched:
+            searched = again
             candidates, query_embedding = self._retrieve(
-                tenant_id, read_as, filters, mode, top_k, context, timings, **options
+                tenant_id, searched, filters, mode, top_k, context, timings, **options
             )
-        return read_as, candidates, query_embedding
+        if searched != (read_as or query):
+            trace.get_current_span().set_attribute(
+                "ragmesh.query.searched", searched if not self.private else "[redacted]"
+            )
+        return read_as, searched, candidates, query_embedding
+
+    def _searched(self, read: str, candidates: list) -> str:
+        """What a question read as `read` is searched for (shared.story.searched_for): for a question told after a
+        story, with the story's words that the passages a first search found best for the question write
+        ("business" in "We're a business customer ..., can we get a refund?": the refund policy's business
+        returns), not those only further passages write ("manager" in "My manager asked me ...")."""
+        if not told_and_asked(read)[0]:
+            return read
+        best = candidates[: self.rerank_top_n]
+        return searched_for(read, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
 
     def _read_as(self, query: str, candidates: list) -> str:
         """The query with each misspelled word read as the word of the candidates one edit from it, and without
@@ -328,7 +348,7 @@ class Funnel:
         timings: list = []
         top_k = request.top_k or 10
         reference = self._time_reference(request.query, request.filters)
-        read_as, candidates, query_embedding = self._retrieve_as_spelled(
+        read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.query,
             request.filters,
@@ -339,10 +359,11 @@ class Funnel:
             reranking=request.rerank,
             reference=reference,
         )
-        query = read_as or request.query
         model_id, degraded = "", ""
         if request.rerank and candidates:
-            candidates, model_id, degraded = self._rerank(query, candidates, top_k, context, timings, query_embedding)
+            candidates, model_id, degraded = self._rerank(
+                searched, candidates, top_k, context, timings, query_embedding
+            )
         else:
             candidates = _without_view_vectors(candidates)
         return gateway_pb2.SearchResponse(
@@ -363,7 +384,7 @@ class Funnel:
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
         reference = self._time_reference(request.question, request.filters)
-        read_as, candidates, query_embedding = self._retrieve_as_spelled(
+        read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.question,
             request.filters,
@@ -381,7 +402,7 @@ class Funnel:
         )
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
-            self._rerank(question, candidates, len(candidates), context, timings, query_embedding)
+            self._rerank(searched, candidates, len(candidates), context, timings, query_embedding)
             if candidates
             else ([], "", "")
         )
@@ -408,7 +429,7 @@ class Funnel:
             response.suggested_reading.extend(ranked[: self.suggested_reading])
             return self._finish(request, response, every, timings, span)
 
-        context_passages = context_for(question, every, self.context_passages, self.rerank_top_n)
+        context_passages = context_for(searched, every, self.context_passages, self.rerank_top_n)
         generated = self._timed(
             "generate",
             self.generator,

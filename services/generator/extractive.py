@@ -74,6 +74,7 @@ from shared.quantities import (
     threshold_terms,
 )
 from shared.spelling import corrected
+from shared.story import Told, kept_context, told_and_asked
 from shared.text import (
     abbreviated_terms,
     address_terms,
@@ -149,6 +150,8 @@ class _Asked:
 
     per_year: bool  # asks for a rate by the year: "annual" holds its "year"
     wanted: set[str]  # its content words
+    # Those only its story names (Told.optional): a unit holding them fits better, one holding none still answers.
+    optional: set[str]
     # An identifier it names (E-4412, v2.1, clause 7.2) must be in the passage that answers it: a passage about
     # E-4413 does not answer a question about E-6001.
     named: set[str]
@@ -204,22 +207,27 @@ class _Asked:
     negated_kind: set[str]
 
     @classmethod
-    def read(cls, query: str, written: _Written) -> "_Asked":
+    def read(cls, query: str, written: _Written, told: Told) -> "_Asked":
+        """`told`: the story the question was told after, as far as the passages can answer to it (kept_context):
+        what it names counts as the question's; the kind of question is read from the question alone."""
         meaning, by_class = _asked_meaning(query)
         excluded = excluded_terms(query)
         wanted = _asked_words(query, (meaning, by_class), excluded)
-        amounts_asked = question_amounts(query)
-        named = identifiers(query)
+        optional = set(told.optional - wanted - told.required)
+        wanted |= told.required | optional
+        amounts_asked = question_amounts(query) + question_amounts(told.text)
+        named = identifiers(query) | identifiers(told.text)
         polar = is_polar_question(query)
         if polar:
             # "do we keep invoices for 10 years": a measure is what a yes/no question checks, not a name the answer
             # must hold; the invoices row stating 7 years answers it. A number naming a thing ("ISO 27001") stays.
             named -= set().union(*(a.terms for a in amounts_asked if a.kind))
-        money = question_currencies(query)
+        money = question_currencies(query) | question_currencies(told.text)
         rows = wanted & written.siblings.keys()
         return cls(
             per_year=asks_per_year(query),
             wanted=wanted,
+            optional=optional,
             named=named,
             amounts=amounts_asked,
             money=money,
@@ -248,7 +256,7 @@ class _Asked:
             defines=_names_defined(meaning, named, by_class),
             periods=period_qualified(query),
             periods_named=periods_named(query),
-            countries=countries_named(query) & wanted,
+            countries=countries_named(f"{told.text} {query}") & wanted,
             excluded=excluded,
             applying="apply" in wanted and asks_to_apply(query),
             where=asks_where(query),
@@ -272,6 +280,11 @@ class _Asked:
         stated = ranges(unit, found)
         held = terms_in_ranges(self.amounts, unit, found, stated)
         return bool(terms_bounded(self.amounts, unit, found, stated) - held)
+
+    @property
+    def needed(self) -> set[str]:
+        """The words an answer is judged by: all of the question's, less its story's optional ones."""
+        return self.wanted - self.optional
 
     @property
     def required(self) -> set[str]:
@@ -350,6 +363,9 @@ class ExtractiveGenerator:
         # sign-off and phrases of asking ("Hello, could you please let me know ...? Thanks!") are not the question.
         query = without_chatter(query)
         query = numbers_in_digits(with_prefixes_joined(corrected(query, [chunk_words(p.chunk) for p in passages])))
+        # "I'm staying in SF next week, what's the hotel cap?": read from where it asks; the story is kept below
+        # as far as the passages can answer to it.
+        story, query = told_and_asked(query)
         wanted = _asked_words(query)
         if names_nothing(wanted):
             return empty_question(self.generator_id)
@@ -369,7 +385,7 @@ class ExtractiveGenerator:
         # state, with those of a question naming two, which asks how they meet even where its parts name one each
         # ("paid in EUR, will my refund come back in dollars").
         bodies = [p.chunk.body for p in passages]
-        named_money = set(question_currencies(query))
+        named_money = set(question_currencies(f"{story} {query}"))
         stated_money = (
             set().union(*(stated_currencies(body, generic=False) for body in bodies)) if named_money else set()
         )
@@ -382,21 +398,24 @@ class ExtractiveGenerator:
             [_side_by_side(p) for p in passages],
             _record_subjects(passages, spans),
         )
+        told = kept_context(story, written.words) if story else Told()
+        optional = told.optional - wanted - told.required
+        wanted |= told.required | optional
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
         # both ("a post-incident review is required for every P1 and P2") answers neither.
         sides = comparison_parts(query)
         if sides:
             answered = [
-                found for side in sides if (found := self._select(side, passages, spans, words, written)).picked
+                found for side in sides if (found := self._select(side, passages, spans, words, written, told)).picked
             ]
             if len(answered) == len(sides):
-                return _answer_from_parts(answered, sides, weights, self.generator_id)
-        whole = self._select(query, passages, spans, words, written)
+                return _answer_from_parts(answered, sides, weights, self.generator_id, told)
+        whole = self._select(query, passages, spans, words, written, told)
         parts = question_parts(query)
         if whole.picked:
-            quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words, written)
-            coverage = weighted_share(covered, wanted, weights)
+            quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words, written, told)
+            coverage = weighted_share(covered - optional, wanted - optional, weights)
             # A "when" or "which version" answer reads its unit under the heading that dates it.
             asked = states_date if asks_for_date(query) else states_version if asks_for_version(query) else None
             return dataclasses.replace(quoted_answer(quoted, self.generator_id, asked), coverage=coverage)
@@ -406,10 +425,10 @@ class ExtractiveGenerator:
         # answer decision sees an answer to half a question as one.
         if len(parts) > 1:
             answered = [
-                found for part in parts if (found := self._select(part, passages, spans, words, written)).picked
+                found for part in parts if (found := self._select(part, passages, spans, words, written, told)).picked
             ]
             if answered:
-                return _answer_from_parts(answered, parts, weights, self.generator_id)
+                return _answer_from_parts(answered, parts, weights, self.generator_id, told)
         return Answer(
             "",
             [],
@@ -428,6 +447,7 @@ class ExtractiveGenerator:
         spans: list[list[tuple[int, int]]],
         words: list[list[frozenset[str]]],
         written: _Written,
+        told: Told,
     ) -> tuple[list[tuple[ScoredChunk, int, int]], set[str]]:
         """The units to quote and the words they cover. A question in parts whose best unit answers one of them
         ("trip to london: hotel cap and meal allowance" finds the hotel cap): a part whose own best unit holds words
@@ -437,10 +457,10 @@ class ExtractiveGenerator:
         headings, and the part's own unit ("limited to 50 deliveries per second") is added."""
         picked, covered = list(whole.picked), set(whole.covered)
         held, own = set(whole.held), set(whole.own)
-        if len(parts) < 2 or wanted <= own:
+        if len(parts) < 2 or wanted - told.optional <= own:
             return picked, covered
         for part in parts:
-            found = self._select(part, passages, spans, words, written)
+            found = self._select(part, passages, spans, words, written, told)
             if found.picked and ((found.held & wanted) - held or (found.own & wanted) - own):
                 picked += [unit for unit in found.picked if unit not in picked]
                 held |= found.held & wanted
@@ -455,10 +475,11 @@ class ExtractiveGenerator:
         spans: list[list[tuple[int, int]]],
         words: list[list[frozenset[str]]],
         written: _Written,
+        told: Told,
     ) -> _Selection:
         """The units that answer the question (none: no unit supports it), the words of it the best one holds,
         and the question's words seen anywhere in the passages (for an abstention's "missing")."""
-        asked = _Asked.read(query, written)
+        asked = _Asked.read(query, written, told)
         wanted, named = asked.wanted, asked.named
         names = {term for term in named if any(ch.isalpha() for ch in term)}  # a sentence running on holds these
         scored: list[tuple[int, int, int, int, ScoredChunk]] = []  # (score, passage rank, start, end, passage)
@@ -516,7 +537,7 @@ class ExtractiveGenerator:
                 # A unit answers under its heading: "Meaning: ..." below "E-4412 Sync conflict" is
                 # about E-4412 as much as a sentence that names it. Ties go to the better-ranked passage.
                 covered = hits | heading_terms | runs_on
-                score = len(covered)
+                score = len(covered - asked.optional)  # the story's words only break ties (lead_order)
                 name = _row_name(unit) if row else []  # a row's first cell, read once for the checks below
                 if _answers_something_else(unit, row, name, unit_words, covered, record_fields, passage, asked):
                     continue
@@ -529,7 +550,8 @@ class ExtractiveGenerator:
                 if covered and covered <= asked.amount_terms:
                     continue  # holds nothing but the amount: "flights of 6 hours or longer" for "spain for 6 weeks"
                 if not hits and (
-                    (asked_above and not wanted <= covered) or (not asked_above and len(unit.split()) < _MIN_WORDS)
+                    (asked_above and not asked.needed <= covered)
+                    or (not asked_above and len(unit.split()) < _MIN_WORDS)
                 ):
                     # "Yes." under "Can I claim expenses paid in another currency?" answers that question, and
                     # "Attached." or "Thanks." in a ticket holds its number by the title and says nothing of it.
@@ -538,8 +560,8 @@ class ExtractiveGenerator:
                 if _states_scope(row, unit_words, covered, asked, name):
                     covered |= asked.rows
                     scoped.add((rank, start))
-                    score = len(covered)
-                if asked.required <= covered and len(covered) >= self.min_coverage * len(wanted):
+                    score = len(covered - asked.optional)
+                if asked.required <= covered and score >= self.min_coverage * len(asked.needed):
                     # A signpost ("See the discounts document ...") or a question a ticket asks ("Can we get a
                     # refund?") shares the question's words, not its answer: it answers only when no other unit does.
                     (signposts if is_signpost(unit) or is_question(unit) else scored).append(
@@ -582,6 +604,9 @@ class ExtractiveGenerator:
                 # "other than invoices what do we keep 7 years": the audit logs' 7 years before the invoices row.
                 bool(asked.excluded) and bool(asked.excluded & unit_terms(unit)),
                 -score,
+                # "we're on starter, can we get phone support": of units holding as much of the question, the one
+                # holding more of its story ("Starter").
+                -len(covered_by[(rank, start)] & asked.optional),
                 (rank, start) in only_bounds,
                 # "where to apply for startup pricing": "Applications go through startups@..." before "After 12
                 # months, the normal price applies", which holds as many of its words.
@@ -628,7 +653,7 @@ class ExtractiveGenerator:
             # every word of it by itself ("does W-2204 show on enterprise": "The dashboard no longer shows W-2204 to
             # workspaces on the Enterprise plan", not the entry's "Meaning: the workspace has one seat left").
             entry = entry_among(scored, passages, spans, named, self.max_units)
-            if not entry and not (asked.polar and wanted <= own_by[(top_rank, top_start)]):
+            if not entry and not (asked.polar and asked.needed <= own_by[(top_rank, top_start)]):
                 entry = named_entry(passages, spans, named, self.max_units)
         picked = entry or [(p, start, end) for _, _, start, end, p in chosen[: self.max_units]]
         # The answer's coverage also counts the words its passage holds around the quoted unit: in "is the service
@@ -807,19 +832,20 @@ def _answers_something_else(
     if asked.periods and _of_another_period(unit, asked):
         return True  # "Annual plans cancelled after ..." where a monthly plan is asked
     # A record header answers a question about its fields, all of it: not "what did they ask".
-    return record_fields is not None and bool(asked.wanted - covered)
+    return record_fields is not None and bool(asked.needed - covered)
 
 
 def _answer_from_parts(
-    answered: list[_Selection], parts: list[str], weights: dict[str, float], generator_id: str
+    answered: list[_Selection], parts: list[str], weights: dict[str, float], generator_id: str, told: Told
 ) -> Answer:
     """An answer quoting each answered part's units in the parts' order; its coverage is the share of the parts'
     words their best units hold."""
     picked: list[tuple[ScoredChunk, int, int]] = []
     for found in answered:
         picked += [unit for unit in found.picked if unit not in picked]
-    asked = set().union(*(_asked_words(part) for part in parts))
-    coverage = weighted_share(set().union(*(found.covered for found in answered)), asked, weights)
+    covered = set().union(*(found.covered for found in answered))
+    asked = set().union(*(_asked_words(part) for part in parts), told.required)
+    coverage = weighted_share(covered, asked, weights)
     return dataclasses.replace(quoted_answer(picked, generator_id), coverage=coverage)
 
 

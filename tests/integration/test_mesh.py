@@ -266,6 +266,20 @@ def test_a_misspelled_question_is_read_as_the_passages_spell_it(mesh, gateway, i
     assert "7 years" in polite.answer.text
 
 
+def test_a_question_told_after_a_story_is_searched_and_answered_as_asked(gateway, ingested):
+    """A story's telling ("I was reading the docs last night and got confused") is not searched for: read as the
+    question's words, it lowered every passage's score below the answer threshold (shared/story.py). What the
+    passages best for the question write of it ("business customer") still chooses the answer."""
+    plain = ask(gateway, "how long are invoices retained?")
+    told = ask(gateway, "I was reading the docs last night and got confused: how long are invoices retained?")
+    assert told.top_rerank_score == pytest.approx(plain.top_rerank_score, abs=1e-6)
+    assert not told.answer.abstained and "7 years" in told.answer.text
+    assert {c.document_id for c in told.answer.citations} == {"handbook/data-retention"}
+    business = ask(gateway, "We're a business customer and bought 10 days ago, can we get a refund?")
+    assert business.answer.text.startswith("Business customers may request a refund within 14 days")
+    assert_citations_verifiable(business)
+
+
 def test_a_misspelling_is_read_only_from_passages_the_caller_may_read(gateway, ingested):
     """The correction reads the retrieved candidates' words, so a word only a withheld document holds ("salary",
     hr-confidential) is never revealed by it."""

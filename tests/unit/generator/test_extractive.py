@@ -1859,3 +1859,33 @@ def test_a_yes_no_question_s_amount_held_in_a_range_leads_one_a_bound_only_decid
     for question in ("approval limit for a 15% discount?", "approval limit for a 15% discount"):
         answer = ExtractiveGenerator().run(question, [limits])
         assert answer.citations[0].quote == "- 10% to 25% requires approval by the Sales Manager."
+
+
+def test_a_question_told_after_a_story_is_answered_as_when_asked_plainly():
+    """The story's words the passages never write ("manager", "morning", "confused") are the telling: read as
+    the question's, they cut its coverage to a third and hid that "how long ..." asks for a span."""
+    gen = ExtractiveGenerator()
+    passages = [passage(REFUND), passage(PRICES, doc="p")]
+    plain = gen.run("how long do consumers have to request a refund", passages)
+    for story in (
+        "My manager asked me this morning and I couldn't find it. how long do consumers have to request a refund",
+        "I was reading the docs last night and got confused: how long do consumers have to request a refund?",
+    ):
+        told = gen.run(story, passages)
+        assert (told.text, told.coverage) == (plain.text, plain.coverage) == (told.text, 1.0)
+
+
+def test_a_story_chooses_between_units_and_a_name_no_passage_writes_still_has_to_be_held():
+    gen = ExtractiveGenerator()
+    windows = passage(
+        "Consumers may request a refund within 14 days. Business customers may request a refund within 30 days."
+    )
+    told = gen.run("I'm a business customer, how long do we have to request a refund?", [windows])
+    assert told.text.startswith("Business customers may request a refund within 30 days.")
+    assert told.coverage == 1.0
+    prices = [passage(PRICES, doc="p")]
+    assert (
+        gen.run("I'm on the Starter plan, what is the monthly price?", prices).text
+        == "Plan: Starter; Monthly price: $19 [1]"
+    )
+    assert gen.run("I'm on the Platinum plan, what is the monthly price?", prices).abstained

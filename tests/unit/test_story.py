@@ -1,0 +1,81 @@
+from shared.story import kept_context, searched_for, told_and_asked
+from shared.text import content_terms
+
+
+def test_a_question_is_read_from_where_it_asks_after_the_story():
+    assert told_and_asked(
+        "I'm staying in San Francisco next week, what's the max I can spend on a hotel per night?"
+    ) == (
+        "I'm staying in San Francisco next week",
+        "what's the max I can spend on a hotel per night?",
+    )
+    assert told_and_asked("My manager asked me this morning and I couldn't find it. How long are invoices kept?") == (
+        "My manager asked me this morning and I couldn't find it.",
+        "How long are invoices kept?",
+    )
+    # After full sentences, words that open no question are still what is asked.
+    assert told_and_asked("I'm new here and still learning. refund window consumer") == (
+        "I'm new here and still learning.",
+        "refund window consumer",
+    )
+    assert (
+        told_and_asked("I was reading the docs last night and got confused: hotel cap london")[1] == "hotel cap london"
+    )
+
+
+def test_a_question_without_a_story_or_asking_about_the_story_is_read_whole():
+    for question in (
+        "how long are invoices kept",
+        "we took a client to dinner and ordered wine, is it covered?",  # "it" is the story
+        "My laptop was stolen this morning. What should I do?",  # asks nothing of its own
+        "trip to london: hotel cap and meal allowance",  # a topic, not a story
+        "legal hold: does it stop deletion, and which add-on gives us legal hold",
+        "Vitamin D lowers the risk of fractures, which causes fewer falls.",  # a statement
+    ):
+        assert told_and_asked(question) == ("", question)
+    assert told_and_asked("we start at 10:00 - when are core hours") == ("we start at 10:00", "when are core hours")
+
+
+def test_a_story_keeps_its_conditions_and_what_the_passages_write():
+    written = {"trip", "cost", "total", "starter", "plan", "san", "francisco"}
+    told = kept_context("I'm on the Starter plan and my trip to Texas will cost about 3200 in total", written)
+    assert told.required == content_terms("Texas 3200")  # a name no passage writes, a number
+    assert told.optional == {"starter", "plan", "trip", "cost", "total"}
+    assert "3200 in total" in told.text  # read as a sum, with the words around it
+    told = kept_context("I'm staying in San Francisco next week", written)
+    assert told.required == set() and told.optional == {"san", "francisco"}  # "staying", "next week": the telling
+    assert kept_context("a customer in Spain paid in euros", set()).required >= content_terms("Spain euros")
+
+
+def test_words_before_a_question_told_without_i_or_we_name_its_topic():
+    for question in (
+        "E-5002 overdue invoice - when do you suspend us",
+        "paid in EUR, will my refund come back in dollars",
+        "going to tokyo next week, do i need pre approval",
+    ):
+        assert told_and_asked(question) == ("", question)
+
+
+def test_it_standing_for_nothing_is_no_question_about_the_story():
+    assert told_and_asked("I'm new here. how long does it take to set up a dedicated region")[1] == (
+        "how long does it take to set up a dedicated region"
+    )
+    assert told_and_asked("I'm new here. is it possible to pay by wire")[1] == "is it possible to pay by wire"
+    question = "I joined a gym last week. can I expense it as wellness?"
+    assert told_and_asked(question) == ("", question)
+
+
+def test_an_identifier_in_a_story_is_a_condition_even_where_the_passages_write_it():
+    told = kept_context("I got E-4421 on my Mac this morning", {"e-4421", "mac", "morning"})
+    assert "e-4421" in told.required and "mac" in told.optional and "morning" in told.optional
+
+
+def test_a_story_is_searched_for_by_its_numbers_and_names_only():
+    assert searched_for("I'm staying in San Francisco next week, what's the max I can spend on a hotel per night?") == (
+        "San Francisco what's the max I can spend on a hotel per night?"
+    )
+    assert searched_for("My manager asked me this morning and I couldn't find it. how long are invoices kept") == (
+        "how long are invoices kept"
+    )
+    assert searched_for("my trip to Texas will cost about 3200 in total, who signs off?") == "Texas 3200 who signs off?"
+    assert searched_for("how long are invoices kept") == "how long are invoices kept"
