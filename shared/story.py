@@ -35,6 +35,7 @@ _CLAUSE = re.compile(rf"\s*(?:[,:]|\s[-–—])\s*(?:(?:so|but|and)\s+)?(?={_OPE
 # EUR, will my refund come back in dollars", "trip to london: hotel cap and meal allowance"): they are asked.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
 _COLON = re.compile(r":\s+")
+_CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
 _STATEMENT = re.compile(r"(?<=[.!?;:,])\s+")  # a capital after these opens a statement: it names nothing
 # A question that asks about the story itself ("is it covered?", "can I expense it?") is read whole.
 # "it" in "how long does it take", "is it possible to" refers to nothing.
@@ -62,22 +63,31 @@ def _asks_its_own(asked: str) -> bool:
 
 
 def told_and_asked(question: str) -> tuple[str, str]:
-    """The story told before a question and the question itself ("", question when there is no story, or when
+    """The story told around a question and the question itself ("", question when there is no story, or when
     the question asks about the story: "we took a client to dinner and ordered wine, is it covered?").
 
-    A story is told in the first person, in whole sentences before the question ("My manager asked me this morning
-    and I couldn't find it. refund window consumer") or in a clause before its opening word ("I'm on the Starter
-    plan, can I get phone support?")."""
-    if question.rstrip().endswith("."):
+    A story is told in the first person: in whole sentences before the question ("My manager asked me this
+    morning and I couldn't find it. refund window consumer") or after it ("how long are invoices kept? I'm new
+    here."), in a clause before its opening word ("I'm on the Starter plan, can I get phone support?") or after a
+    dash closing it ("refund window - asking because my manager wants to know")."""
+    if "?" not in question and question.rstrip().endswith("."):
         return "", question  # a statement ("X lowers Y, which causes Z.") asks nothing after a story
     sentences = [s for s in _SENTENCE.split(_told_colon(question.strip())) if s.strip()]
-    told = 0
-    while told < len(sentences) - 1 and _is_story(sentences[told]):
-        told += 1
-    story, asked = " ".join(sentences[:told]), " ".join(sentences[told:])
+    first = 0
+    while first < len(sentences) - 1 and _is_story(sentences[first]):
+        first += 1
+    # After the sentence that asks, sentences that tell.
+    last = next((i for i in range(first, len(sentences)) if sentences[i].rstrip().endswith("?")), len(sentences) - 1)
+    if not all(_is_story(s) for s in sentences[last + 1 :]):
+        last = len(sentences) - 1
+    before, asked, after = sentences[:first], " ".join(sentences[first : last + 1]), sentences[last + 1 :]
     clauses = _CLAUSE.split(asked, maxsplit=1)
     if len(clauses) == 2 and _is_story(clauses[0]) and _asks_its_own(clauses[1]):
-        story, asked = f"{story} {clauses[0]}".strip(), clauses[1]
+        before, asked = [*before, clauses[0]], clauses[1]
+    closing = _CLOSING_DASH.split(asked, maxsplit=1)
+    if len(closing) == 2 and _is_story(closing[1]) and question_terms(closing[0]):
+        asked, after = closing[0], [closing[1], *after]
+    story = " ".join([*before, *after])
     if not story or not _asks_its_own(asked):
         return "", question
     return story, asked

@@ -254,7 +254,7 @@ class Funnel:
         misspelled or written around it (_read_as), retrieval again with the query as the passages spell it.
         `searched` is what retrieval and the reranker read: a question told after a story without the story's
         telling (shared.story.searched_for); the generator reads the story too."""
-        searched = searched_for(without_chatter(query)) if self.read_misspellings else query
+        searched = self._as_asked(query)
         candidates, query_embedding = self._retrieve(
             tenant_id, searched, filters, mode, top_k, context, timings, **options
         )
@@ -270,6 +270,12 @@ class Funnel:
                 "ragmesh.query.searched", searched if not self.private else "[redacted]"
             )
         return read_as, searched, candidates, query_embedding
+
+    def _as_asked(self, query: str) -> str:
+        """The query as first searched for: without what is written around it (shared.chatter) and a story's
+        telling (shared.story.searched_for), whose words are not the question's, nor its times ("I'm new here",
+        "this morning") the time it asks about; as written when the gateway reads queries so."""
+        return searched_for(without_chatter(query)) if self.read_misspellings else query
 
     def _searched(self, read: str, candidates: list) -> str:
         """What a question read as `read` is searched for (shared.story.searched_for): for a question told after a
@@ -347,7 +353,7 @@ class Funnel:
         self.limits.top_k(request.top_k)
         timings: list = []
         top_k = request.top_k or 10
-        reference = self._time_reference(request.query, request.filters)
+        reference = self._time_reference(self._as_asked(request.query), request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.query,
@@ -383,7 +389,7 @@ class Funnel:
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
-        reference = self._time_reference(request.question, request.filters)
+        reference = self._time_reference(self._as_asked(request.question), request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.question,

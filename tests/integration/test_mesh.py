@@ -278,6 +278,10 @@ def test_a_question_told_after_a_story_is_searched_and_answered_as_asked(gateway
     business = ask(gateway, "We're a business customer and bought 10 days ago, can we get a refund?")
     assert business.answer.text.startswith("Business customers may request a refund within 14 days")
     assert_citations_verifiable(business)
+    # The story's times are not the time the question asks about ("new" had read as asking for every version).
+    dated = "what was the refund window under the 2025 policy?"
+    told = ask(gateway, f"{dated} I'm new here and still learning.")
+    assert told.time_reference == ask(gateway, dated).time_reference != ""
 
 
 def test_a_misspelling_is_read_only_from_passages_the_caller_may_read(gateway, ingested):

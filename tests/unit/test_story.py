@@ -79,3 +79,19 @@ def test_a_story_is_searched_for_by_its_numbers_and_names_only():
     )
     assert searched_for("my trip to Texas will cost about 3200 in total, who signs off?") == "Texas 3200 who signs off?"
     assert searched_for("how long are invoices kept") == "how long are invoices kept"
+
+
+def test_a_story_told_after_the_question_is_not_the_question():
+    assert told_and_asked("how long are invoices kept? I'm new here and still learning.") == (
+        "I'm new here and still learning.",
+        "how long are invoices kept?",
+    )
+    assert told_and_asked("refund window consumer - asking because my manager wants to know") == (
+        "asking because my manager wants to know",
+        "refund window consumer",
+    )
+    for question in (
+        "E-5002 overdue invoice - when do you suspend us",  # the question after the dash
+        "how long are invoices kept? and what about contracts",  # a second question, no story
+    ):
+        assert told_and_asked(question) == ("", question)
