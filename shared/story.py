@@ -34,6 +34,13 @@ _CLAUSE = re.compile(rf"\s*(?:[,:]|\s[-–—])\s*(?:(?:so|but|and)\s+)?(?={_OPE
 # told without "I" or "we" name its topic or a part of it ("E-5002 overdue invoice - when do you suspend us", "paid in
 # EUR, will my refund come back in dollars", "trip to london: hotel cap and meal allowance"): they are asked.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
+_TELLER = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|we've|me|us)\b", re.IGNORECASE)
+_VERB = re.compile(
+    r"\b(?:am|is|are|was|were|be|been|will|would|has|have|had|got|gets|keeps?|did|does|do|can|can't|cannot|won't"
+    r"|isn't|wasn't|doesn't|didn't|wants?|needs?|asks?|asking|says?|said|told|tells?|tries|trying|going|planning"
+    r"|working|staying|moving|travell?ing|thinking|wondering|using)\b|\w+'s\b|\w+ed\b",
+    re.IGNORECASE,
+)
 _COLON = re.compile(r":\s+")
 _CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
 _STATEMENT = re.compile(r"(?<=[.!?;:,])\s+")  # a capital after these opens a statement: it names nothing
@@ -53,7 +60,11 @@ def _told_colon(question: str) -> str:
 
 
 def _is_story(text: str) -> bool:
-    return bool(_FIRST_PERSON.search(text)) and not (_OPENS_QUESTION.match(text) or text.rstrip().endswith("?"))
+    """Whether a statement tells of the asker: the asker is its subject or object ("I", "we", "me"), or it says
+    something of theirs ("my laptop was stolen", "our trip will cost ..."). "malware on my laptop" names a topic."""
+    if _OPENS_QUESTION.match(text) or text.rstrip().endswith("?"):
+        return False
+    return bool(_TELLER.search(text) or (_FIRST_PERSON.search(text) and _VERB.search(text)))
 
 
 def _asks_its_own(asked: str) -> bool:

@@ -95,3 +95,9 @@ def test_a_story_told_after_the_question_is_not_the_question():
         "how long are invoices kept? and what about contracts",  # a second question, no story
     ):
         assert told_and_asked(question) == ("", question)
+
+
+def test_a_topic_naming_something_of_the_askers_is_no_story():
+    question = "E-4412 on my mac - how do i fix the sync"
+    assert told_and_asked(question) == ("", question)
+    assert told_and_asked("my laptop was stolen at a cafe - who do i tell first")[0] == "my laptop was stolen at a cafe"
