@@ -21,6 +21,12 @@ _SIGN_OFF = re.compile(
     r"|all\s+the\s+best|much\s+appreciated)(?:\s+(?:in\s+advance|a\s+lot|so\s+much|again))?\b[\s,.!:;-]*(?-i:[A-Z][a-z]+)?[\s.!]*$",
     re.IGNORECASE,
 )
+# A mail client's signature closing the message: "Sent from my iPhone", "Get Outlook for Android".
+_DEVICE_SIGNATURE = re.compile(
+    r"(?:^|(?<=[\n.!?]))\s*(?:sent\s+(?:from|with)\s+(?:my\s+)?(?:iphone|ipad|android|mobile|phone|samsung\s+\w+|galaxy"
+    r"|pixel|blackberry|outlook(?:\s+for\s+\w+)?|proton\s*mail|gmail)|get\s+outlook\s+for\s+\w+)[\s.!]*$",
+    re.IGNORECASE,
+)
 # Set phrases of asking, hedging or urgency: they frame the question, they do not ask anything of the answer.
 _ASKING = re.compile(
     r"\b(?:quick\s+(?:question|q)|just\s+(?:checking|wondering)|sorry\s+if\s+this\s+is\s+(?:obvious|a\s+dumb\s+question)"
@@ -89,7 +95,7 @@ def without_chatter(question: str) -> str:
     """The question without its greeting, sign-off, phrases of asking and the frame of a claim put up to be
     checked; the question itself when nothing else would be left."""
     text = _GREETING.sub("", question, count=1)
-    text = _SIGN_OFF.sub("", text, count=1)
+    text = _SIGN_OFF.sub("", _DEVICE_SIGNATURE.sub("", text, count=1), count=1)
     text = _ASKING.sub("", text).strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()
     text = _CLOSING.sub("", _OPENING.sub("", text, count=1), count=1).strip()

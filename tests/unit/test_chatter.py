@@ -31,6 +31,8 @@ def test_the_same_words_inside_a_question_stay():
         "urgent incident severity",  # "urgent" as a word of the question, not a cry
         "how do i say thank you to support",
         "who is the best contact for refunds",
+        "can invoices be sent from my phone",  # a mail client's signature only closing the message
+        "what was sent with the invoice",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -87,6 +89,8 @@ TEMPLATES = (
     "{question} (short answer please)",
     "according to the docs, {question}",
     "quick one: {question} ty",
+    "{question}\n\nSent from my iPhone",
+    "Hi,\n{question}\nThanks,\nAna\n\nGet Outlook for Android",
 )
 
 
