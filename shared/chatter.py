@@ -21,6 +21,13 @@ _SIGN_OFF = re.compile(
     r"|all\s+the\s+best|much\s+appreciated)(?:\s+(?:in\s+advance|a\s+lot|so\s+much|again))?\b[\s,.!:;-]*(?-i:[A-Z][a-z]+)?[\s.!]*$",
     re.IGNORECASE,
 )
+# Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".
+_MENTION = re.compile(r"(?<![\w.@])@[\w.-]*\w")
+# An aside saying why or for whom it is asked: "(asking for a friend)", "(just curious)", "(for a customer)".
+_ASIDE = re.compile(
+    r"\s*\(\s*(?:(?:just\s+)?(?:asking|wondering|checking|curious)\b[^()]*|for\s+a\s+(?:friend|colleague|customer|client)\s*)\)",
+    re.IGNORECASE,
+)
 # A mail client's signature closing the message: "Sent from my iPhone", "Get Outlook for Android".
 _DEVICE_SIGNATURE = re.compile(
     r"(?:^|(?<=[\n.!?]))\s*(?:sent\s+(?:from|with)\s+(?:my\s+)?(?:iphone|ipad|android|mobile|phone|samsung\s+\w+|galaxy"
@@ -66,6 +73,8 @@ _BREVITY = re.compile(
 # need a PIR") or by its closing mark was read as another kind of question with them.
 _OPENING = re.compile(
     r"^\W*(?:(?:question|help|q)\s*:|(?:please|pls|plz)\b"
+    # A mail subject's reply or forward mark ("Re: ", "FW: "), and a chat channel's label ("#help ").
+    r"|(?:(?:re|fw|fwd|aw|sv)\s*:\s*)+|\#(?:help|question|questions|ask|asks|support|q|faq|general|howto)\b"
     # Where the answer is to come from, said before the question: "according to the docs, ...".
     r"|(?:according\s+to|per|as\s+per|based\s+on)\s+(?:the\s+|your\s+|our\s+)?"
     r"(?:docs|documentation|handbook|manual|wiki|kb|knowledge\s+base|policy|policies)\s*,)[\s,:;-]*",
@@ -96,7 +105,7 @@ def without_chatter(question: str) -> str:
     checked; the question itself when nothing else would be left."""
     text = _GREETING.sub("", question, count=1)
     text = _SIGN_OFF.sub("", _DEVICE_SIGNATURE.sub("", text, count=1), count=1)
-    text = _ASKING.sub("", text).strip()
+    text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", text))).strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()
     text = _CLOSING.sub("", _OPENING.sub("", text, count=1), count=1).strip()
     text = _ABOUT_FRAME.sub("", _REQUEST.sub("", text, count=1), count=1).strip()

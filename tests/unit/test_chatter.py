@@ -33,6 +33,9 @@ def test_the_same_words_inside_a_question_stay():
         "who is the best contact for refunds",
         "can invoices be sent from my phone",  # a mail client's signature only closing the message
         "what was sent with the invoice",
+        "report to security@northwindcloud.example?",  # an address, no mention
+        "what is #sec-incident for",
+        "refund window (annual plan)",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -91,6 +94,9 @@ TEMPLATES = (
     "quick one: {question} ty",
     "{question}\n\nSent from my iPhone",
     "Hi,\n{question}\nThanks,\nAna\n\nGet Outlook for Android",
+    "Re: FW: {question}",
+    "#help {question} @support",
+    "{question} (asking for a friend)",
 )
 
 
