@@ -40,7 +40,11 @@ _ASKING = re.compile(
     r"(?:\s+but)?|i\s+was\s+wondering\s+(?:whether|if)|i\s+wonder\s+(?:whether|if)|do\s+you\s+happen\s+to\s+know"
     r"|(?:could|can|would)\s+(?:you|someone|anyone|somebody)\s+(?:please\s+)?(?:let\s+me\s+know|tell\s+me)"
     r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|i\s+(?:need|want)\s+to\s+know"
-    r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:]))\b[\s,!:;.-]*",
+    r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:])"
+    # "can someone help? ...", "does anyone know ...", "anyone know if ..."
+    r"|(?:can|could)\s+(?:someone|anyone|somebody|anybody)\s+help(?:\s+(?:me|us))?(?:\s+(?:out|please))?(?=\s*[?!.,:])"
+    r"|(?:(?:does|do)\s+)?(?:anyone|anybody|someone|somebody)\s+know(?:\s+(?:if|whether))?"
+    r"|(?:i'?m|i\s+am)?\s*(?:new|fairly\s+new|pretty\s+new)\s+here(?=\s*[.!,]))\b[\s,!:;.?-]*",
     re.IGNORECASE,
 )
 # A request addressed to the system opening the question ("give me the hotel caps", "summarize the refund policy",
@@ -68,11 +72,17 @@ _BREVITY = re.compile(
     r"|\s*\(\s*short\s+answer(?:\s+please)?\s*\)\s*",
     re.IGNORECASE,
 )
+# Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").
+_DISCOURSE = re.compile(
+    r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|um+|uh+|hmm+|well|anyway)(?![\w'/-])"
+    r"|(?:one\s+more\s+thing|another\s+(?:question|one)|(?:quick\s+)?follow[\s-]?up)(?=\s*[:,.!-]))[\s,:;.!-]*)+",
+    re.IGNORECASE,
+)
 # A label or a "please" opening the question ("question: ...", "help: ...", "please, ..."), a "please" closing it, and
 # the exclamation marks after it ("scim on starter?!!"): a question read from its first word ("what is a P1", "do P3s
 # need a PIR") or by its closing mark was read as another kind of question with them.
 _OPENING = re.compile(
-    r"^\W*(?:(?:question|help|q)\s*:|(?:please|pls|plz)\b"
+    r"^\W*(?:(?:question|help|q)(?:\s+(?:for|to)\s+[^:?]{1,30}?)?\s*:|(?:please|pls|plz)\b"
     # A mail subject's reply or forward mark ("Re: ", "FW: "), and a chat channel's label ("#help ").
     r"|(?:(?:re|fw|fwd|aw|sv)\s*:\s*)+|\#(?:help|question|questions|ask|asks|support|q|faq|general|howto)\b"
     # Where the answer is to come from, said before the question: "according to the docs, ...".
@@ -95,7 +105,8 @@ _CLAIM_OPENING = re.compile(
 )
 _CLAIM_CLOSING = re.compile(
     r"\s*(?:[,;-]\s*(?:(?:is|isn'?t)\s+(?:that|this|it)\s+)?|\b(?:is|isn'?t)\s+(?:that|this|it)\s+)"
-    r"(?:right|true|correct)\s*\?+\s*$",
+    r"(?:right|true|correct)\s*\?+\s*$"
+    r"|[\s,;-]*\b(?:or\s+)?am\s+i\s+(?:wrong|mistaken|right|correct)\s*\?+\s*$",
     re.IGNORECASE,
 )
 
@@ -103,7 +114,7 @@ _CLAIM_CLOSING = re.compile(
 def without_chatter(question: str) -> str:
     """The question without its greeting, sign-off, phrases of asking and the frame of a claim put up to be
     checked; the question itself when nothing else would be left."""
-    text = _GREETING.sub("", question, count=1)
+    text = _DISCOURSE.sub("", _GREETING.sub("", question, count=1), count=1)
     text = _SIGN_OFF.sub("", _DEVICE_SIGNATURE.sub("", text, count=1), count=1)
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", text))).strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()

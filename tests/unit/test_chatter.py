@@ -36,6 +36,10 @@ def test_the_same_words_inside_a_question_stay():
         "report to security@northwindcloud.example?",  # an address, no mention
         "what is #sec-incident for",
         "refund window (annual plan)",
+        "follow-up call cost?",  # a word of the question, not a conversation's "follow up: ..."
+        "well-known ports list",
+        "can someone help me reset my password?",
+        "is the feature new here?",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -55,6 +59,7 @@ def test_a_claim_put_up_to_be_checked_is_asked_without_its_frame():
         "consumers get 30 days for a refund?"
     )
     assert without_chatter("am i right that the hotel cap in london is 350") == "the hotel cap in london is 350?"
+    assert without_chatter("the hotel cap in london is 350, or am I wrong?") == "the hotel cap in london is 350?"
     # The words asked about, not a frame: kept.
     for question in ("is the refund window correct?", "which is correct?", "what is the right plan for me"):
         assert without_chatter(question) == question
@@ -97,6 +102,13 @@ TEMPLATES = (
     "Re: FW: {question}",
     "#help {question} @support",
     "{question} (asking for a friend)",
+    "So, {question}",
+    "ok so btw {question}",
+    "Can someone help? {question}",
+    "anyone know {question}",
+    "Question for HR: {question}",
+    "one more thing - {question}",
+    "Hi! New here. {question}",
 )
 
 
