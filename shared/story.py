@@ -27,6 +27,10 @@ _OPENER = (
 )
 _OPENS_QUESTION = re.compile(rf"^\W*{_OPENER}", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_ABBREVIATION = re.compile(
+    r"(?:^|\s)(?:incl|excl|e\.g|i\.e|approx|vs|etc|esp|no|nr|min|max|dept|inc|ltd|co|mr|ms|mrs|dr|st|[a-z])\.$",
+    re.IGNORECASE,
+)
 # Inside a sentence, a story's clause ends at a comma, a colon or a spaced dash (with "so" or "but" after it) before
 # a question's opening word: "I'm staying in SF next week, what's the max ...".
 _CLAUSE = re.compile(rf"\s*(?:[,:]|\s[-–—])\s*(?:(?:so|but|and)\s+)?(?={_OPENER})", re.IGNORECASE)
@@ -43,6 +47,18 @@ _VERB = re.compile(
 )
 _COLON = re.compile(r":\s+")
 _CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
+_COMMA = re.compile(r",\s+")
+# Who told or asked the asker ("a customer just called me", "my manager asked me"): people in the telling, not
+# what is asked; read as the story's words, "customer" (in most passages here) lifted near misses over the answer
+# threshold. A name stays ("Team" in "a customer on the Team plan asked me").
+_TELLERS = frozenset(
+    content_terms(
+        "customer customers client clients manager boss colleague colleagues coworker coworkers teammate teammates"
+        " friend friends someone somebody people person guy guys"
+    )
+)
+# A closing clause telling why it is asked, its teller unsaid: "... - need this for a customer", "- asking for my team".
+_TELLING = re.compile(r"^(?:need(?:ed|s)?|asking|trying|want(?:ed)?|wondering|checking)\b(?![^?]*\?)", re.IGNORECASE)
 _STATEMENT = re.compile(r"(?<=[.!?;:,])\s+")  # a capital after these opens a statement: it names nothing
 # A question that asks about the story itself ("is it covered?", "can I expense it?") is read whole.
 # "it" in "how long does it take", "is it possible to" refers to nothing.
@@ -51,10 +67,22 @@ _REFERS_BACK = re.compile(
 )
 
 
+def _sentences(text: str) -> list[str]:
+    """The text's sentences; an abbreviation's full stop ("prices incl. VAT", "e.g. a card") ends none."""
+    sentences: list[str] = []
+    for piece in _SENTENCE.split(text):
+        if sentences and _ABBREVIATION.search(sentences[-1]):
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        elif piece.strip():
+            sentences.append(piece)
+    return sentences
+
+
 def _told_colon(question: str) -> str:
-    """The question with a colon closing a story told in the first person read as a full stop."""
+    """The question with a colon closing a story told in the first person read as a full stop ("I was reading the
+    docs and got confused: ..."; not "a customer called me, old policy: ...", whose colon closes a topic)."""
     found = _COLON.search(question)
-    if found and _FIRST_PERSON.search(question[: found.start()]):
+    if found and _FIRST_PERSON.search(re.split(r"[,.;!?]", question[: found.start()])[-1]):
         return f"{question[: found.start()]}. {question[found.end() :]}"
     return question
 
@@ -83,7 +111,7 @@ def told_and_asked(question: str) -> tuple[str, str]:
     dash closing it ("refund window - asking because my manager wants to know")."""
     if "?" not in question and question.rstrip().endswith("."):
         return "", question  # a statement ("X lowers Y, which causes Z.") asks nothing after a story
-    sentences = [s for s in _SENTENCE.split(_told_colon(question.strip())) if s.strip()]
+    sentences = _sentences(_told_colon(question.strip()))
     first = 0
     while first < len(sentences) - 1 and _is_story(sentences[first]):
         first += 1
@@ -93,10 +121,12 @@ def told_and_asked(question: str) -> tuple[str, str]:
         last = len(sentences) - 1
     before, asked, after = sentences[:first], " ".join(sentences[first : last + 1]), sentences[last + 1 :]
     clauses = _CLAUSE.split(asked, maxsplit=1)
+    if len(clauses) < 2:  # "A customer just called me about this, refund window consumer"
+        clauses = _COMMA.split(asked, maxsplit=1)
     if len(clauses) == 2 and _is_story(clauses[0]) and _asks_its_own(clauses[1]):
         before, asked = [*before, clauses[0]], clauses[1]
     closing = _CLOSING_DASH.split(asked, maxsplit=1)
-    if len(closing) == 2 and _is_story(closing[1]) and question_terms(closing[0]):
+    if len(closing) == 2 and (_is_story(closing[1]) or _TELLING.match(closing[1])) and question_terms(closing[0]):
         asked, after = closing[0], [closing[1], *after]
     story = " ".join([*before, *after])
     if not story or not _asks_its_own(asked):
@@ -141,7 +171,8 @@ def searched_for(question: str, written: set[str] | frozenset[str] = frozenset()
         token.strip(",.;:!?")
         for statement in _STATEMENT.split(story)
         for position, token in enumerate(statement.split())
-        if (terms := content_terms(token)) and (_names_a_thing(token, position, terms, named) or terms <= written)
+        if (terms := content_terms(token))
+        and (_names_a_thing(token, position, terms, named) or (terms <= written and not terms <= _TELLERS))
     ]
     return " ".join([*kept, asked])
 
@@ -151,7 +182,8 @@ def kept_context(told: str, written: set[str]) -> Told:
     its other words the passages write. A plain word no passage writes ("staying", "confused", "yesterday") is the
     telling, not the question; a capital opening a statement names nothing."""
     named = _names(told)
-    kept, required, optional = [], set(), set()
+    kept: list[str] = []
+    required: set[str] = set()
     for statement in _STATEMENT.split(told):
         for position, token in enumerate(statement.split()):
             terms = content_terms(token)
@@ -162,10 +194,8 @@ def kept_context(told: str, written: set[str]) -> Told:
                 or (position > 0 and token[:1].isupper() and not terms <= written)
             ):
                 required |= terms
-            elif terms <= written:
-                optional |= terms
-            else:
-                continue
+            elif terms and not (terms <= written and not terms <= _TELLERS):
+                continue  # the telling: a word no passage writes, or who told or asked
             kept.append(token)
     text = " ".join(kept)
     required = question_terms(text) & required

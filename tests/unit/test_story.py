@@ -101,3 +101,34 @@ def test_a_topic_naming_something_of_the_askers_is_no_story():
     question = "E-4412 on my mac - how do i fix the sync"
     assert told_and_asked(question) == ("", question)
     assert told_and_asked("my laptop was stolen at a cafe - who do i tell first")[0] == "my laptop was stolen at a cafe"
+
+
+def test_a_story_before_a_comma_or_a_reason_after_a_dash_is_told_too():
+    assert told_and_asked("A customer just called me about this, refund window consumer") == (
+        "A customer just called me about this",
+        "refund window consumer",
+    )
+    assert told_and_asked("refund window consumer - need this for a customer") == (
+        "need this for a customer",
+        "refund window consumer",
+    )
+    question = "refund window - need a receipt?"  # a second question, not a reason
+    assert told_and_asked(question) == ("", question)
+
+
+def test_an_abbreviation_ends_no_sentence_and_a_topic_colon_no_story():
+    assert told_and_asked("A customer just called me about this, are prices incl. VAT")[1] == "are prices incl. VAT"
+    assert told_and_asked("A customer just called me about this, old policy: business asks for refund")[1] == (
+        "old policy: business asks for refund"
+    )
+
+
+def test_who_told_or_asked_is_not_searched_for():
+    written = {"customer", "trial", "team", "plan"}
+    assert searched_for("A customer just called me about this, can the trial be extended", written) == (
+        "can the trial be extended"
+    )
+    assert searched_for("a customer on the Team plan asked me, can the trial be extended", written) == (
+        "Team plan can the trial be extended"
+    )
+    assert "customer" not in kept_context("A customer just called me about this", written).optional
