@@ -120,12 +120,14 @@ def told_and_asked(question: str) -> tuple[str, str]:
     if not all(_is_story(s) for s in sentences[last + 1 :]):
         last = len(sentences) - 1
     before, asked, after = sentences[:first], " ".join(sentences[first : last + 1]), sentences[last + 1 :]
-    clauses = _CLAUSE.split(asked, maxsplit=1)
-    if len(clauses) < 2:  # "A customer just called me about this, refund window consumer"
-        clauses = _COMMA.split(asked, maxsplit=1)
-    if len(clauses) == 2 and _is_story(clauses[0]) and _asks_its_own(clauses[1]):
-        before, asked = [*before, clauses[0]], clauses[1]
-    closing = _CLOSING_DASH.split(asked, maxsplit=1)
+    # "A customer just called me about this, refund window consumer"; "I'm on Starter - can I get phone support".
+    for clause in (_COMMA, _CLAUSE):
+        clauses = clause.split(asked, maxsplit=1)
+        if len(clauses) == 2 and _is_story(clauses[0]) and _asks_its_own(clauses[1]):
+            before, asked = [*before, clauses[0]], clauses[1]
+            break
+    dashes = list(_CLOSING_DASH.finditer(asked))
+    closing = [asked[: dashes[-1].start()], asked[dashes[-1].end() :]] if dashes else [asked]
     if len(closing) == 2 and (_is_story(closing[1]) or _TELLING.match(closing[1])) and question_terms(closing[0]):
         asked, after = closing[0], [closing[1], *after]
     story = " ".join([*before, *after])

@@ -132,3 +132,34 @@ def test_who_told_or_asked_is_not_searched_for():
         "Team plan can the trial be extended"
     )
     assert "customer" not in kept_context("A customer just called me about this", written).optional
+
+
+STORIES = (
+    "My manager asked me this morning and I couldn't find it. {question}",
+    "I'm new here and still learning how things work. {question}",
+    "I was reading the docs last night and got confused: {question}",
+    "A customer just called me about this, {question}",
+    "{question}? I'm new here and still learning.",
+    "{question} - asking because my manager wants to know",
+    "{question} - need this for a customer",
+)
+
+
+def test_every_labelled_train_and_dev_question_is_read_back_from_its_story():
+    """The property the generator and the gateway rely on: told after (or before) a story, each of the sample
+    set's train and dev questions is read as itself, so it is answered as when asked plainly; and no plain question
+    is read as told after a story."""
+    from services.evaluation.cases import load_cases
+
+    questions = [c.question for c in load_cases("eval/cases/sample.jsonl", ["examples"]) if c.split in ("train", "dev")]
+    assert len(questions) > 300
+    read_whole = 0
+    for question in questions:
+        assert told_and_asked(question) == ("", question)
+        for story in STORIES:
+            told, asked = told_and_asked(story.format(question=question.rstrip("?")))
+            if told:
+                assert asked.rstrip("?") == question.rstrip("?"), (story, question, asked)
+            else:
+                read_whole += 1  # a question asking about its story ("is it ...") is read whole
+    assert read_whole < len(questions) * len(STORIES) * 0.05
