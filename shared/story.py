@@ -18,6 +18,7 @@ import re
 
 from shared.currencies import question_currencies
 from shared.places import countries_named
+from shared.quantities import question_amounts
 from shared.text import content_terms, question_terms
 
 # What opens a question: a question word or a verb asked with ("can I", "is there", "do we").
@@ -48,6 +49,13 @@ _VERB = re.compile(
 _COLON = re.compile(r":\s+")
 _CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
 _COMMA = re.compile(r",\s+")
+# When the story happens ("next month", "this morning", "yesterday"): the telling, not a condition; read as its
+# words, "month" led "do I need approval" to a unit about what Finance audits "every month".
+_WHEN = re.compile(
+    r"\b(?:(?:next|last|this|coming|past)\s+(?:week|month|year|morning|afternoon|evening|night|quarter|weekend|time)"
+    r"|yesterday|today|tonight|tomorrow|earlier|recently|lately)\b",
+    re.IGNORECASE,
+)
 # Who told or asked the asker ("a customer just called me", "my manager asked me"): people in the telling, not
 # what is asked; read as the story's words, "customer" (in most passages here) lifted near misses over the answer
 # threshold. A name stays ("Team" in "a customer on the Team plan asked me").
@@ -89,10 +97,12 @@ def _told_colon(question: str) -> str:
 
 def _is_story(text: str) -> bool:
     """Whether a statement tells of the asker: the asker is its subject or object ("I", "we", "me"), or it says
-    something of theirs ("my laptop was stolen", "our trip will cost ..."). "malware on my laptop" names a topic."""
+    something of theirs in a sentence ("our api calls fail with 429 since this morning.") or with a verb ("my laptop
+    was stolen - ..."). "malware on my laptop - what severity ..." names a topic."""
     if _OPENS_QUESTION.match(text) or text.rstrip().endswith("?"):
         return False
-    return bool(_TELLER.search(text) or (_FIRST_PERSON.search(text) and _VERB.search(text)))
+    said = text.rstrip().endswith((".", "!")) or _VERB.search(text)
+    return bool(_TELLER.search(text) or (_FIRST_PERSON.search(text) and said))
 
 
 def _asks_its_own(asked: str) -> bool:
@@ -184,19 +194,21 @@ def kept_context(told: str, written: set[str]) -> Told:
     its other words the passages write. A plain word no passage writes ("staying", "confused", "yesterday") is the
     telling, not the question; a capital opening a statement names nothing."""
     named = _names(told)
+    # An amount it tells of ("3 nights", "13 hours", "250 seats") chooses between answers as its other words do: a
+    # unit whose range holds it leads ("flights of 6 hours or longer"), and one saying nothing of it still answers
+    # ("what's the hotel cap per night" after "I'm in London for 3 nights").
+    measured = set().union(*(amount.terms for amount in question_amounts(told)))
     kept: list[str] = []
     required: set[str] = set()
-    for statement in _STATEMENT.split(told):
+    for statement in _STATEMENT.split(_WHEN.sub(" ", told)):
         for position, token in enumerate(statement.split()):
             terms = content_terms(token)
-            # A name the passages write ("Starter") chooses between answers; one they never write ("Texas",
-            # "Platinum") may be a condition they know nothing of. A number or a place is one either way.
-            if terms and (
-                _names_a_thing(token, 0, terms, named)
-                or (position > 0 and token[:1].isupper() and not terms <= written)
-            ):
+            # A name the passages write ("Starter") chooses between answers; one they never write ("Platinum",
+            # "Paris": is it abroad?) may be a condition they know nothing of. A number or a country is one either way.
+            unknown_name = position > 0 and token[:1].isupper() and not terms <= written
+            if terms and not terms <= measured and (_names_a_thing(token, 0, terms, named) or unknown_name):
                 required |= terms
-            elif terms and not (terms <= written and not terms <= _TELLERS):
+            elif terms and not terms <= measured and not (terms <= written and not terms <= _TELLERS):
                 continue  # the telling: a word no passage writes, or who told or asked
             kept.append(token)
     text = " ".join(kept)

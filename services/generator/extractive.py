@@ -216,7 +216,7 @@ class _Asked:
         optional = set(told.optional - wanted - told.required)
         wanted |= told.required | optional
         amounts_asked = question_amounts(query) + question_amounts(told.text)
-        named = identifiers(query) | identifiers(told.text)
+        named = identifiers(query) | (identifiers(told.text) & told.required)
         polar = is_polar_question(query)
         if polar:
             # "do we keep invoices for 10 years": a measure is what a yes/no question checks, not a name the answer
