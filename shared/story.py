@@ -7,10 +7,12 @@ and "how long ..." after a story was no longer read as asking for a span. Asked 
 recorded train and dev questions gave 53-149 of 253 right, against 207 asked plainly.
 
 So the question is read from where it asks (`told_and_asked`), and its story only as far as the passages can answer
-to it (`kept_context`): its numbers, countries, currencies and the names the passages never write ("Texas",
-"Platinum") are conditions an answer must hold; its other words the passages write ("Starter", "consumer",
-"rental") choose between answers holding as much of the question; a plain word they never write ("staying",
-"confused", "yesterday") is the telling, not the question.
+to it (`kept_context`): its identifiers, bare numbers, countries, currencies and the names the passages never write
+("Texas", "Platinum") are conditions an answer must hold; its amounts ("3 nights") and its other words the passages
+write ("Starter", "consumer", "rental") choose between answers holding as much of the question; who told or asked
+("a customer called me"), when ("next week") and a plain word the passages never write ("staying", "confused") are
+the telling, not the question. The gateway searches with the question and what of the story the best passages of a
+first search write (`searched_for`).
 """
 
 import dataclasses
@@ -38,8 +40,9 @@ _CLAUSE = re.compile(rf"\s*(?:[,:]|\s[-–—])\s*(?:(?:so|but|and)\s+)?(?={_OPE
 # The asker telling of themselves: "I was reading the docs last night and got confused: ...". Words before a question
 # told without "I" or "we" name its topic or a part of it ("E-5002 overdue invoice - when do you suspend us", "paid in
 # EUR, will my refund come back in dollars", "trip to london: hotel cap and meal allowance"): they are asked.
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
-_TELLER = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|we've|me|us)\b", re.IGNORECASE)
+_PRONOUNS = r"i|i'm|im|i've|ive|i'd|we|we're|we've|me|us"
+_TELLER = re.compile(rf"\b(?:{_PRONOUNS})\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(rf"\b(?:{_PRONOUNS}|my|our)\b", re.IGNORECASE)
 _VERB = re.compile(
     r"\b(?:am|is|are|was|were|be|been|will|would|has|have|had|got|gets|keeps?|did|does|do|can|can't|cannot|won't"
     r"|isn't|wasn't|doesn't|didn't|wants?|needs?|asks?|asking|says?|said|told|tells?|tries|trying|going|planning"

@@ -249,12 +249,12 @@ class Funnel:
             candidates = time_reference.keep_former(candidates, utc_now())
         return candidates, response.query_embedding if response.HasField("query_embedding") else None
 
-    def _retrieve_as_spelled(self, tenant_id, query, filters, mode, top_k, context, timings, **options):
+    def _retrieve_as_spelled(self, tenant_id, query, asked, filters, mode, top_k, context, timings, **options):
         """(read_as, searched, candidates, query_embedding): retrieval, and when a word of the query was
         misspelled or written around it (_read_as), retrieval again with the query as the passages spell it.
         `searched` is what retrieval and the reranker read: a question told after a story without the story's
-        telling (shared.story.searched_for); the generator reads the story too."""
-        searched = self._as_asked(query)
+        telling (shared.story.searched_for); the generator reads the story too. `asked`: _as_asked(query)."""
+        searched = asked
         candidates, query_embedding = self._retrieve(
             tenant_id, searched, filters, mode, top_k, context, timings, **options
         )
@@ -353,10 +353,12 @@ class Funnel:
         self.limits.top_k(request.top_k)
         timings: list = []
         top_k = request.top_k or 10
-        reference = self._time_reference(self._as_asked(request.query), request.filters)
+        asked = self._as_asked(request.query)
+        reference = self._time_reference(asked, request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.query,
+            asked,
             request.filters,
             request.mode,
             max(top_k, self.candidates if request.rerank else top_k),
@@ -389,10 +391,12 @@ class Funnel:
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
-        reference = self._time_reference(self._as_asked(request.question), request.filters)
+        asked = self._as_asked(request.question)
+        reference = self._time_reference(asked, request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.question,
+            asked,
             request.filters,
             request.mode,
             self.candidates,

@@ -415,7 +415,7 @@ class ExtractiveGenerator:
         parts = question_parts(query)
         if whole.picked:
             quoted, covered = self._with_other_parts(whole, parts, wanted, passages, spans, words, written, told)
-            coverage = weighted_share(covered - optional, wanted - optional, weights)
+            coverage = weighted_share(covered, wanted - optional, weights)  # the story's words break ties only
             # A "when" or "which version" answer reads its unit under the heading that dates it.
             asked = states_date if asks_for_date(query) else states_version if asks_for_version(query) else None
             return dataclasses.replace(quoted_answer(quoted, self.generator_id, asked), coverage=coverage)
