@@ -26,6 +26,7 @@ from services.evaluation.cases import (
 )
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
+from services.evaluation.stories import with_stories
 from services.evaluation.typos import with_typos
 from services.evaluation.withheld import WITHHELD, with_gold_withheld
 from shared.calibration import AnswerDecision
@@ -115,6 +116,9 @@ def run(args) -> int:
     if args.typos is not None:
         cases = with_typos(cases, args.typos)
         name += f" (one slip per question, seed {args.typos})"
+    if args.stories is not None:
+        cases = with_stories(cases, args.stories)
+        name += f" (each question told after a story, seed {args.stories})"
     if args.limit:
         cases = cases[: args.limit]
     if args.withhold_gold:
@@ -434,6 +438,13 @@ def add_parser(sub) -> None:
         metavar="SEED",
         help="ask each question with one slip in one of its longer words (a letter dropped, swapped or replaced; "
         "services/evaluation/typos.py), seeded",
+    )
+    p.add_argument(
+        "--stories",
+        type=int,
+        metavar="SEED",
+        help='ask each question told with a story around it ("My manager asked me this morning ... {question}"; '
+        "services/evaluation/stories.py), the template chosen with the seed",
     )
     p.add_argument(
         "--withhold-gold",
