@@ -11,14 +11,24 @@ question, a sign-off that closes it, and set phrases of asking anywhere; every o
 import re
 
 _GREETING = re.compile(
-    r"^\W*(?:hi|hello|hey|hiya|greetings|good\s+(?:morning|afternoon|evening|day)|dear\s+\w+)"
-    r"(?:\s+(?:there|team|all|folks|everyone|guys|support))?\b[\s,!.:;-]*",
+    r"^\W*(?:hi|hello|hey|hiya|howdy|yo|greetings|good\s+(?:morning|afternoon|evening|day)"
+    # The greetings of colleagues abroad ("Hola!", "Bonjour,", "Hallo,", "Ciao").
+    r"|hola|bonjour|salut|hallo|moin|servus|ciao|namaste"
+    r"|dear(?:\s+(?-i:[A-Z][\w-]*)){1,3}|dear\s+\w+)"
+    # Whom it greets ("hi team, ...", "hey team how ..."), not a word naming a thing with the next ("hi team plan
+    # price": the Team plan).
+    r"(?:\s+(?:there|team|all|folks|everyone|guys|support)"
+    r"(?!\s+(?:plans?|accounts?|members?|leads?|seats?|size|tier|workspaces?|admins?|tickets?|sla|prices?|pricing|costs?"
+    r"|monthly|annual|vs)\b))?"
+    r"(?:\s+from\s+(?-i:[A-Z][\w-]*))?\b[\s,!.:;-]*",
     re.IGNORECASE,
 )
-# A sign-off and the name after it: "Thanks!", "thanks in advance", "Regards, Sam", "Cheers - Ana".
+# A sign-off and the name after it: "Thanks!", "thanks in advance", "Regards, Sam", "Kind regards, Max Mustermann".
 _SIGN_OFF = re.compile(
-    r"[\s,.!;:-]*\b(?:many\s+thanks|thanks|thank\s+you|thx|ty|cheers|(?:best|kind|warm)\s+regards|regards"
-    r"|all\s+the\s+best|much\s+appreciated)(?:\s+(?:in\s+advance|a\s+lot|so\s+much|again))?\b[\s,.!:;-]*(?-i:[A-Z][a-z]+)?[\s.!]*$",
+    r"[\s,.!;:-]*\b(?:many\s+thanks|thanks|thank\s+you|thx|ty|tia|cheers|(?:best|kind|warm)\s+regards|regards"
+    r"|all\s+the\s+best|much\s+appreciated|gracias|merci|danke(?:\s+sch(?:ö|oe)n)?|grazie|obrigad[oa])"
+    r"(?:\s+(?:in\s+advance|a\s+lot|so\s+much|very\s+much|again|beforehand))?\b[\s,.!:;-]*"
+    r"(?:(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+)){0,2})?[\s.!]*$",
     re.IGNORECASE,
 )
 # Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".

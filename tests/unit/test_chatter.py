@@ -40,6 +40,8 @@ def test_the_same_words_inside_a_question_stay():
         "well-known ports list",
         "can someone help me reset my password?",
         "is the feature new here?",
+        "yoga classes covered?",
+        "is Merci a customer",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -109,6 +111,10 @@ TEMPLATES = (
     "Question for HR: {question}",
     "one more thing - {question}",
     "Hi! New here. {question}",
+    "Hola! {question} Gracias",
+    "Dear Support Team, {question} Kind regards, Max Mustermann",
+    "Greetings from Berlin! {question} Thank you very much!",
+    "yo {question} TIA",
 )
 
 
