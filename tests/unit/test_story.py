@@ -1,3 +1,4 @@
+from services.evaluation.stories import TEMPLATES
 from shared.story import kept_context, searched_for, told_and_asked
 from shared.text import content_terms
 
@@ -135,17 +136,6 @@ def test_who_told_or_asked_is_not_searched_for():
     assert "customer" not in kept_context("A customer just called me about this", written).optional
 
 
-STORIES = (
-    "My manager asked me this morning and I couldn't find it. {question}",
-    "I'm new here and still learning how things work. {question}",
-    "I was reading the docs last night and got confused: {question}",
-    "A customer just called me about this, {question}",
-    "{question}? I'm new here and still learning.",
-    "{question} - asking because my manager wants to know",
-    "{question} - need this for a customer",
-)
-
-
 def test_every_labelled_train_and_dev_question_is_read_back_from_its_story():
     """The property the generator and the gateway rely on: told after (or before) a story, each of the sample
     set's train and dev questions is read as itself, so it is answered as when asked plainly; and no plain question
@@ -157,13 +147,13 @@ def test_every_labelled_train_and_dev_question_is_read_back_from_its_story():
     read_whole = 0
     for question in questions:
         assert told_and_asked(question) == ("", question)
-        for story in STORIES:
+        for story in TEMPLATES:
             told, asked = told_and_asked(story.format(question=question.rstrip("?")))
             if told:
                 assert asked.rstrip("?") == question.rstrip("?"), (story, question, asked)
             else:
                 read_whole += 1  # a question asking about its story ("is it ...") is read whole
-    assert read_whole < len(questions) * len(STORIES) * 0.05
+    assert read_whole < len(questions) * len(TEMPLATES) * 0.05
 
 
 def test_an_amount_a_story_tells_of_chooses_between_answers_and_is_not_required():
