@@ -31,6 +31,13 @@ _SIGN_OFF = re.compile(
     r"(?:(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+)){0,2})?[\s.!]*$",
     re.IGNORECASE,
 )
+# A list's marker before a question ("1) ...", "2. ...", "(3) ...", "b) ...", "Q1: ..."): a number no answer is asked
+# for. Asked with one, the train/dev questions were answered right 25 times of 253 (41 wrong, holding "1"). Inside a
+# message only the forms a sentence never writes ("... 2) who approves ...", and "2. " at a line's start) mark one.
+_FIRST_MARKER = re.compile(r"^\W{0,3}?(?:\(?\d{1,2}[.)]|\(?[a-h]\)|q\d{1,2}\s*[:.)])\s+(?=\S)", re.IGNORECASE)
+_NEXT_MARKER = re.compile(
+    r"(?:(?<=\s)\(?\d{1,2}\)|(?<=\s)\([a-h]\)|(?<=\s)q\d{1,2}\s*[:)]|(?<=\n)\s*\d{1,2}\.)\s+(?=\S)", re.IGNORECASE
+)
 # Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".
 _MENTION = re.compile(r"(?<![\w.@])@[\w.-]*\w")
 # An aside saying why or for whom it is asked: "(asking for a friend)", "(just curious)", "(for a customer)".
@@ -125,6 +132,7 @@ def without_chatter(question: str) -> str:
     """The question without its greeting, sign-off, phrases of asking and the frame of a claim put up to be
     checked; the question itself when nothing else would be left."""
     text = _DISCOURSE.sub("", _GREETING.sub("", question, count=1), count=1)
+    text = _NEXT_MARKER.sub("; ", _FIRST_MARKER.sub("", text.strip(), count=1))
     text = _SIGN_OFF.sub("", _DEVICE_SIGNATURE.sub("", text, count=1), count=1)
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", text))).strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()

@@ -42,6 +42,8 @@ def test_the_same_words_inside_a_question_stay():
         "is the feature new here?",
         "yoga classes covered?",
         "is Merci a customer",
+        "msa clause 7.2 meaning",  # no list's marker
+        "1 hour response time?",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -115,6 +117,9 @@ TEMPLATES = (
     "Dear Support Team, {question} Kind regards, Max Mustermann",
     "Greetings from Berlin! {question} Thank you very much!",
     "yo {question} TIA",
+    "1) {question}",
+    "(2) {question}",
+    "Q3: {question}",
 )
 
 
@@ -177,3 +182,12 @@ def test_a_frame_asking_what_is_known_about_a_thing_is_not_a_question_word():
     assert "deal" in question_terms(without_chatter("discount deal for enterprise"))
     claim = "Genomic aberrations of metastases provide information for targeted therapy."
     assert without_chatter(claim) == claim
+
+
+def test_the_markers_of_a_list_of_questions_are_not_the_question():
+    """Asked as "1) {question}", the train/dev questions were answered right 25 times of 253 (41 wrong): the "1"
+    was read as a number the answer must hold. Markers inside a message part its questions."""
+    assert without_chatter("1) how long are invoices kept? 2) who approves refunds") == (
+        "how long are invoices kept? ; who approves refunds"
+    )
+    assert without_chatter("1. invoices\n2. refunds") == "invoices\n; refunds"
