@@ -39,10 +39,11 @@ _NEXT_MARKER = re.compile(
     r"(?:(?<=\s)\(?\d{1,2}\)|(?<=\s)\([a-h]\)|(?<=\s)q\d{1,2}\s*[:)]|(?<=\n)\s*\d{1,2}\.)\s+(?=\S)", re.IGNORECASE
 )
 # Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".
-_MENTION = re.compile(r"(?<![\w.@])@[\w.-]*\w")
+_MENTION = re.compile(r"(?:\bcc:?\s*)?(?<![\w.@])@[\w.-]*\w", re.IGNORECASE)
 # An aside saying why or for whom it is asked: "(asking for a friend)", "(just curious)", "(for a customer)".
 _ASIDE = re.compile(
-    r"\s*\(\s*(?:(?:just\s+)?(?:asking|wondering|checking|curious)\b[^()]*|for\s+a\s+(?:friend|colleague|customer|client)\s*)\)",
+    r"\s*\(\s*(?:(?:just\s+)?(?:asking|wondering|checking|curious)\b[^()]*|for\s+a\s+(?:friend|colleague|customer|client)\s*"
+    r"|(?:sorry|apologies)\b[^()]*)\)",
     re.IGNORECASE,
 )
 # A mail client's signature closing the message: "Sent from my iPhone", "Get Outlook for Android".
@@ -61,7 +62,15 @@ _ASKING = re.compile(
     # "can someone help? ...", "does anyone know ...", "anyone know if ..."
     r"|(?:can|could)\s+(?:someone|anyone|somebody|anybody)\s+help(?:\s+(?:me|us))?(?:\s+(?:out|please))?(?=\s*[?!.,:])"
     r"|(?:(?:does|do)\s+)?(?:anyone|anybody|someone|somebody)\s+know(?:\s+(?:if|whether))?"
-    r"|(?:i'?m|i\s+am)?\s*(?:new|fairly\s+new|pretty\s+new)\s+here(?=\s*[.!,]))\b[\s,!:;.?-]*",
+    r"|(?:i'?m|i\s+am)?\s*(?:new|fairly\s+new|pretty\s+new)\s+here(?=\s*[.!,])"
+    # Politeness around the question: "sorry to bother you", "apologies if this was asked before", "not sure who to
+    # ask", "hope you are well", "any help appreciated".
+    r"|(?:sorry|apologies)\s+(?:to\s+bother\s+you|for\s+bothering(?:\s+you)?|if\s+this\s+(?:was|has\s+been)\s+asked"
+    r"(?:\s+before)?|for\s+(?:the|a|this)\s+(?:dumb|silly|stupid|basic|noob)\s+question)"
+    r"|not\s+sure\s+(?:who|whom|where)\s+to\s+ask|not\s+sure\s+(?:if|whether)\s+this\s+is\s+the\s+right\s+(?:place|channel)"
+    r"|(?:i\s+)?hope\s+(?:you\s+are|you'?re|all\s+is|everyone\s+is)\s+(?:well|doing\s+well|good)"
+    r"|any\s+help\s+(?:is\s+)?(?:much\s+|greatly\s+)?appreciated|(?:i\s+)?(?:would\s+)?appreciate\s+(?:any|your)\s+help)"
+    r"\b[\s,!:;.?)(-]*",
     re.IGNORECASE,
 )
 # A request addressed to the system opening the question ("give me the hotel caps", "summarize the refund policy",
@@ -102,6 +111,7 @@ _OPENING = re.compile(
     r"^\W*(?:(?:question|help|q)(?:\s+(?:for|to)\s+[^:?]{1,30}?)?\s*:|(?:please|pls|plz)\b"
     # A mail subject's reply or forward mark ("Re: ", "FW: "), and a chat channel's label ("#help ").
     r"|(?:(?:re|fw|fwd|aw|sv)\s*:\s*)+|\#(?:help|question|questions|ask|asks|support|q|faq|general|howto)\b"
+    r"|\[\s*(?:urgent|question|help|q|fyi|info|ask)\s*\]"
     # Where the answer is to come from, said before the question: "according to the docs, ...".
     r"|(?:according\s+to|per|as\s+per|based\s+on)\s+(?:the\s+|your\s+|our\s+)?"
     r"(?:docs|documentation|handbook|manual|wiki|kb|knowledge\s+base|policy|policies)\s*,)[\s,:;-]*",

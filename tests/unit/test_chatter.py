@@ -44,6 +44,8 @@ def test_the_same_words_inside_a_question_stay():
         "is Merci a customer",
         "msa clause 7.2 meaning",  # no list's marker
         "1 hour response time?",
+        "is the sorry state of billing documented",
+        "what does cc mean on an invoice",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -120,6 +122,8 @@ TEMPLATES = (
     "1) {question}",
     "(2) {question}",
     "Q3: {question}",
+    "[URGENT] Sorry to bother you, {question} Any help appreciated!",
+    "Hope you are well. Not sure who to ask, {question} (sorry for the dumb question) cc @finance",
 )
 
 
