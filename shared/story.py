@@ -160,60 +160,68 @@ class Told:
     # better, one holding none is not refused for it ("manager" and "docs" in "my manager asked me ...").
     optional: frozenset[str] = frozenset()
 
+    def joined(self, asked: set[str]) -> tuple[set[str], set[str]]:
+        """The question's words (`asked`) with the story's, and those of them only the story's optional words are."""
+        optional = set(self.optional - asked)
+        return asked | self.required | optional, optional
+
 
 def _names(told: str) -> set[str]:
     """The words of the countries and currencies a story names."""
     return countries_named(told) | set().union(*question_currencies(told).values())
 
 
-def _names_a_thing(token: str, position: int, terms: set[str], named: set[str]) -> bool:
-    """A number ("3200", "E-4421"), a country or currency, or (at `position` > 0) a capital inside a statement ("San
-    Francisco", "Texas", "Starter")."""
-    return any(ch.isdigit() for ch in token) or terms <= named or (position > 0 and token[:1].isupper())
+def _is_number_or_place(token: str, terms: set[str], named: set[str]) -> bool:
+    """A number ("3200", "E-4421"), a country or a currency."""
+    return any(ch.isdigit() for ch in token) or terms <= named
+
+
+def _story_tokens(told: str, written: set[str] | frozenset[str]) -> list[tuple[str, bool]]:
+    """The story's tokens an answer (or a search) can be held to, each with whether it is a condition, in order; its
+    function words too, with no condition. A condition: a number or a place, or a name the passages never write
+    ("Platinum", "Paris": is it abroad?). The others kept: an amount it tells of ("3 nights", "13 hours": a unit
+    whose range holds it leads, one saying nothing of it still answers "what's the hotel cap per night" after "I'm
+    in London for 3 nights"), and its other words the passages write ("Starter", "consumer"). Left out, the telling:
+    who told or asked, and a word no passage writes ("staying", "confused"); a capital opening a statement names
+    nothing."""
+    named = _names(told)
+    measured = set().union(*(amount.terms for amount in question_amounts(told)))
+    out: list[tuple[str, bool]] = []
+    for statement in _STATEMENT.split(told):
+        for position, token in enumerate(statement.split()):
+            terms = content_terms(token)
+            if terms and not terms <= measured:
+                unknown_name = position > 0 and token[:1].isupper() and not terms <= written
+                if _is_number_or_place(token, terms, named) or unknown_name:
+                    out.append((token, True))
+                    continue
+                if not terms <= written or terms <= _TELLERS:
+                    continue
+            out.append((token, False))
+    return out
 
 
 def searched_for(question: str, written: set[str] | frozenset[str] = frozenset()) -> str:
-    """What a question told after a story is searched for: the question, after the story's numbers and names and
-    its words `written` (those of the passages a first search found: "business customer" in "We're a business
-    customer and bought 10 days ago, can we get a refund?"); the question itself when there is no story. The
-    story's other words would pull in passages about the telling ("manager", "morning") and lower every passage's
-    score against what is asked, which the answer decision reads."""
+    """What a question told after a story is searched for (search_text); the question itself when there is no
+    story."""
     story, asked = told_and_asked(question)
-    if not story:
-        return question
-    named = _names(story)
-    kept = [
-        token.strip(",.;:!?")
-        for statement in _STATEMENT.split(story)
-        for position, token in enumerate(statement.split())
-        if (terms := content_terms(token))
-        and (_names_a_thing(token, position, terms, named) or (terms <= written and not terms <= _TELLERS))
-    ]
+    return search_text(story, asked, written) if story else question
+
+
+def search_text(story: str, asked: str, written: set[str] | frozenset[str]) -> str:
+    """The question asked after a story, after what of the story an answer can be held to (_story_tokens), with
+    `written` the words of the passages a first search found ("business customer" in "We're a business customer and
+    bought 10 days ago, can we get a refund?"). The story's other words would pull in passages about the telling
+    ("manager", "morning") and lower every passage's score against what is asked, which the answer decision reads."""
+    kept = [token.strip(",.;:!?") for token, _ in _story_tokens(story, written) if content_terms(token)]
     return " ".join([*kept, asked])
 
 
 def kept_context(told: str, written: set[str]) -> Told:
-    """The story's words an answer can be held to: its numbers, names, countries and currencies, and (optionally)
-    its other words the passages write. A plain word no passage writes ("staying", "confused", "yesterday") is the
-    telling, not the question; a capital opening a statement names nothing."""
-    named = _names(told)
-    # An amount it tells of ("3 nights", "13 hours", "250 seats") chooses between answers as its other words do: a
-    # unit whose range holds it leads ("flights of 6 hours or longer"), and one saying nothing of it still answers
-    # ("what's the hotel cap per night" after "I'm in London for 3 nights").
-    measured = set().union(*(amount.terms for amount in question_amounts(told)))
-    kept: list[str] = []
-    required: set[str] = set()
-    for statement in _STATEMENT.split(_WHEN.sub(" ", told)):
-        for position, token in enumerate(statement.split()):
-            terms = content_terms(token)
-            # A name the passages write ("Starter") chooses between answers; one they never write ("Platinum",
-            # "Paris": is it abroad?) may be a condition they know nothing of. A number or a country is one either way.
-            unknown_name = position > 0 and token[:1].isupper() and not terms <= written
-            if terms and not terms <= measured and (_names_a_thing(token, 0, terms, named) or unknown_name):
-                required |= terms
-            elif terms and not terms <= measured and not (terms <= written and not terms <= _TELLERS):
-                continue  # the telling: a word no passage writes, or who told or asked
-            kept.append(token)
-    text = " ".join(kept)
-    required = question_terms(text) & required
-    return Told(text, frozenset(required), frozenset(question_terms(text) - required))
+    """The story as far as the passages can answer to it (_story_tokens), without when it happened ("next month",
+    "this morning"): its conditions required, its other words optional."""
+    tokens = _story_tokens(_WHEN.sub(" ", told), written)
+    text = " ".join(token for token, _ in tokens)
+    asked = question_terms(text)
+    required = asked & set().union(*(content_terms(token) for token, condition in tokens if condition))
+    return Told(text, frozenset(required), frozenset(asked - required))

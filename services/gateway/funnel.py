@@ -31,7 +31,7 @@ from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
 from shared.privacy import redact, strict
-from shared.story import searched_for, told_and_asked
+from shared.story import search_text, searched_for, told_and_asked
 from shared.stubs import (
     chunker_pb2,
     chunker_pb2_grpc,
@@ -282,10 +282,11 @@ class Funnel:
         story, with the story's words that the passages a first search found best for the question write
         ("business" in "We're a business customer ..., can we get a refund?": the refund policy's business
         returns), not those only further passages write ("manager" in "My manager asked me ...")."""
-        if not told_and_asked(read)[0]:
+        story, asked = told_and_asked(read)
+        if not story:
             return read
         best = candidates[: self.rerank_top_n]
-        return searched_for(read, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
+        return search_text(story, asked, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
 
     def _read_as(self, query: str, candidates: list) -> str:
         """The query with each misspelled word read as the word of the candidates one edit from it, and without

@@ -212,9 +212,7 @@ class _Asked:
         what it names counts as the question's; the kind of question is read from the question alone."""
         meaning, by_class = _asked_meaning(query)
         excluded = excluded_terms(query)
-        wanted = _asked_words(query, (meaning, by_class), excluded)
-        optional = set(told.optional - wanted - told.required)
-        wanted |= told.required | optional
+        wanted, optional = told.joined(_asked_words(query, (meaning, by_class), excluded))
         amounts_asked = question_amounts(query) + question_amounts(told.text)
         named = identifiers(query) | (identifiers(told.text) & told.required)
         polar = is_polar_question(query)
@@ -399,8 +397,7 @@ class ExtractiveGenerator:
             _record_subjects(passages, spans),
         )
         told = kept_context(story, written.words) if story else Told()
-        optional = told.optional - wanted - told.required
-        wanted |= told.required | optional
+        wanted, optional = told.joined(wanted)
         weights = term_weights(wanted, passages, spans, words, written.words)
         # A comparison ("p1 vs p2 response time") is answered side by side when each side is: one unit naming
         # both ("a post-incident review is required for every P1 and P2") answers neither.
