@@ -40,10 +40,11 @@ _NEXT_MARKER = re.compile(
 )
 # Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".
 _MENTION = re.compile(r"(?:\bcc:?\s*)?(?<![\w.@])@[\w.-]*\w", re.IGNORECASE)
-# An aside saying why or for whom it is asked: "(asking for a friend)", "(just curious)", "(for a customer)".
+# An aside saying why or for whom it is asked, or how: "(asking for a friend)", "(just curious)", "(for a customer)",
+# "(sorry for the dumb question)", "(short answer please)".
 _ASIDE = re.compile(
     r"\s*\(\s*(?:(?:just\s+)?(?:asking|wondering|checking|curious)\b[^()]*|for\s+a\s+(?:friend|colleague|customer|client)\s*"
-    r"|(?:sorry|apologies)\b[^()]*)\)",
+    r"|(?:sorry|apologies)\b[^()]*|short\s+answer(?:\s+please)?\s*)\)",
     re.IGNORECASE,
 )
 # A mail client's signature closing the message: "Sent from my iPhone", "Get Outlook for Android".
@@ -92,10 +93,9 @@ _ABOUT_FRAME = re.compile(
     re.IGNORECASE,
 )
 # Asking for a short answer, before or after the question and set off from it ("briefly, ...", "..., in short",
-# "... (short answer please)"): not "in short supply".
+# "quick one:"): not "in short supply"; "(short answer please)" is an aside (_ASIDE).
 _BREVITY = re.compile(
-    r"(?:^|(?<=[,;:]))\s*(?:briefly|in\s+short|in\s+a\s+nutshell|quick\s+one)\s*(?:[,:;]|$)"
-    r"|\s*\(\s*short\s+answer(?:\s+please)?\s*\)\s*",
+    r"(?:^|(?<=[,;:]))\s*(?:briefly|in\s+short|in\s+a\s+nutshell|quick\s+one)\s*(?:[,:;]|$)",
     re.IGNORECASE,
 )
 # Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").

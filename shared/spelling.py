@@ -169,8 +169,7 @@ def _apart(question: str, hyphenated: list[re.Match], passages: list[str]) -> st
         joined = (f"{first}-{second}" in text or f"{first}{second}" in text) and re.search(
             rf"\b{first}-?{second}\b", text
         )
-        apart = f" {second}" in text and re.search(rf"\b{first}\s+{second}\b", text)
-        if not joined and apart:
+        if not joined and f" {second}" in text and re.search(rf"\b{first}\s+{second}\b", text):
             question = f"{question[: match.start()]}{match.group(1)} {match.group(2)}{question[match.end() :]}"
     return question
 
