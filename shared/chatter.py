@@ -34,8 +34,8 @@ _SIGN_OFF = re.compile(
 # A list's marker before a question ("1) ...", "2. ...", "(3) ...", "b) ...", "Q1: ..."): a number no answer is asked
 # for. Asked with one, the train/dev questions were answered right 25 times of 253 (41 wrong, holding "1"). Inside a
 # message only the forms a sentence never writes ("... 2) who approves ...", and "2. " at a line's start) mark one.
-_FIRST_MARKER = re.compile(r"^\W{0,3}?(?:\(?\d{1,2}[.)]|\(?[a-h]\)|q\d{1,2}\s*[:.)])\s+(?=\S)", re.IGNORECASE)
-_NEXT_MARKER = re.compile(
+FIRST_LIST_MARKER = re.compile(r"^\W{0,3}?(?:\(?\d{1,2}[.)]|\(?[a-h]\)|q\d{1,2}\s*[:.)])\s+(?=\S)", re.IGNORECASE)
+NEXT_LIST_MARKER = re.compile(
     r"(?:(?<=\s)\(?\d{1,2}\)|(?<=\s)\([a-h]\)|(?<=\s)q\d{1,2}\s*[:)]|(?<=\n)\s*\d{1,2}\.)\s+(?=\S)", re.IGNORECASE
 )
 # Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".
@@ -101,7 +101,10 @@ _BREVITY = re.compile(
 # Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").
 _DISCOURSE = re.compile(
     r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|um+|uh+|hmm+|well|anyway)(?![\w'/-])"
-    r"|(?:one\s+more\s+thing|another\s+(?:question|one)|(?:quick\s+)?follow[\s-]?up)(?=\s*[:,.!-]))[\s,:;.!-]*)+",
+    r"|(?:one\s+more\s+thing|another\s+(?:question|one)|(?:quick\s+)?follow[\s-]?up)(?=\s*[:,.!-])"
+    # Saying how many questions follow: "two questions:", "I have a couple of quick questions."
+    r"|(?:(?:i|we)\s+(?:have|'ve\s+got|got)\s+)?(?:a\s+)?(?:two|three|four|[2-4]|couple(?:\s+of)?|few|some|several"
+    r"|quick)\s+(?:quick\s+)?(?:questions|qs)(?=\s*[:,.!-]))[\s,:;.!-]*)+",
     re.IGNORECASE,
 )
 # A label or a "please" opening the question ("question: ...", "help: ...", "please, ..."), a "please" closing it, and
@@ -141,8 +144,19 @@ _CLAIM_CLOSING = re.compile(
 def without_chatter(question: str) -> str:
     """The question without its greeting, sign-off, phrases of asking and the frame of a claim put up to be
     checked; the question itself when nothing else would be left."""
+    text = _stripped(question)
+    return text if re.search(r"\w", text) else question
+
+
+def only_chatter(text: str) -> bool:
+    """Whether a message's line is nothing but what is written around a question ("Hi team, two questions:",
+    "Thanks, Sam", "Sent from my iPhone")."""
+    return not re.search(r"\w", _stripped(text))
+
+
+def _stripped(question: str) -> str:
     text = _DISCOURSE.sub("", _GREETING.sub("", question, count=1), count=1)
-    text = _NEXT_MARKER.sub("; ", _FIRST_MARKER.sub("", text.strip(), count=1))
+    text = NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1))
     text = _SIGN_OFF.sub("", _DEVICE_SIGNATURE.sub("", text, count=1), count=1)
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", text))).strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()
@@ -152,4 +166,4 @@ def without_chatter(question: str) -> str:
     claim = _CLAIM_CLOSING.sub("", claim, count=1).strip()
     if claim != text and re.search(r"\w", claim):
         text = claim if claim.endswith("?") else f"{claim.rstrip(' .!')}?"
-    return text if re.search(r"\w", text) else question
+    return text

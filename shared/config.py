@@ -232,6 +232,9 @@ class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     """request bound: documents per Ingest (INVALID_ARGUMENT naming the field and the limit)"""
     max_question_chars: int = 4000
     """request bound: question length"""
+    max_question_parts: int = 4
+    """request bound: separate questions in one Ask's message ("1) ... 2) ..."), each answered through the whole
+    funnel (shared/questions.py)"""
     max_top_k: int = 200
     """request bound: top_k of a Search"""
     max_feedback_chars: int = 10000

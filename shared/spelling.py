@@ -41,9 +41,20 @@ def _dictionary_by_shape() -> dict[tuple[int, str, str], list[str]]:
     return shapes
 
 
+@functools.cache
+def _english_forms() -> frozenset[str]:
+    return frozenset(DefaultDictionaryFactory().get_dictionary("en").keys())
+
+
+def english_word(word: str) -> bool:
+    """Whether a word is an English word form simplemma knows ("pricing", "fee"; not "nwctl", "scim")."""
+    return word.lower() in _english_forms()
+
+
 def warm_up() -> None:
     """Load the English dictionary now, so the first question with a slip does not wait for it."""
     _dictionary_by_shape()
+    _english_forms()
 
 
 def _dictionary_slips(word: str, edits: int, passage_terms: set[str]) -> list[tuple[str, int, bool]]:

@@ -78,6 +78,17 @@ _REFERS_BACK = re.compile(
 )
 
 
+def opens_question(text: str) -> bool:
+    """Whether a text opens as a question does: with a question word or a verb asked with ("can I", "is there")."""
+    return bool(_OPENS_QUESTION.match(text))
+
+
+def referring_word(text: str) -> re.Match | None:
+    """The first word of a text that refers to something said before it ("it" in "is it covered?", "that" in "how
+    much does that cost"); None when it has none."""
+    return _REFERS_BACK.search(text)
+
+
 def _sentences(text: str) -> list[str]:
     """The text's sentences; an abbreviation's full stop ("prices incl. VAT", "e.g. a card") ends none."""
     sentences: list[str] = []

@@ -49,6 +49,9 @@ class EvalCase:
     gold: list[Gold]
     split: str = ""  # train | dev | test for the project's cases (by document); "" for BEIR
     exclude_document_ids: tuple[str, ...] = ()  # documents the question's search leaves out
+    # Asked together with another question in one message (services/evaluation/together.py): which of the message's
+    # separate questions (AskResponse.parts) is this case's own.
+    part: int | None = None
 
     @property
     def answerable(self) -> bool:

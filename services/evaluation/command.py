@@ -27,6 +27,7 @@ from services.evaluation.cases import (
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from services.evaluation.stories import with_stories
+from services.evaluation.together import asked_together
 from services.evaluation.typos import with_typos
 from services.evaluation.withheld import WITHHELD, with_gold_withheld
 from shared.calibration import AnswerDecision
@@ -119,6 +120,9 @@ def run(args) -> int:
     if args.stories is not None:
         cases = with_stories(cases, args.stories)
         name += f" (each question told after a story, seed {args.stories})"
+    if args.together is not None:
+        cases = asked_together(cases, args.together)
+        name += f" (each question asked together with another, seed {args.together})"
     if args.limit:
         cases = cases[: args.limit]
     if args.withhold_gold:
@@ -445,6 +449,13 @@ def add_parser(sub) -> None:
         metavar="SEED",
         help='ask each question told with a story around it ("My manager asked me this morning ... {question}"; '
         "services/evaluation/stories.py), the template chosen with the seed",
+    )
+    p.add_argument(
+        "--together",
+        type=int,
+        metavar="SEED",
+        help='ask each question beside another in one message ("1) {first} 2) {second}"; '
+        "services/evaluation/together.py), each judged on its own part of the answer, partner and form seeded",
     )
     p.add_argument(
         "--withhold-gold",

@@ -93,6 +93,14 @@ def _timings(response, total: float) -> dict[str, float]:
     return seconds
 
 
+def _own_part(case: EvalCase, response: gateway_pb2.AskResponse):
+    """What a case is judged on: its own part of a message asking several questions (EvalCase.part), else the whole
+    response (a message answered as one question is judged whole: its answer must cite the case's gold)."""
+    if case.part is not None and len(response.parts) > case.part:
+        return response.parts[case.part]
+    return response
+
+
 def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
     request = gateway_pb2.AskRequest(
         tenant_id=case.tenant, question=case.question, include_candidates=True, mode=mode_to_pb(mode)
@@ -113,9 +121,10 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         )
         result.triage = "error"
         return result
-    chunks = [c.chunk for c in response.candidates]
+    own = _own_part(case, response)
+    chunks = [c.chunk for c in own.candidates]
     ranks, relevant = _chunk_ranks(case, chunks)
-    answer = response.answer
+    answer = own.answer
     result = CaseResult(
         case,
         ranks,
@@ -130,14 +139,14 @@ def ask_case(stub, case: EvalCase, mode: str, timeout: float) -> CaseResult:
         top_ids=[c.chunk_id for c in chunks[:5]],
         degraded=(response.degraded_reason or "degraded") if response.degraded else "",
     )
-    if response.candidates:
-        result.top_rerank_score = response.top_rerank_score
+    if own.candidates:
+        result.top_rerank_score = own.top_rerank_score
     result.reranker_model_id, result.generator_id = response.reranker_model_id, answer.generator_id
     # What the generator saw, or would have seen had the gate not abstained.
-    context = [p.chunk for p in response.context] or chunks[: len(response.context) or 5]
+    context = [p.chunk for p in own.context] or chunks[: len(own.context) or 5]
     result.gold_in_context = any(_holds(c, g) for c in context for g in case.gold)
     if result.answered:
-        context_ids = {p.chunk.chunk_id for p in response.context}
+        context_ids = {p.chunk.chunk_id for p in own.context}
         result.citation_valid = bool(answer.citations) and all(c.chunk_id in context_ids for c in answer.citations)
         spans = [(c.document_id, c.version, c.char_start, c.char_end) for c in answer.citations]
         # Per gold span, whether the answer cites it: a question in parts has a span per part, a complete answer

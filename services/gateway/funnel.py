@@ -18,6 +18,7 @@ from services.gateway.answer_log import AnswerLog
 from services.gateway.auth import caller_guard, unheld_scopes
 from services.gateway.context import context_for
 from services.gateway.limits import RequestLimits
+from services.gateway.parts import Answered, joined_response
 from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
 from services.gateway.scope_readers import ScopeReaders
 from shared import spelling
@@ -31,6 +32,7 @@ from shared.names import check_tenant_id
 from shared.observability import metrics
 from shared.observability.tracing import annotate_query
 from shared.privacy import redact, strict
+from shared.questions import separate_questions
 from shared.story import search_text, searched_for, told_and_asked
 from shared.stubs import (
     chunker_pb2,
@@ -49,6 +51,7 @@ from shared.stubs import (
 from shared.text import chunk_words, content_terms
 
 log = logging.getLogger("ragmesh.gateway")
+_tracer = trace.get_tracer(__name__)
 UNCALIBRATED_RERANKERS = ("passthrough",)
 # The reranker may use this share of the caller's remaining time; the rest is for answering (from the
 # fused order when the reranker runs out of it, marked degraded) and for the generator.
@@ -314,7 +317,11 @@ class Funnel:
         # (the gateway holds the chunks), and the section text, which no reranker reads, is not sent.
         read = len(candidates) if self.reranker_reads is None else self.reranker_reads
         request = reranker_pb2.RerankRequest(
-            query=query, candidates=candidates[:read], top_n=top_n, query_embedding=query_embedding, scores_only=True
+            query=query,
+            candidates=candidates[:read],
+            top_n=top_n,
+            query_embedding=query_embedding,
+            scores_only=True,
         )
         for sent in request.candidates:
             sent.chunk.ClearField("section_text")
@@ -392,11 +399,30 @@ class Funnel:
         span = trace.get_current_span()
         annotate_query(span, request.tenant_id, request.question)
         timings: list = []
-        asked = self._as_asked(request.question)
+        # A message asking several separate questions is answered question by question (shared.questions).
+        questions = separate_questions(request.question) if self.read_misspellings else [request.question]
+        self.limits.question_parts(len(questions))
+        if len(questions) == 1:
+            answered = self._answer(request, request.question, context, timings)
+            response = answered.response(self.decision.threshold, request.include_candidates)
+            return self._finish(request, response, answered.candidates, timings, span)
+        span.set_attribute("ragmesh.question.parts", len(questions))
+        metrics.SEPARATE_QUESTIONS.inc()
+        parts = []
+        for question in questions:
+            with _tracer.start_as_current_span("ragmesh.question_part"):
+                parts.append(self._answer(request, question, context, timings))
+        response, candidates = joined_response(parts, self.decision.threshold, request.include_candidates)
+        return self._finish(request, response, candidates, timings, span)
+
+    def _answer(self, request: gateway_pb2.AskRequest, question: str, context, timings: list) -> Answered:
+        """One question through the funnel: retrieve, rerank, the calibrated decision, generate, verify."""
+        span = trace.get_current_span()
+        asked = self._as_asked(question)
         reference = self._time_reference(asked, request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
-            request.question,
+            question,
             asked,
             request.filters,
             request.mode,
@@ -405,27 +431,17 @@ class Funnel:
             timings,
             reference=reference,
         )
-        question = read_as or request.question  # the rest of the funnel reads it as the passages spell it
-        response = gateway_pb2.AskResponse(
-            abstain_threshold=self.decision.threshold,
-            time_reference=reference.describe() if reference else "",
-            read_as=read_as,
-        )
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
             self._rerank(searched, candidates, len(candidates), context, timings, query_embedding)
             if candidates
             else ([], "", "")
         )
-        if request.include_candidates:
-            response.candidates.extend(every)
+        answered = Answered(read_as or question, every, model_id, degraded, reference, read_as)
         ranked = every[: self.rerank_top_n]
-        response.reranker_model_id, response.degraded, response.degraded_reason = model_id, bool(degraded), degraded
         # The evidence strength is the best reranker score among the passages kept, not the first one's:
         # a reranker fused with the first stage may put a slightly weaker passage first.
-        top_score = max(c.scores.rerank_score for c in ranked) if ranked else None
-        if top_score is not None:
-            response.top_rerank_score = top_score
+        top_score = answered.top_score = max(c.scores.rerank_score for c in ranked) if ranked else None
         calibrated = bool(model_id) and not model_id.startswith(UNCALIBRATED_RERANKERS)
         decision = should_abstain(top_score, self.decision, calibrated)
         span.set_attribute("ragmesh.abstain.threshold", self.decision.threshold)
@@ -436,16 +452,17 @@ class Funnel:
         )
         span.set_attribute("ragmesh.degraded", bool(degraded))
         if decision.abstain:
-            response.answer.CopyFrom(_not_found(decision.reason, request.question))
-            response.suggested_reading.extend(ranked[: self.suggested_reading])
-            return self._finish(request, response, every, timings, span)
+            answered.answer = _not_found(decision.reason)
+            answered.suggested = ranked[: self.suggested_reading]
+            return answered
 
         context_passages = context_for(searched, every, self.context_passages, self.rerank_top_n)
         generated = self._timed(
             "generate",
             self.generator,
             "Generate",
-            generator_pb2.GenerateRequest(query=question, passages=context_passages),
+            # The rest of the funnel reads the question as the passages spell it.
+            generator_pb2.GenerateRequest(query=answered.question, passages=context_passages),
             context,
             timings,
         )
@@ -453,21 +470,19 @@ class Funnel:
         # Below the threshold but within the second level: answered only with enough coverage.
         if decision.needs_support and not supported(answer, top_score, self.decision):
             span.set_attribute("ragmesh.abstain.answer_coverage", answer.coverage)
-            answer = _not_found(BELOW_THRESHOLD, request.question, generator_id=answer.generator_id)
-        response.context.extend(context_passages)
+            answer = _not_found(BELOW_THRESHOLD, generator_id=answer.generator_id)
+        answered.context = context_passages
         if not answer.abstained:
             problem = invalid_citations(list(answer.citations), {p.chunk.chunk_id: p.chunk for p in context_passages})
             if problem:
                 log.warning("answer rejected by citation validation: %s", redact(problem))
                 metrics.CITATION_FAILURES.labels(problem.split(":")[0]).inc()
                 span.set_attribute("ragmesh.citation_failure", redact(problem))
-                answer = _not_found(
-                    "citation_validation_failed", request.question, problem, generator_id=answer.generator_id
-                )
+                answer = _not_found("citation_validation_failed", problem, generator_id=answer.generator_id)
         if answer.abstained:
-            response.suggested_reading.extend(ranked[: self.suggested_reading])
-        response.answer.CopyFrom(answer)
-        return self._finish(request, response, every, timings, span)
+            answered.suggested = ranked[: self.suggested_reading]
+        answered.answer = answer
+        return answered
 
     def _finish(self, request, response, candidates, timings, span) -> gateway_pb2.AskResponse:
         """Timings, metrics, trace attributes and the answer-log entry, for every way an ask ends."""
@@ -566,7 +581,7 @@ def _record_answer(span, answer: common_pb2.Answer, private: bool) -> None:
     span.set_attribute("ragmesh.answer.cited_chunk_ids", [c.chunk_id for c in answer.citations])
 
 
-def _not_found(reason: str, question: str, detail: str = "", generator_id: str = "") -> common_pb2.Answer:
+def _not_found(reason: str, detail: str = "", generator_id: str = "") -> common_pb2.Answer:
     missing = {
         "below_threshold": "no indexed passage is relevant enough to answer this question",
         "no_candidates": "nothing in the index matches this question for this tenant and its filters",

@@ -184,7 +184,9 @@ def main() -> None:
         read_misspellings=cfg.read_misspellings,
         timeouts=cfg.stage_timeouts(),
         indexer_seconds_per_chunk=cfg.indexer_seconds_per_chunk,
-        request_limits=RequestLimits(cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars),
+        request_limits=RequestLimits(
+            cfg.max_question_chars, cfg.max_top_k, cfg.max_feedback_chars, cfg.max_question_parts
+        ),
         scope_readers=ScopeReaders(interceptors[0].auth.store if interceptors else None),
     )
 

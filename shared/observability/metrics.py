@@ -57,6 +57,10 @@ READ_AS = Counter(
     "ragmesh_questions_read_as_total",
     "Asks and Searches run again as read: a misspelled word as a passage word, or without a greeting around it",
 )
+SEPARATE_QUESTIONS = Counter(
+    "ragmesh_separate_questions_total",
+    "Asks of a message asking several separate questions, answered question by question",
+)
 INDEX_CHUNKS = Gauge("ragmesh_index_chunks", "Chunks stored in the index (all tenants)", ["backend"])
 INGESTED_DOCUMENTS = Counter("ragmesh_ingest_documents_total", "Documents through ingestion", ["outcome"])
 INGEST_LAG = Histogram(

@@ -1,4 +1,4 @@
-from shared.chatter import without_chatter
+from shared.chatter import only_chatter, without_chatter
 from shared.text import question_terms
 
 
@@ -195,3 +195,20 @@ def test_the_markers_of_a_list_of_questions_are_not_the_question():
         "how long are invoices kept? ; who approves refunds"
     )
     assert without_chatter("1. invoices\n2. refunds") == "invoices\n; refunds"
+
+
+def test_saying_how_many_questions_follow_is_not_the_question():
+    """ "Two questions: who approves travel over 5000, and what is the p1 response time?" was refused (top score
+    0.698): "two" and "question" were read as words the answer must hold."""
+    assert without_chatter("Two questions: who approves travel over 5000, and what is the p1 response time?") == (
+        "who approves travel over 5000, and what is the p1 response time?"
+    )
+    assert without_chatter("I have a couple of quick questions. hotel cap nyc") == "hotel cap nyc"
+    assert without_chatter("two factor login for admins") == "two factor login for admins"
+
+
+def test_a_line_of_nothing_but_chatter_is_told_from_a_question():
+    for line in ("Hi team, two questions:", "Thanks, Sam", "Sent from my iPhone", "Kind regards, Max Mustermann"):
+        assert only_chatter(line), line
+    for line in ("hotel cap nyc", "thanks to the new policy, who approves refunds?", "2) refund window"):
+        assert not only_chatter(line), line

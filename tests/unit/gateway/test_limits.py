@@ -8,6 +8,7 @@ from services.gateway.server import GatewayServicer
 from shared.errors import InvalidArgument
 from shared.stubs import gateway_pb2
 
+FIVE_QUESTIONS = "1) vpn rules 2) hotel cap nyc 3) refund window 4) parental leave 5) p1 ack"
 NOWHERE = {stage: "127.0.0.1:9" for stage in ("chunker", "indexer", "retriever", "reranker", "generator")}
 
 
@@ -23,6 +24,12 @@ def servicer():
         (lambda s: s.Search(gateway_pb2.SearchRequest(tenant_id="t", query="q", top_k=-1), None), "top_k", "50"),
         (lambda s: s.Search(gateway_pb2.SearchRequest(tenant_id="t", query="q" * 101), None), "query", "100"),
         (lambda s: s.Ask(gateway_pb2.AskRequest(tenant_id="t", question="q" * 101), None), "question", "100"),
+        # Each separate question of a message runs the whole funnel (shared/questions.py).
+        (
+            lambda s: s.Ask(gateway_pb2.AskRequest(tenant_id="t", question=FIVE_QUESTIONS), None),
+            "question",
+            "asks 5 separate questions, over the limit of 4",
+        ),
         (
             lambda s: s.Feedback(
                 gateway_pb2.FeedbackRequest(tenant_id="t", answer_id="a", rating=1, comment="c" * 201), None

@@ -1,0 +1,140 @@
+"""The separate questions one message asks: "1) how long are invoices kept 2) what is the hotel cap in london", "how
+long are invoices kept? Also, what's the refund window?", or a question on each line.
+
+Asked as one, such a message is searched and reranked as one question: the passages answering each part score low
+against both together (the reranker read 0.69 where each part alone reads over 0.83), so the gate refused it, or the
+answer quoted one part's passage and a stray one for the other. Each question found here goes through the funnel on
+its own (services/gateway/funnel.py).
+
+Only questions that stand alone are parted: each must ask something of its own (two words to look for, or a name
+such as E-4412), ask it as a question and not tell the asker's story ("I'm new here."), and not refer back to another
+("what about business accounts?", "is it covered?"). One that does not keeps the message whole, read as before: a
+question in parts about one thing ("how big is team storage and what happens when its full") is answered from one
+search by the generator (shared.text.question_parts).
+"""
+
+import re
+
+from shared.chatter import FIRST_LIST_MARKER, NEXT_LIST_MARKER, only_chatter, without_chatter
+from shared.spelling import english_word
+from shared.story import opens_question, referring_word, told_and_asked
+from shared.text import identifiers, question_terms
+
+# A line this long that ends without a closing mark may have been wrapped by a mail client (at 72-80 characters); a
+# short line is a line of its own ("hotel cap nyc" above "lost my laptop who do i tell").
+_WRAPPED = 60
+# A wrapped line ends, or the line after it opens, in the middle of a sentence: on a word that joins or leads into
+# the next ("... for tax purposes and for how" / "long we keep payroll records").
+_MID_SENTENCE_END = re.compile(
+    r"(?:,|\b(?:a|an|the|and|or|but|of|to|for|in|on|at|by|with|from|as|than|that|which|how|what|when|where|who|we"
+    r"|i|you|they|our|my|your|their|is|are|was|were|be|can|could|should|would|will|do|does|did|not|if|whether|per))$",
+    re.IGNORECASE,
+)
+_MID_SENTENCE_START = re.compile(
+    r"^(?:and|or|but|of|to|for|in|on|at|by|with|from|as|than|that|whether|if|per)\b", re.IGNORECASE
+)
+# A question mark before another question ("... kept? Also, what's ...?"): where the next question starts.
+_AFTER_QUESTION_MARK = re.compile(r"(?<=\?)\s+(?=\S)")
+# Words that join the next question to the one before: "also", "and", "plus", "oh and", "one more:".
+_JOINING = re.compile(
+    r"^\W*(?:(?:and|also|plus|oh|then|next|secondly|second|lastly|finally|one\s+more(?:\s+thing)?|another\s+one)\b"
+    r"[\s,:;.!-]*)+",
+    re.IGNORECASE,
+)
+# Asking of the one before: "what about business accounts?", "and for enterprise?", "same for P2?" ("in 2025 could
+# customers ..." asks its own).
+_FOLLOW_UP = re.compile(
+    r"^\W*(?:what|how)\s+about\b|^\W*and\s+(?:for|with|in|on)\b|^\W*same\s+(?:for|with)\b|^\W*what\s+if\b",
+    re.IGNORECASE,
+)
+# A first-person statement or claim ("I thought it was 30?", "we're on the Team plan"): context, not a question,
+# unless it asks something ("i want to work from spain for 2 months who approves", "we dont like our consultant can we
+# swap them").
+_TELLS = re.compile(r"^\W*(?:i|i'm|im|i've|i'd|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
+_ASKS = re.compile(
+    r"\b(?:what|whats|what's|how|who|whom|when|where|which|why|can|could|should|may|might|must|shall)\b", re.IGNORECASE
+)
+# A bullet opening a line ("- ", "* ", "• ").
+_BULLET = re.compile(r"^[-*•]\s+")
+# A lead-in line closed by a colon ("About travel:", "Two questions on refunds:") names what the questions below ask
+# about, when it says more than that there are questions.
+_LEAD_IN = re.compile(r":\s*$")
+
+
+def separate_questions(message: str) -> list[str]:
+    """The questions a message asks, each as written (its list marker and joining word left out, a lead-in's topic
+    before it); [message] when it asks one, or when a part does not stand alone."""
+    topic = ""
+    pieces: list[str] = []
+    for line in _lines(message):
+        line = FIRST_LIST_MARKER.sub("", _BULLET.sub("", line.strip(), count=1), count=1)
+        if only_chatter(line):
+            continue
+        if not pieces and not topic and _LEAD_IN.search(line):
+            topic = without_chatter(line).rstrip(": ")
+            continue
+        for item in _list_items(line):
+            pieces += [_JOINING.sub("", piece).strip() for piece in _AFTER_QUESTION_MARK.split(item)]
+    pieces = [piece for piece in pieces if piece and not only_chatter(piece)]
+    if len(pieces) < 2 or not all(_stands_alone(piece) for piece in pieces):
+        return [message]
+    if topic and question_terms(topic):
+        pieces = [f"{topic}: {piece}" for piece in pieces]
+    return pieces
+
+
+def _lines(message: str) -> list[str]:
+    """The message's lines, a line wrapped by a mail client joined to the one it goes on from."""
+    lines: list[str] = []
+    for line in message.splitlines():
+        if not line.strip():
+            continue
+        if lines and _goes_on(lines[-1].rstrip(), line.strip()):
+            lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
+        else:
+            lines.append(line.rstrip())
+    return lines
+
+
+def _goes_on(line: str, after: str) -> bool:
+    """Whether the line after a long one goes on with its sentence: the long one ends in the middle of it, and the
+    one after opens no list item of its own."""
+    if len(line) < _WRAPPED or line.endswith(("?", ".", "!", ":")):
+        return False
+    if _BULLET.match(after) or FIRST_LIST_MARKER.match(after):
+        return False
+    return bool(_MID_SENTENCE_END.search(line) or _MID_SENTENCE_START.match(after))
+
+
+def _list_items(line: str) -> list[str]:
+    """A line's list items ("how long are invoices kept 2) what is the hotel cap"), the line when it has none."""
+    starts = [0] + [found.start() for found in NEXT_LIST_MARKER.finditer(line)]
+    items = [line[start:end] for start, end in zip(starts, starts[1:] + [len(line)], strict=True)]
+    return [FIRST_LIST_MARKER.sub("", item.strip(), count=1) for item in items]
+
+
+def _stands_alone(piece: str) -> bool:
+    """Whether a part of a message is a question of its own: it asks something to look for, as a question (or as
+    the words to look for: "hotel cap nyc"), and refers to no other part."""
+    asked = without_chatter(piece)
+    story, question = told_and_asked(asked)
+    tells = _TELLS.match(asked) and not _ASKS.search(asked)
+    if not story and (tells or asked.rstrip().endswith((".", "!")) and not opens_question(asked)):
+        return False
+    if _FOLLOW_UP.match(question) or _refers_to_another(question):
+        return False
+    # One word to look for asks too little alone ("what's the fee?" follows a question up) unless it names a thing
+    # ("what is nwctl", "E-4412 fix").
+    terms = question_terms(question)
+    return len(terms) >= 2 or bool(identifiers(question)) or any(not english_word(term) for term in terms)
+
+
+def _refers_to_another(question: str) -> bool:
+    """Whether a question refers to another part: a word such as "it" or "that" before what it could refer to in
+    its own words ("is it covered?", "how much does that cost"; not "how big is team storage and what happens when
+    its full", nor "E-4412 what is it")."""
+    found = referring_word(question)
+    if found is None:
+        return False
+    before = question[: found.start()]
+    return len(question_terms(before)) < 2 and not identifiers(before)

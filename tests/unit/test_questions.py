@@ -1,0 +1,97 @@
+"""A message's separate questions (shared/questions.py): parted only where each part stands alone."""
+
+import json
+
+import pytest
+
+from shared.questions import separate_questions
+
+
+@pytest.mark.parametrize(
+    "message, questions",
+    [
+        (
+            "1) how long are invoices kept 2) what is the hotel cap in london",
+            ["how long are invoices kept", "what is the hotel cap in london"],
+        ),
+        (
+            "how long are invoices kept? Also, what's the refund window?",
+            ["how long are invoices kept?", "what's the refund window?"],
+        ),
+        # A question on each line, with a greeting, a lead-in, list markers and a sign-off around them.
+        (
+            "Hi team, two questions:\n1. whats E-4412\n2. how do i get a company credit card\nThanks!",
+            ["whats E-4412", "how do i get a company credit card"],
+        ),
+        ("hotel cap nyc\nlost my laptop who do i tell", ["hotel cap nyc", "lost my laptop who do i tell"]),
+        ("- sso on starter?\n- who approves a $3000 refund?", ["sso on starter?", "who approves a $3000 refund?"]),
+        # A lead-in naming a topic is what each question below asks about.
+        (
+            "About travel:\n- hotel cap in london?\n- who approves trips over 5000?",
+            ["About travel: hotel cap in london?", "About travel: who approves trips over 5000?"],
+        ),
+        # A pronoun after a question's own topic refers to that topic.
+        (
+            "1) E-4412 what is it and which cli command fixes it 2) parental leave how many weeks",
+            ["E-4412 what is it and which cli command fixes it", "parental leave how many weeks"],
+        ),
+        ("in 2025 could customers request refunds by email? And the p1 response time?", None),
+        # A name is something to look for on its own ("nwctl", "CFO": no English word), and a pronoun after what it
+        # refers to in its own question refers to nothing in another.
+        ("1) what is nwctl 2) latency to the frankfurt edge location", None),
+        ("approval for a trip over 5000? And who is our CFO?", None),
+        # A question told in the first person asks as well.
+        ("1) i want to work from spain for 2 months who approves 2) password minimum length requirement", None),
+        (
+            "python sdk retries - which version added them and what's the backoff\nwhich release fixed samesite",
+            None,
+        ),
+        ("how big is team storage and what happens when its full? And nwctl exited with status 3?", None),
+        # A long line is a line of its own when it ends on a word that closes a sentence, or when a list item follows.
+        (
+            "legal hold: does it stop deletion, and which add-on gives us legal hold\nsync resolve not working",
+            None,
+        ),
+        (
+            "1. annual plan cancelled after window 2026 refund + who approves a $3000 refund\n2. gpu instance pricing",
+            None,
+        ),
+    ],
+)
+def test_a_message_of_questions_that_stand_alone_is_parted(message, questions):
+    if questions is None:
+        assert len(separate_questions(message)) == 2
+    else:
+        assert separate_questions(message) == questions
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Follow-ups asking of the question before them.
+        "what is the refund window? and what about business accounts?",
+        "we took a client to dinner. can I expense wine? is it covered?",
+        "team plan price? and for enterprise?",
+        # The asker's story or claim beside the question.
+        "how long are invoices kept? I'm new here.",
+        "is the refund window 14 days? I thought it was 30?",
+        # A part asking too little to search for on its own.
+        "refund window? fee?",
+        "refund window? and what's the fee?",
+        # One question in parts about one thing: the generator answers its parts from one search.
+        "how big is team storage and what happens when its full",
+        "trip to london: hotel cap and meal allowance",
+        # A line wrapped by a mail client goes on with the sentence before it.
+        "can you tell me how long we keep invoices for tax purposes and for how\nlong we keep payroll records",
+    ],
+)
+def test_a_message_whose_parts_do_not_stand_alone_is_one_question(message):
+    assert separate_questions(message) == [message]
+
+
+def test_no_labelled_question_is_parted():
+    """The sample set's questions each ask one thing (some in parts about one thing): none is read as several."""
+    with open("eval/cases/sample.jsonl", encoding="utf-8") as cases:
+        questions = [json.loads(line)["question"] for line in cases if line.strip()]
+    assert len(questions) > 400
+    assert [q for q in questions if separate_questions(q) != [q]] == []
