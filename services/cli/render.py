@@ -33,13 +33,7 @@ def render_answer(response: gateway_pb2.AskResponse) -> str:
         out.append(f"(read as: {response.read_as})")
     if answer.abstained:
         out.append(f"No answer: {answer.missing or 'the corpus does not answer this'} [{answer.reason}]")
-        if response.suggested_reading:
-            out.append("Suggested reading:")
-            for sc, score in _by_printed_score(response.suggested_reading):
-                out.append(
-                    f"  - {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  "
-                    f"{_path(sc.chunk)}  ({score})"
-                )
+        out += _suggested(response.suggested_reading, "Suggested reading:")
         return "\n".join(out)
     out.append(answer.text)
     out.append("Citations:")
@@ -47,11 +41,22 @@ def render_answer(response: gateway_pb2.AskResponse) -> str:
         path = heading_prefix(cite.title, list(cite.heading_path))
         out.append(f"  [{i}] {cite.chunk_id}  {cite.document_id}@{cite.version}  {path}")
         out.append(f'      chars {cite.char_start}-{cite.char_end}: "{_one_line(cite.quote)}"')
+    # A message of several questions answered in part: what to read for the parts not found.
+    out += _suggested(response.suggested_reading, "Suggested reading for the questions not found:")
     out.append(
         f"(reranker {response.reranker_model_id or 'none'}, top score {response.top_rerank_score:.3f}, "
         f"threshold {response.abstain_threshold:.3f})"
     )
     return "\n".join(out)
+
+
+def _suggested(passages, title: str) -> list[str]:
+    if not passages:
+        return []
+    return [title] + [
+        f"  - {sc.chunk.chunk_id}  {sc.chunk.meta.document_id}@{sc.chunk.meta.version}  {_path(sc.chunk)}  ({score})"
+        for sc, score in _by_printed_score(passages)
+    ]
 
 
 def render_results(results) -> str:

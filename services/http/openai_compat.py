@@ -124,13 +124,7 @@ def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
     answer = reply.answer
     if answer.abstained:
         lines = [f"I cannot answer this from the documents: {answer.missing or 'they do not cover it'}."]
-        if reply.suggested_reading:
-            lines += ["", "Suggested reading:"]
-            for scored in reply.suggested_reading:
-                # Named as a source is: its title, then its section path.
-                where = heading_prefix(scored.chunk.meta.title, list(scored.chunk.heading_path))
-                lines.append(f"- {scored.chunk.meta.document_id}@{scored.chunk.meta.version}: {where}")
-        return lines
+        return lines + _suggested(reply.suggested_reading, "Suggested reading:")
     text = answer.text
     # The extractive generator writes the markers itself; an answer without them gets them at the end.
     missing = [i for i in range(1, len(answer.citations) + 1) if f"[{i}]" not in text]
@@ -140,6 +134,16 @@ def _answer_lines(reply: gateway_pb2.AskResponse) -> list[str]:
     for i, cite in enumerate(answer.citations, start=1):
         where = heading_prefix(cite.title, list(cite.heading_path))
         lines.append(f'[{i}] {cite.document_id}@{cite.version}{": " + where if where else ""}: "{cite.quote}"')
+    # A message of several questions answered in part: what to read for the parts not found.
+    return lines + _suggested(reply.suggested_reading, "Suggested reading for the questions not found:")
+
+
+def _suggested(passages, title: str) -> list[str]:
+    """The closest passages, each named as a source is: its document, then its title and section path."""
+    lines = ["", title] if passages else []
+    for scored in passages:
+        where = heading_prefix(scored.chunk.meta.title, list(scored.chunk.heading_path))
+        lines.append(f"- {scored.chunk.meta.document_id}@{scored.chunk.meta.version}: {where}")
     return lines
 
 

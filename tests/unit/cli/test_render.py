@@ -100,3 +100,17 @@ def test_a_citation_names_its_document_when_it_has_no_heading():
     )
     assert "  [1] c1  pricing/discounts@2025  Discount Programs" in out
     assert "  [2] c2  p@1  Price List > Plans" in out
+
+
+def test_a_message_answered_in_part_names_what_to_read_for_the_questions_not_found():
+    """A message of several questions (AskResponse.parts): a part not found keeps its closest passages."""
+    response = gateway_pb2.AskResponse(
+        answer=common_pb2.Answer(
+            text="1. refunds\nPaid within 14 days. [1]\n\n2. berlin office\nNot found in the documents."
+        ),
+        suggested_reading=[scored("near", 1, 0.57)],
+    )
+    lines = render_answer(response).splitlines()
+    at = lines.index("Suggested reading for the questions not found:")
+    assert lines[at + 1].split()[1] == "near" and lines[at + 1].endswith("(rerank 0.570)")
+    assert "Suggested" not in render_answer(gateway_pb2.AskResponse(answer=common_pb2.Answer(text="x [1]")))

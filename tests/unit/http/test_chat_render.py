@@ -24,3 +24,17 @@ def test_suggested_reading_names_a_passage_as_its_citation_would():
         "- pricing/discounts@2025: Discount Programs",
         "- pricing/discounts@2025: Refund Policy > Annual plans",
     ]
+
+
+def test_a_message_answered_in_part_names_what_to_read_for_the_questions_not_found():
+    reply = gateway_pb2.AskResponse(
+        answer=common_pb2.Answer(text="1. refunds\nPaid within 14 days. [1]\n\n2. parental leave\nNot found."),
+        suggested_reading=[_reading("Discount Programs", ["1. ANNUAL PREPAY"])],
+    )
+    lines = render(reply).splitlines()
+    assert lines[-3:] == [
+        "",
+        "Suggested reading for the questions not found:",
+        "- pricing/discounts@2025: Discount Programs > 1. ANNUAL PREPAY",
+    ]
+    assert "Suggested" not in render(gateway_pb2.AskResponse(answer=common_pb2.Answer(text="x [1]")))
