@@ -29,7 +29,7 @@ _OPENER = (
     r"|do|does|did|is|isn'?t|are|aren'?t|am|was|were|may|might|must|shall|have|has|any|anything)\b"
 )
 _OPENS_QUESTION = re.compile(rf"^\W*{_OPENER}", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_SENTENCE = re.compile(r"(?<=[.!?;…])\s+")
 _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:incl|excl|e\.g|i\.e|approx|vs|etc|esp|no|nr|min|max|dept|inc|ltd|co|mr|ms|mrs|dr|st|[a-z])\.$",
     re.IGNORECASE,
@@ -52,6 +52,7 @@ _VERB = re.compile(
 _COLON = re.compile(r":\s+")
 _CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
 _COMMA = re.compile(r",\s+")
+_ELLIPSIS = re.compile(r"(?:\.{2,}|…)\s*$")
 # When the story happens ("next month", "this morning", "yesterday"): the telling, not a condition; read as its
 # words, "month" led "do I need approval" to a unit about what Finance audits "every month".
 _WHEN = re.compile(
@@ -136,6 +137,14 @@ def told_and_asked(question: str) -> tuple[str, str]:
     if "?" not in question and question.rstrip().endswith("."):
         return "", question  # a statement ("X lowers Y, which causes Z.") asks nothing after a story
     sentences = _sentences(_told_colon(question.strip()))
+    # Closing sentences saying why it is asked tell ("how long are invoices kept... asking again since nobody
+    # answered"), even after a question that says "we".
+    end = len(sentences)
+    while end > 1 and _TELLING.match(sentences[end - 1]):
+        end -= 1
+    sentences, telling = sentences[:end], sentences[end:]
+    if telling:  # the ellipsis before it closes nothing the question says
+        sentences[-1] = _ELLIPSIS.sub("", sentences[-1])
     first = 0
     while first < len(sentences) - 1 and _is_story(sentences[first]):
         first += 1
@@ -143,7 +152,7 @@ def told_and_asked(question: str) -> tuple[str, str]:
     last = next((i for i in range(first, len(sentences)) if sentences[i].rstrip().endswith("?")), len(sentences) - 1)
     if not all(_is_story(s) for s in sentences[last + 1 :]):
         last = len(sentences) - 1
-    before, asked, after = sentences[:first], " ".join(sentences[first : last + 1]), sentences[last + 1 :]
+    before, asked, after = sentences[:first], " ".join(sentences[first : last + 1]), sentences[last + 1 :] + telling
     # "A customer just called me about this, refund window consumer"; "I'm on Starter - can I get phone support".
     for clause in (_COMMA, _CLAUSE):
         clauses = clause.split(asked, maxsplit=1)

@@ -99,6 +99,20 @@ def test_a_story_told_after_the_question_is_not_the_question():
         assert told_and_asked(question) == ("", question)
 
 
+def test_a_closing_sentence_saying_why_it_is_asked_tells_even_after_a_question_saying_we():
+    """ "{question}... asking again since nobody answered" was answered right 55 times of the 253 answerable train/dev
+    questions (the replay), and a question saying "we" was read as the story and the reason as the question."""
+    assert told_and_asked("how long are invoices kept... asking again since nobody answered") == (
+        "asking again since nobody answered",
+        "how long are invoices kept",
+    )
+    assert told_and_asked("credit if we got 99.5%… asking again since nobody answered") == (
+        "asking again since nobody answered",
+        "credit if we got 99.5%",
+    )
+    assert told_and_asked("scim on starter?... asking again") == ("asking again", "scim on starter?")
+
+
 def test_a_topic_naming_something_of_the_askers_is_no_story():
     question = "E-4412 on my mac - how do i fix the sync"
     assert told_and_asked(question) == ("", question)
