@@ -74,7 +74,12 @@ def separate_questions(message: str) -> list[str]:
             topic = without_chatter(line).rstrip(": ")
             continue
         for item in _list_items(line):
-            pieces += [_JOINING.sub("", piece).strip() for piece in _AFTER_QUESTION_MARK.split(item)]
+            after_marks = [_JOINING.sub("", piece).strip() for piece in _AFTER_QUESTION_MARK.split(item)]
+            # After a question mark, only a question asks another ("... kept? Also, what's the refund window?");
+            # anything else says more of the one before ("(see https://...)", "We need this for an audit.").
+            if not all(_asks(piece) for piece in after_marks[1:] if not only_chatter(piece)):
+                after_marks = [item]
+            pieces += after_marks
     pieces = [piece for piece in pieces if piece and not only_chatter(piece)]
     if len(pieces) < 2 or not all(_stands_alone(piece) for piece in pieces):
         return [message]
@@ -111,6 +116,12 @@ def _list_items(line: str) -> list[str]:
     starts = [0] + [found.start() for found in NEXT_LIST_MARKER.finditer(line)]
     items = [line[start:end] for start, end in zip(starts, starts[1:] + [len(line)], strict=True)]
     return [FIRST_LIST_MARKER.sub("", item.strip(), count=1) for item in items]
+
+
+def _asks(piece: str) -> bool:
+    """Whether a part is written as a question: closed by a question mark or opened by a question's word."""
+    asked = without_chatter(piece)
+    return asked.rstrip().endswith("?") or opens_question(asked)
 
 
 def _stands_alone(piece: str) -> bool:

@@ -53,6 +53,8 @@ _COLON = re.compile(r":\s+")
 _CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
 _COMMA = re.compile(r",\s+")
 _ELLIPSIS = re.compile(r"(?:\.{2,}|…)\s*$")
+# The asker's story in parentheses: "how long are invoices kept (I checked the handbook but couldn't find it)".
+_TOLD_ASIDE = re.compile(r"\s*\(\s*((?:i|i'm|im|i've|i'd|we|we're|we've|my|our)\b[^()?]*)\)", re.IGNORECASE)
 # When the story happens ("next month", "this morning", "yesterday"): the telling, not a condition; read as its
 # words, "month" led "do I need approval" to a unit about what Finance audits "every month".
 _WHEN = re.compile(
@@ -136,6 +138,12 @@ def told_and_asked(question: str) -> tuple[str, str]:
     dash closing it ("refund window - asking because my manager wants to know")."""
     if "?" not in question and question.rstrip().endswith("."):
         return "", question  # a statement ("X lowers Y, which causes Z.") asks nothing after a story
+    asides = [found.group(1).strip() for found in _TOLD_ASIDE.finditer(question)]
+    if asides:
+        story, asked = told_and_asked(_TOLD_ASIDE.sub("", question).strip())
+        if not question_terms(asked):
+            return "", question
+        return " ".join([story, *asides]).strip(), asked
     sentences = _sentences(_told_colon(question.strip()))
     # Closing sentences saying why it is asked tell ("how long are invoices kept... asking again since nobody
     # answered"), even after a question that says "we".

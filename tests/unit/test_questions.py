@@ -78,6 +78,9 @@ def test_a_message_of_questions_that_stand_alone_is_parted(message, questions):
         # A part asking too little to search for on its own.
         "refund window? fee?",
         "refund window? and what's the fee?",
+        # After a question mark, what is not a question says more of the question before it.
+        "what's the uptime sla? (see https://status.northwindcloud.example)",
+        "How long are invoices kept? We need this for an audit next month. Best, Dana",
         # One question in parts about one thing: the generator answers its parts from one search.
         "how big is team storage and what happens when its full",
         "trip to london: hotel cap and meal allowance",

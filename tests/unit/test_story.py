@@ -113,6 +113,20 @@ def test_a_closing_sentence_saying_why_it_is_asked_tells_even_after_a_question_s
     assert told_and_asked("scim on starter?... asking again") == ("asking again", "scim on starter?")
 
 
+def test_the_askers_story_in_parentheses_is_told_too():
+    """ "{question} (I checked the handbook but couldn't find it)" answered 105 of the 253 answerable train/dev
+    questions right in the replay (207 asked plainly)."""
+    assert told_and_asked("how long are invoices kept (I checked the handbook but couldn't find it)") == (
+        "I checked the handbook but couldn't find it",
+        "how long are invoices kept",
+    )
+    assert told_and_asked("can we get phone support (we're on the Team plan)?") == (
+        "we're on the Team plan",
+        "can we get phone support?",
+    )
+    assert told_and_asked("what is the sla (99.9%)") == ("", "what is the sla (99.9%)")  # not told
+
+
 def test_a_topic_naming_something_of_the_askers_is_no_story():
     question = "E-4412 on my mac - how do i fix the sync"
     assert told_and_asked(question) == ("", question)
