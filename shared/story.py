@@ -71,6 +71,14 @@ _TELLERS = frozenset(
         " friend friends someone somebody people person guy guys"
     )
 )
+# What the answer is needed for: "We need this for an audit next month", "asking for my team". Read as the story's
+# words, "audit" (which the passages write) was searched for and lowered the scores of what is asked: through a mail
+# ending so, 0.755 of the train/dev questions were answered right in the mesh (0.818 asked plainly).
+_PURPOSE = re.compile(
+    r"\b(?:need|needs|needed|want|wants|wanted|asking|asked|ask)\s+(?:this|it|that|the\s+answer|to\s+know)?\s*for\b"
+    r"[^.!?;]*",
+    re.IGNORECASE,
+)
 # A closing clause telling why it is asked, its teller unsaid: "... - need this for a customer", "- asking for my team".
 _TELLING = re.compile(r"^(?:need(?:ed|s)?|asking|trying|want(?:ed)?|wondering|checking)\b(?![^?]*\?)", re.IGNORECASE)
 _STATEMENT = re.compile(r"(?<=[.!?;:,])\s+")  # a capital after these opens a statement: it names nothing
@@ -210,8 +218,11 @@ def _story_tokens(told: str, written: set[str] | frozenset[str]) -> list[tuple[s
     ("Platinum", "Paris": is it abroad?). The others kept: an amount it tells of ("3 nights", "13 hours": a unit
     whose range holds it leads, one saying nothing of it still answers "what's the hotel cap per night" after "I'm
     in London for 3 nights"), and its other words the passages write ("Starter", "consumer"). Left out, the telling:
-    who told or asked, and a word no passage writes ("staying", "confused"); a capital opening a statement names
-    nothing."""
+    who told or asked, when ("next month"), what it is needed for ("we need this for an audit"; its numbers and
+    names stay conditions), and a word no passage writes ("staying", "confused"); a capital opening a statement
+    names nothing."""
+    told = _WHEN.sub(" ", told)
+    purpose = content_terms(" ".join(found.group(0) for found in _PURPOSE.finditer(told)))
     named = _names(told)
     measured = set().union(*(amount.terms for amount in question_amounts(told)))
     out: list[tuple[str, bool]] = []
@@ -223,7 +234,7 @@ def _story_tokens(told: str, written: set[str] | frozenset[str]) -> list[tuple[s
                 if _is_number_or_place(token, terms, named) or unknown_name:
                     out.append((token, True))
                     continue
-                if not terms <= written or terms <= _TELLERS:
+                if not terms <= written or terms <= _TELLERS or terms <= purpose:
                     continue
             out.append((token, False))
     return out
@@ -248,7 +259,7 @@ def search_text(story: str, asked: str, written: set[str] | frozenset[str]) -> s
 def kept_context(told: str, written: set[str]) -> Told:
     """The story as far as the passages can answer to it (_story_tokens), without when it happened ("next month",
     "this morning"): its conditions required, its other words optional."""
-    tokens = _story_tokens(_WHEN.sub(" ", told), written)
+    tokens = _story_tokens(told, written)
     text = " ".join(token for token, _ in tokens)
     asked = question_terms(text)
     required = asked & set().union(*(content_terms(token) for token, condition in tokens if condition))

@@ -1,5 +1,5 @@
 from services.evaluation.stories import TEMPLATES
-from shared.story import kept_context, searched_for, told_and_asked
+from shared.story import kept_context, search_text, searched_for, told_and_asked
 from shared.text import content_terms
 
 
@@ -125,6 +125,17 @@ def test_the_askers_story_in_parentheses_is_told_too():
         "can we get phone support?",
     )
     assert told_and_asked("what is the sla (99.9%)") == ("", "what is the sla (99.9%)")  # not told
+
+
+def test_what_the_answer_is_needed_for_is_not_searched_for_but_its_conditions_are():
+    """A mail's "We need this for an audit next month." had "audit" (which the passages write) searched for with the
+    question: in the mesh, 0.755 of the train/dev questions so asked were answered right, 0.818 after."""
+    story, asked = told_and_asked("We need this for an audit next month. how long are invoices kept?")
+    assert search_text(story, asked, {"audit", "month", "invoice"}) == "how long are invoices kept?"
+    assert not kept_context(story, {"audit", "month"}).optional
+    story, asked = told_and_asked("We need it for a customer in Germany. can we pay in euros?")
+    assert search_text(story, asked, {"customer", "germany"}) == "Germany can we pay in euros?"
+    assert kept_context(story, {"customer", "germany"}).required == {"germany"}
 
 
 def test_a_topic_naming_something_of_the_askers_is_no_story():
