@@ -94,6 +94,8 @@ _ASKING = re.compile(
     r"|(?:could|can|would)\s+(?:you|someone|anyone|somebody)\s+(?:please\s+)?(?:let\s+me\s+know|tell\s+me)"
     r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|i\s+(?:need|want)\s+to\s+know"
     r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:])"
+    # "pls help", "please help us out", "help please"
+    r"|(?:please|pls|plz)\s+help(?:\s+(?:me|us))?(?:\s+out)?|help\s+(?:please|pls|plz)"
     # "can someone help? ...", "does anyone know ...", "anyone know if ..."
     r"|(?:can|could)\s+(?:someone|anyone|somebody|anybody)\s+help(?:\s+(?:me|us))?(?:\s+(?:out|please))?(?=\s*[?!.,:])"
     r"|(?:(?:does|do)\s+)?(?:anyone|anybody|someone|somebody)\s+know(?:\s+(?:if|whether))?"
@@ -113,9 +115,11 @@ _ASKING = re.compile(
 # "can you explain the approval limits", "walk me through ..."): its verb asks for an answer, it is not what the
 # answer is about; read as a question word, no unit held "summarize" and the hotel caps were refused.
 _REQUEST = re.compile(
-    r"^\W*(?:(?:can|could|would)\s+you\s+)?"
+    r"^\W*(?:(?:can|could|would)\s+(?:you|someone|anyone)\s+(?:please\s+)?)?"
     r"(?:(?:give|show|send|find)\s+(?:me|us)|explain|summari[sz]e|describe|outline|remind\s+me"
-    r"|walk\s+(?:me|us)\s+through)\b[\s,:]*",
+    r"|walk\s+(?:me|us)\s+through"
+    # "can you check how long invoices are kept", "could you look up the refund window"
+    r"|check(?:\s+(?:for\s+me|on))?|look\s+up|find\s+out|clarify)\b[\s,:]*",
     re.IGNORECASE,
 )
 # A frame opening the question that asks for what is known about a thing ("info on legal hold", "any details of the
@@ -124,7 +128,11 @@ _REQUEST = re.compile(
 # targeted therapy" (a SciFact claim) states it.
 _ABOUT_FRAME = re.compile(
     r"^\W*(?:(?:any|some|more|general|quick)\s+)?(?:info|information|details?|overview|summary|facts|anything)\s+"
-    r"(?:on|about|of|for|regarding)\b\s*|^\W*what(?:'s|s|\s+is)\s+the\s+(?:deal|story)\s+with\b\s*",
+    r"(?:on|about|of|for|regarding)\b\s*|^\W*what(?:'s|s|\s+is)\s+the\s+(?:deal|story)\s+with\b\s*"
+    # "need info: ...", "looking for the hotel cap", "trying to find out how long ...", "wondering about ..."
+    r"|^\W*(?:(?:need|want)\s+(?:some\s+)?(?:info|information|details)(?:\s+(?:on|about|regarding))?\s*:?"
+    r"|(?:i'?m\s+|i\s+am\s+|just\s+)?(?:trying\s+to\s+(?:find\s+out|figure\s+out|understand|work\s+out)"
+    r"|looking\s+(?:for|into)|searching\s+for|wondering\s+about|curious\s+about))\b[\s,:]*",
     re.IGNORECASE,
 )
 # Asking for a short answer or a form of it, before or after the question and set off from it ("briefly, ...", "...,
@@ -135,7 +143,12 @@ _BREVITY = re.compile(
     re.IGNORECASE,
 )
 # Laughter and chat shorthand that says nothing about what is asked: "lol", "haha", "smh", "idk".
-_SLANG = re.compile(r"\s*\b(?:lol|lmao|lmfao|rofl|ha(?:ha)+|he(?:he)+|omg|smh|ugh+|idk)\b[\s!.]*", re.IGNORECASE)
+_SLANG = re.compile(
+    r"\s*\b(?:lol|lmao|lmfao|rofl|ha(?:ha)+|he(?:he)+|omg|smh|ugh+|idk)\b[\s!.]*"
+    # Emoticons and emoji: ":)", ";-)", ":D", "🙏" ("thanks in advance!! :)" hid the sign-off before it).
+    r"|(?<!\w)[:;=]['-]?[()DPpOo3|/\\*\]\[]+(?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+",
+    re.IGNORECASE,
+)
 # Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").
 _DISCOURSE = re.compile(
     r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|um+|uh+|hmm+|well|anyway)(?![\w'/-])"
@@ -152,7 +165,7 @@ _OPENING = re.compile(
     r"^\W*(?:(?:question|help|q)(?:\s+(?:for|to)\s+[^:?]{1,30}?)?\s*:|(?:please|pls|plz)\b"
     # A mail subject's reply or forward mark ("Re: ", "FW: "), and a chat channel's label ("#help ").
     r"|(?:(?:re|fw|fwd|aw|sv)\s*:\s*)+|\#(?:help|question|questions|ask|asks|support|q|faq|general|howto)\b"
-    r"|\[\s*(?:urgent|question|help|q|fyi|info|ask)\s*\]"
+    r"|\[\s*(?:urgent|question|help|q|fyi|info|ask)\s*\]|tl\s*;?\s*dr\b|eli5\b"
     # Where the answer is to come from, said before the question: "according to the docs, ...".
     r"|(?:according\s+to|per|as\s+per|based\s+on)\s+(?:the\s+|your\s+|our\s+)?"
     r"(?:docs|documentation|handbook|manual|wiki|kb|knowledge\s+base|policy|policies)\s*,)[\s,:;-]*",
@@ -166,6 +179,9 @@ _CLOSING = re.compile(r"[\s,;-]*\b(?:please|pls|plz)\W*$|(?<=\?)![!?]*\s*$|(?<=[
 # left is asked yes or no, so it keeps (or gains) its question mark.
 _CLAIM_OPENING = re.compile(
     r"^\W*(?:(?:is|isn'?t)\s+it\s+(?:true|right|correct)|am\s+i\s+(?:right|correct)(?:\s+in\s+thinking)?"
+    # "can you confirm the refund window is 14 days", "double-check that P3s need no PIR"
+    r"|(?:(?:can|could|would)\s+(?:you|someone|anyone)\s+(?:please\s+)?)?(?:confirm|verify|double[\s-]?check)"
+    r"(?:\s+(?:for\s+me|whether|if))?"
     r"|(?:i|we)\s+(?:heard|was\s+told|were\s+told|think|believe)"
     r"|(?:someone|somebody|a\s+colleague|my\s+(?:manager|boss|colleague))\s+(?:told|said\s+to)\s+(?:me|us))"
     r"(?:\s+that)?\b[\s,:]*",

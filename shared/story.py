@@ -53,6 +53,10 @@ _COLON = re.compile(r":\s+")
 _CLOSING_DASH = re.compile(r"\s+[-–—]+\s+")
 _COMMA = re.compile(r",\s+")
 _ELLIPSIS = re.compile(r"(?:\.{2,}|…)\s*$")
+# A message labelling its parts: "Context: we're on the Business plan and have 60 users. Question: how much does an
+# extra seat cost?". What the context says is the story, whatever its person.
+_CONTEXT_LABEL = re.compile(r"(?:^|(?<=[\s.?!]))(?:context|background|situation)\s*:\s*", re.IGNORECASE)
+_QUESTION_LABEL = re.compile(r"(?:^|(?<=[\s.?!]))(?:question|q)\s*:\s*", re.IGNORECASE)
 # The asker's story in parentheses: "how long are invoices kept (I checked the handbook but couldn't find it)".
 _TOLD_ASIDE = re.compile(r"\s*\(\s*((?:i|i'm|im|i've|i'd|we|we're|we've|my|our)\b[^()?]*)\)", re.IGNORECASE)
 # When the story happens ("next month", "this morning", "yesterday"): the telling, not a condition; read as its
@@ -146,6 +150,10 @@ def told_and_asked(question: str) -> tuple[str, str]:
     dash closing it ("refund window - asking because my manager wants to know")."""
     if "?" not in question and question.rstrip().endswith("."):
         return "", question  # a statement ("X lowers Y, which causes Z.") asks nothing after a story
+    labelled = _labelled(question)
+    if labelled is not None and question_terms(labelled[1]):
+        story, asked = told_and_asked(labelled[1])
+        return " ".join(part for part in (labelled[0], story) if part), asked
     asides = [found.group(1).strip() for found in _TOLD_ASIDE.finditer(question)]
     if asides:
         story, asked = told_and_asked(_TOLD_ASIDE.sub("", question).strip())
@@ -183,6 +191,29 @@ def told_and_asked(question: str) -> tuple[str, str]:
     if not story or not _asks_its_own(asked):
         return "", question
     return story, asked
+
+
+def _labelled(question: str) -> tuple[str, str] | None:
+    """(what a message's "Context:" parts say, the rest without its "Question:" label); None without a context
+    label."""
+    marks = sorted(
+        [(found.start(), found.end(), True) for found in _CONTEXT_LABEL.finditer(question)]
+        + [(found.start(), found.end(), False) for found in _QUESTION_LABEL.finditer(question)]
+    )
+    if not any(context for *_, context in marks):
+        return None
+    told: list[str] = []
+    asked: list[str] = []
+    position, context = 0, False
+    for start, end, next_context in marks:
+        (told if context else asked).append(question[position:start].strip())
+        position, context = end, next_context
+    last = question[position:].strip()
+    if context and not any(asked) and len(sentences := _sentences(last)) > 1 and sentences[-1].rstrip().endswith("?"):
+        # "Background: annual Team plan, bought 20 days ago. can we get a refund?": the question closes the context.
+        told, asked, last = [*told, " ".join(sentences[:-1])], [sentences[-1]], ""
+    (told if context else asked).append(last)
+    return " ".join(part for part in told if part), " ".join(part for part in asked if part)
 
 
 @dataclasses.dataclass(frozen=True)

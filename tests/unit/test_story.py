@@ -138,6 +138,22 @@ def test_what_the_answer_is_needed_for_is_not_searched_for_but_its_conditions_ar
     assert kept_context(story, {"customer", "germany"}).required == {"germany"}
 
 
+def test_what_a_message_labels_as_its_context_is_the_story():
+    assert told_and_asked(
+        "Context: we're on the Business plan and have 60 users. Question: how much does an extra seat cost?"
+    ) == ("we're on the Business plan and have 60 users.", "how much does an extra seat cost?")
+    assert told_and_asked("how long are invoices kept? Context: finance audit") == (
+        "finance audit",
+        "how long are invoices kept?",
+    )
+    assert told_and_asked("Background: annual Team plan, bought 20 days ago. can we get a refund?") == (
+        "annual Team plan, bought 20 days ago.",
+        "can we get a refund?",
+    )
+    question = "what is the context: of the incident"  # no label: asked whole
+    assert told_and_asked(question) == ("", question)
+
+
 def test_a_topic_naming_something_of_the_askers_is_no_story():
     question = "E-4412 on my mac - how do i fix the sync"
     assert told_and_asked(question) == ("", question)
