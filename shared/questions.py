@@ -47,6 +47,10 @@ _FOLLOW_UP = re.compile(
     r"^\W*(?:what|how)\s+about\b|^\W*and\s+(?:for|with|in|on)\b|^\W*same\s+(?:for|with)\b|^\W*what\s+if\b",
     re.IGNORECASE,
 )
+# A part opening with what it is asked for, and asking nothing itself, asks the question before it again: "for
+# business customers?" after "what is the consumer refund window?" ("in 2025 could customers ..." asks its own, and
+# "on-call pay" names a thing).
+_ON_ANOTHER = re.compile(r"^\W*(?:for|with|in|on(?![\s-]+call)|about)\b", re.IGNORECASE)
 # A first-person statement or claim ("I thought it was 30?", "we're on the Team plan"): context, not a question,
 # unless it asks something ("i want to work from spain for 2 months who approves", "we dont like our consultant can we
 # swap them").
@@ -132,7 +136,12 @@ def _stands_alone(piece: str) -> bool:
     tells = _TELLS.match(asked) and not _ASKS.search(asked)
     if not story and (tells or asked.rstrip().endswith((".", "!")) and not opens_question(asked)):
         return False
-    if _FOLLOW_UP.match(question) or _refers_to_another(question):
+    if (
+        _FOLLOW_UP.match(question)
+        or _refers_to_another(question)
+        or _ON_ANOTHER.match(question)
+        and not _ASKS.search(question)
+    ):
         return False
     # One word to look for asks too little alone ("what's the fee?" follows a question up) unless it names a thing
     # ("what is nwctl", "E-4412 fix").

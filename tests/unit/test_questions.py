@@ -40,6 +40,7 @@ from shared.questions import separate_questions
         # refers to in its own question refers to nothing in another.
         ("1) what is nwctl 2) latency to the frankfurt edge location", None),
         ("approval for a trip over 5000? And who is our CFO?", None),
+        ("late payment interest rate\non-call pay and do they cover my phone bill", None),
         # A question told in the first person asks as well.
         ("1) i want to work from spain for 2 months who approves 2) password minimum length requirement", None),
         (
@@ -72,6 +73,8 @@ def test_a_message_of_questions_that_stand_alone_is_parted(message, questions):
         "what is the refund window? and what about business accounts?",
         "we took a client to dinner. can I expense wine? is it covered?",
         "team plan price? and for enterprise?",
+        "and for business customers? also, who approves a $3000 refund?",  # the chat door's follow-up, joined on
+        "what is the consumer refund window? for business customers?",
         # The asker's story or claim beside the question.
         "how long are invoices kept? I'm new here.",
         "is the refund window 14 days? I thought it was 30?",
