@@ -65,12 +65,19 @@ def standalone_question(user_messages: list[str]) -> str:
     annual plans?" asks about the refund window of annual plans, not of business ones too."""
     question = user_messages[-1].strip()
     rest = follow_up_rest(question)
+    then = ""
     if rest is None:
-        return question
+        # A follow-up, then a question of its own: "and for business customers? also, who approves a $3000 refund?"
+        # asks the first with the question before it, and the second on its own line (the gateway answers each).
+        first, mark, then = question.partition("?")
+        rest = follow_up_rest(first + mark) if mark and then.strip() and follow_up_rest(then) is None else None
+        if rest is None:
+            return question
     for earlier in reversed(user_messages[:-1]):
         earlier = earlier.strip()
         if earlier and follow_up_rest(earlier) is None:
             if len(earlier) > _MAX_EARLIER_CHARS:
                 break
-            return f"{earlier.rstrip(' ?.!;')}; {rest}"
+            composed = f"{earlier.rstrip(' ?.!;')}; {rest}"
+            return f"{composed}\n{then.strip()}" if then.strip() else composed
     return question

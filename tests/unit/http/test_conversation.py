@@ -6,6 +6,7 @@ import os
 import pytest
 
 from services.http.conversation import follow_up_rest, standalone_question
+from shared.questions import separate_questions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -59,6 +60,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 )
 def test_a_follow_up_is_asked_with_the_question_before_it(earlier, message, asked):
     assert standalone_question([earlier, message]) == asked
+
+
+def test_a_follow_up_then_a_question_of_its_own_asks_each_on_its_own_line():
+    """The gateway answers each line on its own (shared/questions.py): the follow-up with what it follows."""
+    asked = standalone_question(
+        ["what is the consumer refund window?", "and for business customers? also, who approves a $3000 refund?"]
+    )
+    assert asked == "what is the consumer refund window; for business customers?\nalso, who approves a $3000 refund?"
+    assert separate_questions(asked) == [
+        "what is the consumer refund window; for business customers?",
+        "who approves a $3000 refund?",
+    ]
+    # Two questions of their own are asked as written.
+    message = "how long are invoices kept? and who approves a $3000 refund?"
+    assert standalone_question(["what is the consumer refund window?", message]) == message
 
 
 def test_the_first_message_is_asked_as_written_even_when_it_reads_like_a_follow_up():
