@@ -223,7 +223,9 @@ class GatewayConfig(ServerConfig, env_prefix="RAGMESH_GATEWAY_"):
     read_misspellings: bool = True
     """read a misspelled question word (one the dictionary does not know, five letters or more) as the word of the
     retrieved passages one edit from it, and search again with it ("refund polcy": policy; shared/spelling.py);
-    the response says so in read_as"""
+    the response says so in read_as. With it the gateway also reads what is written around a question
+    (shared/chatter.py), a story told with it (shared/story.py) and the separate questions of a message
+    (shared/questions.py); false reads every question as written"""
     max_in_flight: int = 0
     """Asks and Searches running the funnel at once; the rest wait their turn, up to their deadline
     (services/gateway/admission.py). 0 = no limit. `ragmesh up` sets it to twice the CPU count when unset: on one

@@ -2,9 +2,9 @@
 long are invoices kept? Also, what's the refund window?", or a question on each line.
 
 Asked as one, such a message is searched and reranked as one question: the passages answering each part score low
-against both together (the reranker read 0.69 where each part alone reads over 0.83), so the gate refused it, or the
-answer quoted one part's passage and a stray one for the other. Each question found here goes through the funnel on
-its own (services/gateway/funnel.py).
+against both together (the reranker read 0.69 where the parts alone read 0.83 and 0.76), so the gate refused it, or
+the answer quoted one part's passage and a stray one for the other. Each question found here goes through the funnel
+on its own (services/gateway/funnel.py).
 
 Only questions that stand alone are parted: each must ask something of its own (two words to look for, or a name
 such as E-4412), ask it as a question and not tell the asker's story ("I'm new here."), and not refer back to another
@@ -41,15 +41,11 @@ _JOINING = re.compile(
     r"[\s,:;.!-]*)+",
     re.IGNORECASE,
 )
-# Asking of the one before: "what about business accounts?", "and for enterprise?", "same for P2?" ("in 2025 could
-# customers ..." asks its own).
-_FOLLOW_UP = re.compile(
-    r"^\W*(?:what|how)\s+about\b|^\W*and\s+(?:for|with|in|on)\b|^\W*same\s+(?:for|with)\b|^\W*what\s+if\b",
-    re.IGNORECASE,
-)
-# A part opening with what it is asked for, and asking nothing itself, asks the question before it again: "for
-# business customers?" after "what is the consumer refund window?" ("in 2025 could customers ..." asks its own, and
-# "on-call pay" names a thing).
+# Asking of the one before: "what about business accounts?", "same for P2?", "what if ...".
+_FOLLOW_UP = re.compile(r"^\W*(?:(?:what|how)\s+about|same\s+(?:for|with)|what\s+if)\b", re.IGNORECASE)
+# A part opening with what it is asked for (its joining "and" left out), and asking nothing itself, asks the question
+# before it again: "and for business customers?" after "what is the consumer refund window?" ("in 2025 could
+# customers ..." asks its own, and "on-call pay" names a thing).
 _ON_ANOTHER = re.compile(r"^\W*(?:for|with|in|on(?![\s-]+call)|about)\b", re.IGNORECASE)
 # A first-person statement or claim ("I thought it was 30?", "we're on the Team plan"): context, not a question,
 # unless it asks something ("i want to work from spain for 2 months who approves", "we dont like our consultant can we
@@ -136,17 +132,17 @@ def _stands_alone(piece: str) -> bool:
     tells = _TELLS.match(asked) and not _ASKS.search(asked)
     if not story and (tells or asked.rstrip().endswith((".", "!")) and not opens_question(asked)):
         return False
-    if (
-        _FOLLOW_UP.match(question)
-        or _refers_to_another(question)
-        or _ON_ANOTHER.match(question)
-        and not _ASKS.search(question)
-    ):
+    if _follows_up(question) or _refers_to_another(question):
         return False
     # One word to look for asks too little alone ("what's the fee?" follows a question up) unless it names a thing
     # ("what is nwctl", "E-4412 fix").
     terms = question_terms(question)
     return len(terms) >= 2 or bool(identifiers(question)) or any(not english_word(term) for term in terms)
+
+
+def _follows_up(question: str) -> bool:
+    """Whether a question asks of the one before it: "what about business accounts?", "for enterprise?"."""
+    return bool(_FOLLOW_UP.match(question) or (_ON_ANOTHER.match(question) and not _ASKS.search(question)))
 
 
 def _refers_to_another(question: str) -> bool:
