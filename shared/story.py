@@ -147,7 +147,9 @@ def told_and_asked(question: str) -> tuple[str, str]:
     A story is told in the first person: in whole sentences before the question ("My manager asked me this
     morning and I couldn't find it. refund window consumer") or after it ("how long are invoices kept? I'm new
     here."), in a clause before its opening word ("I'm on the Starter plan, can I get phone support?") or after a
-    dash closing it ("refund window - asking because my manager wants to know")."""
+    dash closing it ("refund window - asking because my manager wants to know"); in parentheses ("(I checked the
+    handbook)"), in closing sentences saying why it is asked ("... asking again since nobody answered"), and in what a
+    message labels its context ("Context: ... Question: ...")."""
     if "?" not in question and question.rstrip().endswith("."):
         return "", question  # a statement ("X lowers Y, which causes Z.") asks nothing after a story
     labelled = _labelled(question)
