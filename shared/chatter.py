@@ -91,7 +91,7 @@ _DEVICE_SIGNATURE = re.compile(
 _ASKING = re.compile(
     r"\b(?:quick\s+(?:question|q)|just\s+(?:checking|wondering)|sorry\s+if\s+this\s+is\s+(?:obvious|a\s+dumb\s+question)"
     r"(?:\s+but)?|i\s+was\s+wondering\s+(?:whether|if)|i\s+wonder\s+(?:whether|if)|do\s+you\s+happen\s+to\s+know"
-    r"|(?:could|can|would)\s+(?:you|someone|anyone|somebody)\s+(?:please\s+)?(?:let\s+me\s+know|tell\s+me)"
+    r"|(?:could|can|would)\s+(?:you|u|someone|anyone|somebody)\s+(?:please\s+|pls\s+|plz\s+)?(?:let\s+me\s+know|tell\s+me)"
     r"|(?:please\s+)?let\s+me\s+know|i\s*(?:would|'d)\s+like\s+to\s+know|i\s+(?:need|want)\s+to\s+know"
     r"|(?:please\s+)?tell\s+me|fyi|asap|urgent(?=\s*[!:])"
     # "pls help", "please help us out", "help please"
@@ -115,7 +115,7 @@ _ASKING = re.compile(
 # "can you explain the approval limits", "walk me through ..."): its verb asks for an answer, it is not what the
 # answer is about; read as a question word, no unit held "summarize" and the hotel caps were refused.
 _REQUEST = re.compile(
-    r"^\W*(?:(?:can|could|would)\s+(?:you|someone|anyone)\s+(?:please\s+)?)?"
+    r"^\W*(?:(?:can|could|would)\s+(?:you|u|someone|anyone)\s+(?:please\s+|pls\s+|plz\s+)?)?"
     r"(?:(?:give|show|send|find)\s+(?:me|us)|explain|summari[sz]e|describe|outline|remind\s+me"
     r"|walk\s+(?:me|us)\s+through"
     # "can you check how long invoices are kept", "could you look up the refund window"
@@ -208,10 +208,14 @@ def only_chatter(text: str) -> bool:
     return not re.search(r"\w", _stripped(text))
 
 
+def without_sign_off(message: str) -> str:
+    """A message without the sign-off closing it, over its last lines too ("Kind regards,\nPriya")."""
+    return _SIGN_OFF.sub("", _BEST.sub("", _DEVICE_SIGNATURE.sub("", message, count=1), count=1), count=1)
+
+
 def _stripped(question: str) -> str:
     text = _DISCOURSE.sub("", _GREETING.sub("", _SLANG.sub(" ", question).strip(), count=1), count=1)
-    text = NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1))
-    text = _SIGN_OFF.sub("", _BEST.sub("", _DEVICE_SIGNATURE.sub("", text, count=1), count=1), count=1)
+    text = without_sign_off(NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1)))
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", _LINK.sub(" ", text)))).strip()
     text = _SPACE_BEFORE_MARK.sub("", _NOW.sub("", text)).replace("  ", " ").strip()
     text = _BREVITY.sub(" ", text).strip().rstrip(",;:-").strip()

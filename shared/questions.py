@@ -15,7 +15,7 @@ search by the generator (shared.text.question_parts).
 
 import re
 
-from shared.chatter import FIRST_LIST_MARKER, NEXT_LIST_MARKER, only_chatter, without_chatter
+from shared.chatter import FIRST_LIST_MARKER, NEXT_LIST_MARKER, only_chatter, without_chatter, without_sign_off
 from shared.spelling import english_word
 from shared.story import opens_question, referring_word, told_and_asked
 from shared.text import identifiers, question_terms
@@ -66,7 +66,7 @@ def separate_questions(message: str) -> list[str]:
     before it); [message] when it asks one, or when a part does not stand alone."""
     topic = ""
     pieces: list[str] = []
-    for line in _lines(message):
+    for line in _lines(without_sign_off(message)):
         line = FIRST_LIST_MARKER.sub("", _BULLET.sub("", line.strip(), count=1), count=1)
         if only_chatter(line):
             continue

@@ -57,6 +57,9 @@ _ELLIPSIS = re.compile(r"(?:\.{2,}|…)\s*$")
 # extra seat cost?". What the context says is the story, whatever its person.
 _CONTEXT_LABEL = re.compile(r"(?:^|(?<=[\s.?!]))(?:context|background|situation)\s*:\s*", re.IGNORECASE)
 _QUESTION_LABEL = re.compile(r"(?:^|(?<=[\s.?!]))(?:question|q)\s*:\s*", re.IGNORECASE)
+# Where a clause states the condition a question asks under: "if ...", "unless ...", "in case ...", "whenever ...", and
+# "when ..." or "once ..." opening the clause ("when we renew, is the price locked?").
+_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|whenever)\b|^\W*(?:when|once)\b", re.IGNORECASE)
 # The asker's story in parentheses: "how long are invoices kept (I checked the handbook but couldn't find it)".
 _TOLD_ASIDE = re.compile(r"\s*\(\s*((?:i|i'm|im|i've|i'd|we|we're|we've|my|our)\b[^()?]*)\)", re.IGNORECASE)
 # When the story happens ("next month", "this morning", "yesterday"): the telling, not a condition; read as its
@@ -183,7 +186,15 @@ def told_and_asked(question: str) -> tuple[str, str]:
     for clause in (_COMMA, _CLAUSE):
         clauses = clause.split(asked, maxsplit=1)
         if len(clauses) == 2 and _is_story(clauses[0]) and _asks_its_own(clauses[1]):
-            before, asked = [*before, clauses[0]], clauses[1]
+            # A condition is asked ("if we cancel after 2 months, do we get a refund?"): from it on, the clause is the
+            # question's, and only what comes before it tells ("my manager asked me to find out - if we cancel ...").
+            condition = _CONDITION.search(clauses[0])
+            if condition is None:
+                before, asked = [*before, clauses[0]], clauses[1]
+            else:
+                told = clauses[0][: condition.start()].strip(" -–—,:;")
+                before = [*before, told] if told else before
+                asked = f"{clauses[0][condition.start() :]}, {clauses[1]}"
             break
     dashes = list(_CLOSING_DASH.finditer(asked))
     closing = [asked[: dashes[-1].start()], asked[dashes[-1].end() :]] if dashes else [asked]

@@ -301,3 +301,8 @@ def test_asking_someone_to_look_it_up_and_what_the_asker_is_doing_are_not_the_qu
     ):
         assert without_chatter(asked) == read, asked
     assert without_chatter("what are we looking for in candidates") == "what are we looking for in candidates"
+
+
+def test_you_written_u_asks_as_you_does():
+    assert without_chatter("can u tell me the refund window for consumers plz") == "the refund window for consumers"
+    assert without_chatter("could u check the hotel cap in tokyo") == "the hotel cap in tokyo"

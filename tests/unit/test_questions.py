@@ -81,6 +81,8 @@ def test_a_message_of_questions_that_stand_alone_is_parted(message, questions):
         # A part asking too little to search for on its own.
         "refund window? fee?",
         "refund window? and what's the fee?",
+        # A sign-off over the last lines is no question ("Priya" had been asked alone).
+        "Good morning team,\n\nCould you please confirm how long we keep invoices?\n\nKind regards,\nPriya",
         # After a question mark, what is not a question says more of the question before it.
         "what's the uptime sla? (see https://status.northwindcloud.example)",
         "How long are invoices kept? We need this for an audit next month. Best, Dana",

@@ -154,6 +154,20 @@ def test_what_a_message_labels_as_its_context_is_the_story():
     assert told_and_asked(question) == ("", question)
 
 
+def test_a_condition_the_question_asks_under_is_the_questions_own():
+    """ "If we cancel after 2 months, do we get a refund?" had been read as a story ("If we cancel after 2 months")
+    and a question ("do we get a refund?") that no longer said what it asked about."""
+    for question in ("If we cancel after 2 months, do we get a refund?", "when we renew, is the price locked?"):
+        assert told_and_asked(question) == ("", question)
+    assert told_and_asked(
+        "my manager asked me to find out - if we cancel our annual team plan after 2 months, do we get anything back?"
+    ) == (
+        "my manager asked me to find out",
+        "if we cancel our annual team plan after 2 months, do we get anything back?",
+    )
+    assert told_and_asked("I'm on starter, can I get phone support?") == ("I'm on starter", "can I get phone support?")
+
+
 def test_a_topic_naming_something_of_the_askers_is_no_story():
     question = "E-4412 on my mac - how do i fix the sync"
     assert told_and_asked(question) == ("", question)
