@@ -9,6 +9,7 @@ import itertools
 import logging
 import threading
 import time
+import typing
 
 import grpc
 from opentelemetry import trace
@@ -257,11 +258,11 @@ class Funnel:
         misspelled or written around it (_read_as), retrieval again with the query as the passages spell it.
         `searched` is what retrieval and the reranker read: a question told after a story without the story's
         telling (shared.story.searched_for); the generator reads the story too. `asked`: _as_asked(query)."""
-        searched = asked
+        searched = asked.searched
         candidates, query_embedding = self._retrieve(
             tenant_id, searched, filters, mode, top_k, context, timings, **options
         )
-        read_as = self._read_as(query, candidates)
+        read_as = self._read_as(query, asked.plain, candidates)
         again = self._searched(read_as or query, candidates) if self.read_misspellings else searched
         if again != searched:
             searched = again
@@ -274,11 +275,14 @@ class Funnel:
             )
         return read_as, searched, candidates, query_embedding
 
-    def _as_asked(self, query: str) -> str:
-        """The query as first searched for: without what is written around it (shared.chatter) and a story's
-        telling (shared.story.searched_for), whose words are not the question's, nor its times ("I'm new here",
-        "this morning") the time it asks about; as written when the gateway reads queries so."""
-        return searched_for(without_chatter(query)) if self.read_misspellings else query
+    def _as_asked(self, query: str) -> "_Asked":
+        """The query without what is written around it (shared.chatter), and as first searched for: also without
+        a story's telling (shared.story.searched_for), whose words are not the question's, nor its times ("I'm new
+        here", "this morning") the time it asks about; both as written when the gateway reads queries so."""
+        if not self.read_misspellings:
+            return _Asked(query, query)
+        plain = without_chatter(query)
+        return _Asked(plain, searched_for(plain))
 
     def _searched(self, read: str, candidates: list) -> str:
         """What a question read as `read` is searched for (shared.story.searched_for): for a question told after a
@@ -291,18 +295,19 @@ class Funnel:
         best = candidates[: self.rerank_top_n]
         return search_text(story, asked, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
 
-    def _read_as(self, query: str, candidates: list) -> str:
+    def _read_as(self, query: str, plain: str, candidates: list) -> str:
         """The query with each misspelled word read as the word of the candidates one edit from it, and without
         what is written around the question (shared.chatter); empty when there is none of either (or the gateway
-        reads queries as written). The candidates are the tenant's passages the caller may read, so a correction
-        never reveals another tenant's or a withheld document's words."""
+        reads queries as written). `plain`: the query without what is written around it (_as_asked). The
+        candidates are the tenant's passages the caller may read, so a correction never reveals another tenant's or
+        a withheld document's words."""
         if not self.read_misspellings or not candidates:
             return ""
         # The passages' words are read only for a question with a word the dictionary does not know: a generator,
         # so the usual question does not pay for joining 50 candidates' text.
         # The question without a greeting, sign-off or phrase of asking around it ("Hello, could you please let me
         # know ...? Thanks!"), which the reranker would score and the generator weigh as the question's own words.
-        read = spelling.corrected(without_chatter(query), (chunk_words(c.chunk) for c in candidates))
+        read = spelling.corrected(plain, (chunk_words(c.chunk) for c in candidates))
         if read == query:
             return ""
         metrics.READ_AS.inc()
@@ -362,7 +367,7 @@ class Funnel:
         timings: list = []
         top_k = request.top_k or 10
         asked = self._as_asked(request.query)
-        reference = self._time_reference(asked, request.filters)
+        reference = self._time_reference(asked.searched, request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             request.query,
@@ -419,7 +424,7 @@ class Funnel:
         """One question through the funnel: retrieve, rerank, the calibrated decision, generate, verify."""
         span = trace.get_current_span()
         asked = self._as_asked(question)
-        reference = self._time_reference(asked, request.filters)
+        reference = self._time_reference(asked.searched, request.filters)
         read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
             request.tenant_id,
             question,
@@ -563,6 +568,11 @@ class Funnel:
         check_tenant_id(request.tenant_id)
         request.guard.CopyFrom(caller_guard())  # the key's scopes, never the caller's claim
         return self.indexer.call("DeleteDocument", request, context)
+
+
+class _Asked(typing.NamedTuple):
+    plain: str  # without what is written around it
+    searched: str  # what a first search reads: also without a story's telling
 
 
 def _without_question_mark(query: str) -> str:
