@@ -17,7 +17,7 @@ import re
 
 from shared.chatter import FIRST_LIST_MARKER, NEXT_LIST_MARKER, only_chatter, without_chatter, without_sign_off
 from shared.spelling import english_word
-from shared.story import opens_question, referring_word, told_and_asked
+from shared.story import FIRST_PERSON_WORDS, opens_question, referring_word, told_and_asked
 from shared.text import identifiers, question_terms
 
 # A line this long that ends without a closing mark may have been wrapped by a mail client (at 72-80 characters); a
@@ -50,7 +50,7 @@ _ON_ANOTHER = re.compile(r"^\W*(?:for|with|in|on(?![\s-]+call)|about)\b", re.IGN
 # A first-person statement or claim ("I thought it was 30?", "we're on the Team plan"): context, not a question,
 # unless it asks something ("i want to work from spain for 2 months who approves", "we dont like our consultant can we
 # swap them").
-_TELLS = re.compile(r"^\W*(?:i|i'm|im|i've|i'd|we|we're|we've|my|our|me|us)\b", re.IGNORECASE)
+_TELLS = re.compile(rf"^\W*(?:{FIRST_PERSON_WORDS})\b", re.IGNORECASE)
 _ASKS = re.compile(
     r"\b(?:what|whats|what's|how|who|whom|when|where|which|why|can|could|should|may|might|must|shall)\b", re.IGNORECASE
 )

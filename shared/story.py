@@ -42,7 +42,9 @@ _CLAUSE = re.compile(rf"\s*(?:[,:]|\s[-–—])\s*(?:(?:so|but|and)\s+)?(?={_OPE
 # EUR, will my refund come back in dollars", "trip to london: hotel cap and meal allowance"): they are asked.
 _PRONOUNS = r"i|i'm|im|i've|ive|i'd|we|we're|we've|me|us"
 _TELLER = re.compile(rf"\b(?:{_PRONOUNS})\b", re.IGNORECASE)
-_FIRST_PERSON = re.compile(rf"\b(?:{_PRONOUNS}|my|our)\b", re.IGNORECASE)
+# The asker's words for themselves and what is theirs: a first-person text tells of the asker.
+FIRST_PERSON_WORDS = rf"{_PRONOUNS}|my|our"
+_FIRST_PERSON = re.compile(rf"\b(?:{FIRST_PERSON_WORDS})\b", re.IGNORECASE)
 _VERB = re.compile(
     r"\b(?:am|is|are|was|were|be|been|will|would|has|have|had|got|gets|keeps?|did|does|do|can|can't|cannot|won't"
     r"|isn't|wasn't|doesn't|didn't|wants?|needs?|asks?|asking|says?|said|told|tells?|tries|trying|going|planning"
@@ -61,7 +63,7 @@ _QUESTION_LABEL = re.compile(r"(?:^|(?<=[\s.?!]))(?:question|q)\s*:\s*", re.IGNO
 # "when ..." or "once ..." opening the clause ("when we renew, is the price locked?").
 _CONDITION = re.compile(r"\b(?:if|unless|in\s+case|whenever)\b|^\W*(?:when|once)\b", re.IGNORECASE)
 # The asker's story in parentheses: "how long are invoices kept (I checked the handbook but couldn't find it)".
-_TOLD_ASIDE = re.compile(r"\s*\(\s*((?:i|i'm|im|i've|i'd|we|we're|we've|my|our)\b[^()?]*)\)", re.IGNORECASE)
+_TOLD_ASIDE = re.compile(rf"\s*\(\s*((?:{FIRST_PERSON_WORDS})\b[^()?]*)\)", re.IGNORECASE)
 # When the story happens ("next month", "this morning", "yesterday"): the telling, not a condition; read as its
 # words, "month" led "do I need approval" to a unit about what Finance audits "every month".
 _WHEN = re.compile(
