@@ -26,13 +26,13 @@ def asked_together(cases: list[EvalCase], seed: int) -> list[EvalCase]:
     """Every case asked in one of TEMPLATES beside a partner of the same tenant that shares no gold document with
     it (the questions' own question marks dropped, as the template places them), with the part that is its own."""
     rng = random.Random(seed)
+    documents = [{g.doc_id for g in case.gold} for case in cases]
     together = []
-    for case in cases:
-        documents = {g.doc_id for g in case.gold}
+    for i, case in enumerate(cases):
         partners = [
             other
-            for other in cases
-            if other is not case and other.tenant == case.tenant and not documents & {g.doc_id for g in other.gold}
+            for j, other in enumerate(cases)
+            if j != i and other.tenant == case.tenant and not documents[i] & documents[j]
         ]
         partner = rng.choice(partners)
         template = rng.choice(TEMPLATES)

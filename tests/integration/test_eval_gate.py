@@ -47,23 +47,24 @@ def test_questions_told_with_a_story_are_answered_about_as_asked_plainly(gateway
     {question}", services/evaluation/stories.py): before shared/story.py, 0.198-0.415 of the answerable train+dev
     questions were answered right through such templates, against 0.818 asked plainly. A story must cost little
     accuracy and add (next to) no false answer."""
-    baseline = gate.load_baseline(BASELINE)
-    report = build_report(evaluate(gateway, with_stories(cases, seed=1)), {"name": "told"}, answers=True)
-    told = report["overall"]
-    assert told["answer_accuracy"] >= baseline["answer_accuracy"] - 0.04, told
-    assert told["false_answer_rate"] <= baseline["false_answer_rate"] + 0.03, told
+    _assert_near_the_baseline(gateway, with_stories(cases, seed=1), "told")
 
 
 def test_questions_asked_together_are_answered_as_asked_alone(gateway, ingested, cases):
     """Every labelled question asked in one message beside another's ("1) {first} 2) {second}", one on each line;
-    services/evaluation/together.py), judged on its own part of the answer: asked as one question, 3 to 38 of 60
+    services/evaluation/together.py), judged on its own part of the answer: asked as one question, 3 to 41 of 60
     pairs of train/dev questions had both parts answered right, depending on the form. Each part now goes through the
     funnel alone (shared/questions.py): a partner must cost little accuracy and add (next to) no false answer."""
+    _assert_near_the_baseline(gateway, asked_together(cases, seed=1), "together")
+
+
+def _assert_near_the_baseline(gateway, asked, name: str) -> None:
+    """The labelled cases asked another way answer within 0.04 of the baseline's accuracy and add at most 0.03 to
+    its false-answer rate."""
     baseline = gate.load_baseline(BASELINE)
-    report = build_report(evaluate(gateway, asked_together(cases, seed=1)), {"name": "together"}, answers=True)
-    together = report["overall"]
-    assert together["answer_accuracy"] >= baseline["answer_accuracy"] - 0.04, together
-    assert together["false_answer_rate"] <= baseline["false_answer_rate"] + 0.03, together
+    overall = build_report(evaluate(gateway, asked), {"name": name}, answers=True)["overall"]
+    assert overall["answer_accuracy"] >= baseline["answer_accuracy"] - 0.04, overall
+    assert overall["false_answer_rate"] <= baseline["false_answer_rate"] + 0.03, overall
 
 
 def test_gate_fails_when_a_retriever_is_disabled(gateway, ingested, cases):
