@@ -15,9 +15,16 @@ search by the generator (shared.text.question_parts).
 
 import re
 
-from shared.chatter import FIRST_LIST_MARKER, NEXT_LIST_MARKER, only_chatter, without_chatter, without_sign_off
+from shared.chatter import (
+    FIRST_LIST_MARKER,
+    NEXT_LIST_MARKER,
+    only_chatter,
+    without_chatter,
+    without_mail,
+    without_sign_off,
+)
 from shared.spelling import english_word
-from shared.story import FIRST_PERSON_WORDS, opens_question, referring_word, told_and_asked
+from shared.story import ASKING_WORD, FIRST_PERSON_WORDS, follows_up, opens_question, refers_back, told_and_asked
 from shared.text import identifiers, question_terms
 
 # A line this long that ends without a closing mark may have been wrapped by a mail client (at 72-80 characters); a
@@ -41,19 +48,10 @@ _JOINING = re.compile(
     r"[\s,:;.!-]*)+",
     re.IGNORECASE,
 )
-# Asking of the one before: "what about business accounts?", "same for P2?", "what if ...".
-_FOLLOW_UP = re.compile(r"^\W*(?:(?:what|how)\s+about|same\s+(?:for|with)|what\s+if)\b", re.IGNORECASE)
-# A part opening with what it is asked for (its joining "and" left out), and asking nothing itself, asks the question
-# before it again: "and for business customers?" after "what is the consumer refund window?" ("in 2025 could
-# customers ..." asks its own, and "on-call pay" names a thing).
-_ON_ANOTHER = re.compile(r"^\W*(?:for|with|in|on(?![\s-]+call)|about)\b", re.IGNORECASE)
 # A first-person statement or claim ("I thought it was 30?", "we're on the Team plan"): context, not a question,
 # unless it asks something ("i want to work from spain for 2 months who approves", "we dont like our consultant can we
 # swap them").
 _TELLS = re.compile(rf"^\W*(?:{FIRST_PERSON_WORDS})\b", re.IGNORECASE)
-_ASKS = re.compile(
-    r"\b(?:what|whats|what's|how|who|whom|when|where|which|why|can|could|should|may|might|must|shall)\b", re.IGNORECASE
-)
 # A bullet opening a line ("- ", "* ", "• ").
 _BULLET = re.compile(r"^[-*•]\s+")
 # A lead-in line closed by a colon ("About travel:", "Two questions on refunds:") names what the questions below ask
@@ -66,7 +64,8 @@ def separate_questions(message: str) -> list[str]:
     before it); [message] when it asks one, or when a part does not stand alone."""
     topic = ""
     pieces: list[str] = []
-    for line in _lines(without_sign_off(message)):
+    # A reply's quoted thread and a signature are no questions of the message (shared.mail).
+    for line in _lines(without_sign_off(without_mail(message))):
         line = FIRST_LIST_MARKER.sub("", _BULLET.sub("", line.strip(), count=1), count=1)
         if only_chatter(line):
             continue
@@ -129,28 +128,12 @@ def _stands_alone(piece: str) -> bool:
     the words to look for: "hotel cap nyc"), and refers to no other part."""
     asked = without_chatter(piece)
     story, question = told_and_asked(asked)
-    tells = _TELLS.match(asked) and not _ASKS.search(asked)
+    tells = _TELLS.match(asked) and not ASKING_WORD.search(asked)
     if not story and (tells or asked.rstrip().endswith((".", "!")) and not opens_question(asked)):
         return False
-    if _follows_up(question) or _refers_to_another(question):
+    if follows_up(question) or refers_back(question):
         return False
     # One word to look for asks too little alone ("what's the fee?" follows a question up) unless it names a thing
     # ("what is nwctl", "E-4412 fix").
     terms = question_terms(question)
     return len(terms) >= 2 or bool(identifiers(question)) or any(not english_word(term) for term in terms)
-
-
-def _follows_up(question: str) -> bool:
-    """Whether a question asks of the one before it: "what about business accounts?", "for enterprise?"."""
-    return bool(_FOLLOW_UP.match(question) or (_ON_ANOTHER.match(question) and not _ASKS.search(question)))
-
-
-def _refers_to_another(question: str) -> bool:
-    """Whether a question refers to another part: a word such as "it" or "that" before what it could refer to in
-    its own words ("is it covered?", "how much does that cost"; not "how big is team storage and what happens when
-    its full", nor "E-4412 what is it")."""
-    found = referring_word(question)
-    if found is None:
-        return False
-    before = question[: found.start()]
-    return len(question_terms(before)) < 2 and not identifiers(before)

@@ -21,7 +21,7 @@ import re
 from shared.currencies import question_currencies
 from shared.places import countries_named
 from shared.quantities import question_amounts
-from shared.text import content_terms, question_terms
+from shared.text import content_terms, identifiers, question_terms
 
 # What opens a question: a question word or a verb asked with ("can I", "is there", "do we").
 _OPENER = (
@@ -29,7 +29,8 @@ _OPENER = (
     r"|do|does|did|is|isn'?t|are|aren'?t|am|was|were|may|might|must|shall|have|has|any|anything)\b"
 )
 _OPENS_QUESTION = re.compile(rf"^\W*{_OPENER}", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;…])\s+")
+# A sentence ends at its mark; "IIRC" or "AFAIK" opens one of the asker's telling ("... kept IIRC it changed").
+_SENTENCE = re.compile(r"(?<=[.!?;…])\s+|\s+(?=(?i:iirc|afaik|afaict)\b)")
 _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:incl|excl|e\.g|i\.e|approx|vs|etc|esp|no|nr|min|max|dept|inc|ltd|co|mr|ms|mrs|dr|st|[a-z])\.$",
     re.IGNORECASE,
@@ -40,7 +41,7 @@ _CLAUSE = re.compile(rf"\s*(?:[,:]|\s[-–—])\s*(?:(?:so|but|and)\s+)?(?={_OPE
 # The asker telling of themselves: "I was reading the docs last night and got confused: ...". Words before a question
 # told without "I" or "we" name its topic or a part of it ("E-5002 overdue invoice - when do you suspend us", "paid in
 # EUR, will my refund come back in dollars", "trip to london: hotel cap and meal allowance"): they are asked.
-_PRONOUNS = r"i|i'm|im|i've|ive|i'd|we|we're|we've|me|us"
+_PRONOUNS = r"i|i'm|im|i've|ive|i'd|we|we're|we've|me|us|iirc|afaik|afaict|imo|imho"
 _TELLER = re.compile(rf"\b(?:{_PRONOUNS})\b", re.IGNORECASE)
 # The asker's words for themselves and what is theirs: a first-person text tells of the asker.
 FIRST_PERSON_WORDS = rf"{_PRONOUNS}|my|our"
@@ -88,13 +89,27 @@ _PURPOSE = re.compile(
     r"[^.!?;]*",
     re.IGNORECASE,
 )
-# A closing clause telling why it is asked, its teller unsaid: "... - need this for a customer", "- asking for my team".
-_TELLING = re.compile(r"^(?:need(?:ed|s)?|asking|trying|want(?:ed)?|wondering|checking)\b(?![^?]*\?)", re.IGNORECASE)
+# A closing clause telling why it is asked, its teller unsaid: "... - need this for a customer", "- asking for my team";
+# or what the asker recalls: "... IIRC it changed recently".
+_TELLING = re.compile(
+    r"^(?:need(?:ed|s)?|asking|trying|want(?:ed)?|wondering|checking|iirc|afaik|afaict)\b(?![^?]*\?)", re.IGNORECASE
+)
 _STATEMENT = re.compile(r"(?<=[.!?;:,])\s+")  # a capital after these opens a statement: it names nothing
 # A question that asks about the story itself ("is it covered?", "can I expense it?") is read whole.
 # "it" in "how long does it take", "is it possible to" refers to nothing.
 _REFERS_BACK = re.compile(
     r"\b(?:it(?!\s+(?:takes?|possible\s+to)\b)|its|that|this|they|them|those|these|one|ones)\b", re.IGNORECASE
+)
+
+# Asking of the one before: "what about business accounts?", "same for P2?", "what if ...".
+_FOLLOW_UP = re.compile(r"^\W*(?:(?:what|how)\s+about|same\s+(?:for|with)|what\s+if)\b", re.IGNORECASE)
+# A part opening with what it is asked for (its joining "and" left out), and asking nothing itself, asks the question
+# before it again: "and for business customers?" after "what is the consumer refund window?" ("in 2025 could
+# customers ..." asks its own, and "on-call pay" names a thing).
+_ON_ANOTHER = re.compile(r"^\W*(?:for|with|in|on(?![\s-]+call)|about)\b", re.IGNORECASE)
+# A word that asks: a question word or a modal verb.
+ASKING_WORD = re.compile(
+    r"\b(?:what|whats|what's|how|who|whom|when|where|which|why|can|could|should|may|might|must|shall)\b", re.IGNORECASE
 )
 
 
@@ -107,6 +122,22 @@ def referring_word(text: str) -> re.Match | None:
     """The first word of a text that refers to something said before it ("it" in "is it covered?", "that" in "how
     much does that cost"); None when it has none."""
     return _REFERS_BACK.search(text)
+
+
+def follows_up(question: str) -> bool:
+    """Whether a question asks of one before it: "what about business accounts?", "for enterprise?"."""
+    return bool(_FOLLOW_UP.match(question) or (_ON_ANOTHER.match(question) and not ASKING_WORD.search(question)))
+
+
+def refers_back(question: str) -> bool:
+    """Whether a question refers to something said before it: a word such as "it" or "that" before what it could
+    refer to in its own words ("is it covered?", "how much does that cost"; not "how big is team storage and what
+    happens when its full", nor "E-4412 what is it")."""
+    found = referring_word(question)
+    if found is None:
+        return False
+    before = question[: found.start()]
+    return len(question_terms(before)) < 2 and not identifiers(before)
 
 
 def _sentences(text: str) -> list[str]:

@@ -46,6 +46,13 @@ def test_the_same_words_inside_a_question_stay():
         "1 hour response time?",
         "is the sorry state of billing documented",
         "what does cc mean on an invoice",
+        "Replacement of histone H2A with H2A.Z accelerates gene activation by destabilizing +1 nucleosomes.",
+        "is UTC+1 supported",
+        "ideas for the offsite budget",
+        "what do you know about legal hold",
+        "what does the customer question form ask",
+        "what does __init__ do",
+        "does the no rush fee apply",
     ):
         assert without_chatter(question) == question
     # A question that is all chatter is read as written: nothing else would be left.
@@ -124,6 +131,40 @@ TEMPLATES = (
     "Q3: {question}",
     "[URGENT] Sorry to bother you, {question} Any help appreciated!",
     "Hope you are well. Not sure who to ask, {question} (sorry for the dumb question) cc @finance",
+    # What mail and chat clients add around the asker's words (shared.mail).
+    "{question}\n\n> On Mon, 7 Dec 2026, Sam wrote:\n> Please send the figures for the audit.",
+    "{question}\n\n-----Original Message-----\nFrom: Sam Lee\nSent: Monday, December 7, 2026\nSubject: audit\n\n"
+    "Please send the figures.",
+    "{question}\n\n--\nDana Smith\nFinance Manager | Acme Corp\n+1 555 0100",
+    "Hi,\n\n{question}\n\nBest regards,\nDana Smith\nAcme Corp | Finance\nT: +44 20 7946 0000\nwww.acme.example",
+    "{question}\n\nCONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and intended solely "
+    "for the addressee.",
+    "[EXTERNAL] {question}\n\nThis email was sent from an external sender. Do not click links unless you trust "
+    "the sender.",
+    "Re: audit figures\n\n{question}",
+    "Good afternoon team,\n\nI hope you're all doing well.\n\n{question}\n\nLooking forward to your reply.\n\n"
+    "Kind regards,\nDana",
+    "Dear Sir or Madam, {question} Yours faithfully, Dana Smith",
+    "Hi Support Team, {question} Many thanks in advance for your help.",
+    "<p>{question}</p>",
+    "{question}&nbsp;",
+    "**{question}**",
+    "_{question}_",
+    'From a customer: "{question}"',
+    "Customer asks: {question}",
+    "/ask {question} :pray:",
+    "{question} (edited) [sent via Slack] /cc @dana",
+    "bump: {question} +1",
+    "I was wondering {question}? (no rush)",
+    "do you know {question}, if you know",
+    "{question} - any idea?",
+    "{question}? any pointers appreciated",
+    "Apologies for the long message. {question} Let me know if you need more info.",
+    "Sorry, one more question: {question} Thanks a bunch",
+    "{question} (for the Q3 report) EOM",
+    "{question} (asked in #support) Appreciate it!",
+    "{question} - sent from mobile, sorry for typos",
+    "IIRC, {question}",
 )
 
 
