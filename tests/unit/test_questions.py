@@ -103,3 +103,20 @@ def test_no_labelled_question_is_parted():
         questions = [json.loads(line)["question"] for line in cases if line.strip()]
     assert len(questions) > 400
     assert [q for q in questions if separate_questions(q) != [q]] == []
+
+
+SIGNATURE = "\n\nBest regards,\nDana Smith\nAcme Corp | Finance\nT: +44 20 7946 0000\nwww.acme.example"
+
+
+def test_the_mail_around_a_message_asks_no_questions_of_it():
+    """Found in the mesh: a question signed with a four-line signature block was read as five questions and refused
+    (INVALID_ARGUMENT, over the limit of 4); each line of a quoted thread was a question too."""
+    question = "how long are invoices kept?"
+    assert separate_questions(f"Hi,\n\n{question}{SIGNATURE}") == [f"Hi,\n\n{question}{SIGNATURE}"]
+    thread = "\n\nOn Mon, 7 Dec 2026, Sam wrote:\n> What is the hotel cap in London?\n> Who approves refunds?"
+    assert separate_questions(f"{question}{thread}") == [f"{question}{thread}"]
+    two = "1) how long are invoices kept 2) what is the hotel cap in london"
+    assert separate_questions(f"{two}{thread}{SIGNATURE}") == [
+        "how long are invoices kept",
+        "what is the hotel cap in london",
+    ]
