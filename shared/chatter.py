@@ -28,7 +28,8 @@ _GREETING = re.compile(
     r"|monthly|annual|vs)\b))?"
     # A team by its name ("Hi Support Team,", "Hello finance team!").
     r"(?:\s+(?:[\w&-]+\s+)?team(?=\s*[,!:.-]))?"
-    r"(?:\s+from\s+(?-i:[A-Z][\w-]*))?\b[\s,!.:;-]*",
+    # Its punctuation, not the dashes of a flag opening the question ("Hi,\n--max-retries default value").
+    r"(?:\s+from\s+(?-i:[A-Z][\w-]*))?\b(?:[\s,!.:;]|-(?![-\w]))*",
     re.IGNORECASE,
 )
 # The words of a sign-off: "Thanks", "Kind regards", "Yours faithfully", "Appreciate it".
@@ -65,7 +66,8 @@ NEXT_LIST_MARKER = re.compile(
     r"(?:(?<=\s)\(?\d{1,2}\)|(?<=\s)\([a-h]\)|(?<=\s)q\d{1,2}\s*[:)]|(?<=\n)\s*\d{1,2}\.)\s+(?=\S)", re.IGNORECASE
 )
 # Someone the message is addressed to in a chat ("@support", "@channel"); an address has a name before its "@".
-_MENTION = re.compile(r"(?:/?\bcc:?\s*)?(?<![\w.@])@[\w.-]*\w", re.IGNORECASE)
+# Slack writes one as "<@U02ABCDEF>", a channel's as "<!channel>" or "<#C024BE7LR|general>".
+_MENTION = re.compile(r"(?:/?\bcc:?\s*)?(?:(?<![\w.@])@[\w.-]*\w|<[@!#][\w.|-]*>)", re.IGNORECASE)
 # The form the answer is asked in: "briefly", "tl;dr", "in one sentence", "in bullet points", "ELI5", "yes or no".
 # Read as question words, they weighed as much as the question's own: "ELI5: {question}" answered none of the 253
 # answerable train/dev questions right ("eli5" held as a name), "answer in one sentence: {question}" 102 (207 asked
@@ -174,7 +176,7 @@ _ASKING = re.compile(
     # "- any idea?", "any ideas how ...", "thoughts?"
     r"|any\s+(?:ideas?|clues?|thoughts|pointers|suggestions)(?=\s*(?:[?!.,:]|$|\s+(?:how|what|when|where|who|which|why"
     r"|if|whether|on|about)\b))|(?:(?<=[?.!,-]\s)|^)(?:thoughts|ideas)(?=[ \t]*\?*[ \t]*(?:\n|$)))"
-    r"\b[\s,!:;.?)(-]*",
+    r"\b(?:[\s,!:;.?)(]|-(?![-\w]))*",
     re.IGNORECASE,
 )
 # A request addressed to the system opening the question ("give me the hotel caps", "summarize the refund policy",

@@ -24,6 +24,7 @@ from services.evaluation.cases import (
     load_beir,
     load_cases,
 )
+from services.evaluation.mailed import as_mailed
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from services.evaluation.stories import with_stories
@@ -120,6 +121,9 @@ def run(args) -> int:
     if args.stories is not None:
         cases = with_stories(cases, args.stories)
         name += f" (each question told after a story, seed {args.stories})"
+    if args.mailed is not None:
+        cases = as_mailed(cases, args.mailed)
+        name += f" (each question sent in a mail or chat template, seed {args.mailed})"
     if args.together is not None:
         cases = asked_together(cases, args.together)
         name += f" (each question asked together with another, seed {args.together})"
@@ -449,6 +453,13 @@ def add_parser(sub) -> None:
         metavar="SEED",
         help='ask each question told with a story around it ("My manager asked me this morning ... {question}"; '
         "services/evaluation/stories.py), the template chosen with the seed",
+    )
+    p.add_argument(
+        "--mailed",
+        type=int,
+        metavar="SEED",
+        help="ask each question as mail and chat clients send it (a quoted thread, a signature block, a banner, a "
+        "mention; services/evaluation/mailed.py), the template chosen with the seed",
     )
     p.add_argument(
         "--together",

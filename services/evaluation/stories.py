@@ -24,8 +24,17 @@ TEMPLATES = (
 def with_stories(cases: list[EvalCase], seed: int) -> list[EvalCase]:
     """Every case with its question told inside one of TEMPLATES (its own question mark dropped, as the template
     places one where it asks)."""
+    return in_templates(cases, TEMPLATES, seed, keep_mark=False)
+
+
+def in_templates(cases: list[EvalCase], templates: tuple[str, ...], seed: int, keep_mark: bool) -> list[EvalCase]:
+    """Every case with its question put in one of the templates, chosen with the seed; without its closing
+    question mark unless `keep_mark`."""
     rng = random.Random(seed)
     return [
-        dataclasses.replace(case, question=rng.choice(TEMPLATES).format(question=case.question.rstrip("?")))
+        dataclasses.replace(
+            case,
+            question=rng.choice(templates).format(question=case.question if keep_mark else case.question.rstrip("?")),
+        )
         for case in cases
     ]

@@ -7,6 +7,7 @@ import pytest
 from services.evaluation import gate
 from services.evaluation.cases import load_cases
 from services.evaluation.command import evaluate
+from services.evaluation.mailed import as_mailed
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.stories import with_stories
 from services.evaluation.together import asked_together
@@ -56,6 +57,15 @@ def test_questions_asked_together_are_answered_as_asked_alone(gateway, ingested,
     pairs of train/dev questions had both parts answered right, depending on the form. Each part now goes through the
     funnel alone (shared/questions.py): a partner must cost little accuracy and add (next to) no false answer."""
     _assert_near_the_baseline(gateway, asked_together(cases, seed=1), "together")
+
+
+def test_questions_sent_by_mail_are_answered_about_as_asked_plainly(gateway, ingested, cases):
+    """Every labelled question sent as mail and chat clients send it (a reply's quoted thread, an Outlook history, a
+    signature block, a gateway's banner, a pasted subject, a Slack mention; services/evaluation/mailed.py): the code
+    before shared/mail.py answered 0.263 of them right (seed 2), and refused seed 1's run outright (a four-line
+    signature read as five questions, over the limit of 4). The mail must cost little accuracy and add (next to) no
+    false answer."""
+    _assert_near_the_baseline(gateway, as_mailed(cases, seed=1), "mailed")
 
 
 def _assert_near_the_baseline(gateway, asked, name: str) -> None:

@@ -58,3 +58,20 @@ def test_what_a_message_asks_is_the_sender_s_words_or_the_message_they_point_at(
         "invoice retention: how long do we keep them?"
     )
     assert without_chatter("Re: audit figures\n\nwho is our CFO") == "who is our CFO"
+
+
+def test_every_labelled_question_is_read_back_out_of_each_mail_template():
+    """The property `ragmesh eval --mailed` relies on: each labelled question sent in each of its templates reads as
+    itself, but for the pasted subject, which is the topic of a question that follows up or refers back."""
+    from services.evaluation.cases import load_cases
+    from services.evaluation.mailed import TEMPLATES
+    from shared.story import follows_up, refers_back
+
+    for case in load_cases("eval/cases/sample.jsonl", ["examples"]):
+        plain = without_chatter(case.question)
+        for template in TEMPLATES:
+            read = without_chatter(template.format(question=case.question)).rstrip("?")
+            if template.startswith("Re: ") and (follows_up(plain) or refers_back(plain)):
+                assert read == f"audit figures: {plain}".rstrip("?"), (template, case.question)
+            else:
+                assert read == plain.rstrip("?"), (template, case.question)
