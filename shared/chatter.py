@@ -117,6 +117,16 @@ _NOW = re.compile(
     r"\s+(?:right\s+now|as\s+of\s+(?:today|now)|at\s+(?:the\s+moment|present)|these\s+days)(?=\W*$)",
     re.IGNORECASE,
 )
+# The time stamp of a pasted log line ("2026-12-07T10:00:01Z ERROR sync: E-4412 conflict", "[10:00:01]"), and a
+# syslog line's host and process after it ("Dec  7 10:00:01 laptop-22 nwc-sync[4411]: ..."): a time to the second is
+# the machine's, not what is asked, and its digits were read as names the answer must hold ("01z", "2026-12-07t10",
+# "laptop-22"), so "how do I fix it?" under such a line was refused; the error code after it stays.
+LOG_STAMP = re.compile(
+    r"\[?(?:\d{4}-\d{2}-\d{2}[T ]|(?P<syslog>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\s+\d{1,2}\s+))?"
+    r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:z|\s?[+-]\d{2}:?\d{2}|\s?utc)?\]?"
+    r"(?(syslog)\s+[\w.-]+\s+[\w./-]+(?:\[\d+\])?:)",
+    re.IGNORECASE,
+)
 # Markdown's bold around words ("**scim on starter?**": the closing mark hid the question mark).
 _BOLD = re.compile(r"(?:(?<=\s)|^)\*\*(?=\S)(.+?)(?<=\S)\*\*(?!\w)")
 # Marks around the whole question: quotes, a code span, emphasis ('"how long ..."', "_how long ..._"); a code span
@@ -324,7 +334,7 @@ def without_sign_off(message: str) -> str:
 
 
 def _stripped(question: str) -> str:
-    question = _BOLD.sub(r"\1", _unwrapped(_without_markup(without_mail(question))))
+    question = LOG_STAMP.sub(" ", _BOLD.sub(r"\1", _unwrapped(_without_markup(without_mail(question)))))
     text = _DISCOURSE.sub("", _GREETING.sub("", _SLANG.sub(" ", question).strip(), count=1), count=1)
     text = without_sign_off(NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1)))
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", _LINK.sub(" ", text)))).strip()

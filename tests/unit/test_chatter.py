@@ -347,3 +347,20 @@ def test_asking_someone_to_look_it_up_and_what_the_asker_is_doing_are_not_the_qu
 def test_you_written_u_asks_as_you_does():
     assert without_chatter("can u tell me the refund window for consumers plz") == "the refund window for consumers"
     assert without_chatter("could u check the hotel cap in tokyo") == "the hotel cap in tokyo"
+
+
+def test_a_pasted_log_line_s_time_stamp_host_and_process_are_not_the_question():
+    """Found by use: "how do I fix it?" under "2026-12-07T10:00:01Z ERROR sync: E-4412 conflict" was refused, the
+    stamp's digits read as names the answer must hold ("01z", "2026-12-07t10"); six such messages in the demo mesh
+    were all refused before, all answered right after. The error code stays, and so does a time of day asked about."""
+    assert without_chatter("2026-12-07T10:00:01Z ERROR sync: E-4412 conflict\nhow do I fix it?") == (
+        "ERROR sync: E-4412 conflict\nhow do I fix it?"
+    )
+    assert without_chatter("[2026-12-07 11:02:45] ERROR upload: E-2301 uploads blocked") == (
+        "ERROR upload: E-2301 uploads blocked"
+    )
+    assert without_chatter("2026-12-07 02:00:13,442 WARN W-2203") == "WARN W-2203"
+    assert without_chatter("Dec  7 10:00:01 laptop-22 nwc-sync[4411]: W-2203 storage almost full") == (
+        "W-2203 storage almost full"
+    )
+    assert without_chatter("is the 02:00 UTC maintenance window moving") == "is the 02:00 UTC maintenance window moving"

@@ -120,3 +120,12 @@ def test_the_mail_around_a_message_asks_no_questions_of_it():
         "how long are invoices kept",
         "what is the hotel cap in london",
     ]
+
+
+def test_a_pasted_log_line_is_no_question_of_the_message():
+    """Found by use: the log line above "what is the max timeout?" was answered as a question of its own."""
+    message = (
+        "nightly export keeps failing:\n2026-12-07 02:00:13,442 ERROR job-runner: E-4501 job exceeded time limit\n"
+        "what is the max timeout?"
+    )
+    assert separate_questions(message) == [message]
