@@ -1,5 +1,6 @@
 """The separate questions one message asks: "1) how long are invoices kept 2) what is the hotel cap in london", "how
-long are invoices kept? Also, what's the refund window?", or a question on each line.
+long are invoices kept? Also, what's the refund window?", a question on each line, or two joined by "and" ("how long
+are invoices kept and who approves a $3000 refund?").
 
 Asked as one, such a message is searched and reranked as one question: the passages answering each part score low
 against both together (the reranker read 0.69 where the parts alone read 0.83 and 0.76), so the gate refused it, or
@@ -8,7 +9,8 @@ on its own (services/gateway/funnel.py).
 
 Only questions that stand alone are parted: each must ask something of its own (two words to look for, or a name
 such as E-4412), ask it as a question and not tell the asker's story ("I'm new here."), and not refer back to another
-("what about business accounts?", "is it covered?"). One that does not keeps the message whole, read as before: a
+("what about business accounts?", "is it covered?"); two joined by "and" refer to nothing at all ("E-4412 what is it
+and which cli command fixes it" asks of one thing). One that does not keeps the message whole, read as before: a
 question in parts about one thing ("how big is team storage and what happens when its full") is answered from one
 search by the generator (shared.text.question_parts).
 """
@@ -25,7 +27,15 @@ from shared.chatter import (
     without_sign_off,
 )
 from shared.spelling import english_word
-from shared.story import ASKING_WORD, FIRST_PERSON_WORDS, follows_up, opens_question, refers_back, told_and_asked
+from shared.story import (
+    ASKING_WORD,
+    FIRST_PERSON_WORDS,
+    follows_up,
+    opens_question,
+    referring_word,
+    refers_back,
+    told_and_asked,
+)
 from shared.text import identifiers, question_terms
 
 # A line this long that ends without a closing mark may have been wrapped by a mail client (at 72-80 characters); a
@@ -43,6 +53,13 @@ _MID_SENTENCE_START = re.compile(
 )
 # A question mark before another question ("... kept? Also, what's ...?"): where the next question starts.
 _AFTER_QUESTION_MARK = re.compile(r"(?<=\?)\s+(?=\S)")
+# "and" before a question's opening word: where a second question may start ("how long are invoices kept and who
+# approves a refund"); split there only when each side asks on its own (_and_parts).
+_AND_ASKS = re.compile(
+    r",?\s+and\s+(?=(?:what|whats|what's|when|where|who|whom|which|why|how|can|could|do|does|did|is|are|was|were"
+    r"|will|should|may|must)\b)",
+    re.IGNORECASE,
+)
 # Words that join the next question to the one before: "also", "and", "plus", "oh and", "one more:".
 _JOINING = re.compile(
     r"^\W*(?:(?:and|also|plus|oh|then|next|secondly|second|lastly|finally|one\s+more(?:\s+thing)?|another\s+one)\b"
@@ -84,6 +101,9 @@ def separate_questions(message: str) -> list[str]:
                 after_marks = [item]
             pieces += after_marks
     pieces = [piece for piece in pieces if piece and not only_chatter(piece)]
+    # A message that lists its questions asks one in each item; one question may join two with "and".
+    if len(pieces) == 1:
+        pieces = _and_parts(pieces[0])
     if len(pieces) < 2 or not all(_stands_alone(piece) for piece in pieces):
         return [message]
     if topic and question_terms(topic):
@@ -112,6 +132,15 @@ def _goes_on(line: str, after: str) -> bool:
     if _BULLET.match(after) or FIRST_LIST_MARKER.match(after):
         return False
     return bool(_MID_SENTENCE_END.search(line) or _MID_SENTENCE_START.match(after))
+
+
+def _and_parts(piece: str) -> list[str]:
+    """A piece's questions joined by "and": both sides when each stands alone and refers to nothing ("how big is
+    team storage and what happens when its full" asks of one thing), else the piece."""
+    parts = _AND_ASKS.split(piece, maxsplit=1)
+    if len(parts) == 2 and all(_stands_alone(part) and referring_word(part) is None for part in parts):
+        return parts
+    return [piece]
 
 
 def _list_items(line: str) -> list[str]:

@@ -7,6 +7,7 @@ doors) sees every part and what was not found.
 """
 
 import dataclasses
+import itertools
 import re
 
 from services.gateway.time_reference import TimeReference
@@ -66,9 +67,10 @@ class Answered:
 def joined_response(
     parts: list[Answered], threshold: float, include_candidates: bool
 ) -> tuple[gateway_pb2.AskResponse, list]:
-    """The response to a message of several questions, and every part's candidates (each chunk once, in the parts'
-    order) for the answer log."""
-    candidates = _each_once(part.candidates for part in parts)
+    """The response to a message of several questions, and every part's candidates for the answer log: each chunk
+    once, by rank across the parts (each part's first, then each part's second, ...), so the head of the list holds
+    every part's best and not only the first part's 50."""
+    candidates = _each_once([_by_rank(part.candidates for part in parts)])
     degraded = [part.degraded for part in parts if part.degraded]
     response = gateway_pb2.AskResponse(
         answer=joined_answer(parts),
@@ -130,6 +132,11 @@ def _renumbered(text: str, offset: int, count: int) -> str:
         return f"[{number + offset}]" if 1 <= number <= count else found.group(0)
 
     return _MARKER.sub(moved, text)
+
+
+def _by_rank(lists) -> list:
+    """The lists' items by rank across them: every list's first, then every list's second, and so on."""
+    return [item for row in itertools.zip_longest(*lists) for item in row if item is not None]
 
 
 def _each_once(lists) -> list:

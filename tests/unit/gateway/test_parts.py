@@ -56,14 +56,16 @@ def test_a_part_not_found_says_so_and_the_message_abstains_only_when_every_part_
 
 
 def test_the_response_holds_each_part_and_the_parts_passages_each_once():
+    """The candidates by rank across the parts (each part's first, then each part's second): found by the gate, a
+    message parted at "and" listed the second part's gold after the first part's 50 candidates (rank 38-48)."""
     parts = [_answered("refund window", "14 days [1]", ["ch_a"], 0.84), _refused("berlin office address", 0.57)]
     response, candidates = joined_response(parts, threshold=0.80, include_candidates=False)
     assert [p.question for p in response.parts] == ["refund window", "berlin office address"]
     assert [p.answer.abstained for p in response.parts] == [False, True]
     assert response.parts[1].suggested_reading[0].chunk.chunk_id == "ch_near"
     assert abs(response.top_rerank_score - 0.57) < 1e-6  # the weakest part's evidence
-    assert [c.chunk.chunk_id for c in candidates] == ["ch_a", "ch_shared", "ch_near"]
+    assert [c.chunk.chunk_id for c in candidates] == ["ch_a", "ch_near", "ch_shared"]
     assert not response.candidates and not response.parts[0].candidates  # not asked for
     asked, _ = joined_response(parts, threshold=0.80, include_candidates=True)
-    assert [c.chunk.chunk_id for c in asked.candidates] == ["ch_a", "ch_shared", "ch_near"]
+    assert [c.chunk.chunk_id for c in asked.candidates] == ["ch_a", "ch_near", "ch_shared"]
     assert [c.chunk.chunk_id for c in asked.parts[0].candidates] == ["ch_a", "ch_shared"]
