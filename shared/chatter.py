@@ -173,6 +173,9 @@ _ASKING = re.compile(
     r"|(?:can|could)\s+(?:you|u|someone|anyone|somebody|anybody)\s+help(?:\s+(?:me|us))?"
     r"(?:\s+with\s+(?:this|that|the\s+below))?(?:\s+(?:out|please))?(?=\s*[?!.,:])"
     r"|(?:(?:does|do)\s+)?(?:anyone|anybody|someone|somebody)\s+know(?:\s+(?:if|whether))?"
+    # "who knows how long ...": asking anyone, before a question's own opening ("who knows the admin password" asks who)
+    r"|who\s+knows(?=\s+(?:if|whether|how|what|whats|what's|when|where|which|why|who|whom|is|are|can|do|does|did|will"
+    r"|should)\b)(?:\s+(?:if|whether))?"
     r"|(?:i'?m|i\s+am)?\s*(?:new|fairly\s+new|pretty\s+new)\s+here(?=\s*[.!,])"
     # Politeness around the question: "sorry to bother you", "apologies if this was asked before", "not sure who to
     # ask", "hope you are well", "any help appreciated".
