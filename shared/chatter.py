@@ -1,6 +1,8 @@
 """What askers write around a question: a greeting, a sign-off, a polite or hedging frame ("Hello, could you please let
 me know how long invoices are retained? Thanks!", "sorry if this is obvious but ...", "Regards, Sam"), a request's
-verb ("give me ...", "summarize ..."), a frame asking what is known ("info on ..."), a claim put up to be checked.
+verb ("give me ...", "summarize ..."), a frame asking what is known ("info on ..."), a claim put up to be checked;
+and what their mail and chat clients add (a quoted thread, a signature block, a banner: shared.mail; HTML, a raw
+mention, an emoji's name) or a pasted log line's time stamp.
 
 None of it is what the answer is about, but read as question words it weighs as much as the question's own: "hello",
 "thanks" and "sam" are held by no passage, so the right unit covered a quarter of the question and was refused

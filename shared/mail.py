@@ -13,8 +13,9 @@ import typing
 
 import quotequail
 
-# RFC 3676's signature delimiter ("-- " on a line of its own), and "--" as clients without the space write it.
-_SIGNATURE = re.compile(r"\n[ \t]*--[ \t]*\n.*\Z", re.DOTALL)
+# RFC 3676's signature delimiter ("-- " on a line of its own), and "--" as clients without the space write it, with
+# what follows it when that asks nothing ("?").
+_SIGNATURE = re.compile(r"\n[ \t]*--[ \t]*\n[^?]*\Z")
 # A subject line opening the message, pasted with the body under a blank line: "Re: audit figures\n\n...".
 _SUBJECT = re.compile(
     r"\A\s*(?:(?:re|fw|fwd|aw|sv|subject)\s*:\s*)+(?P<subject>[^\n]*?)[ \t]*\n[ \t]*\n", re.IGNORECASE
