@@ -28,6 +28,8 @@ def test_a_forward_carries_the_message_without_its_headers():
 def test_a_signature_a_banner_and_a_pasted_subject_are_not_the_sender_s_words():
     assert read_mail(f"{QUESTION}\n\n--\nDana Smith\nFinance Manager | Acme Corp").own == QUESTION
     assert read_mail(f"{QUESTION}\n-- \nDana").own == QUESTION
+    # What follows a "--" line and asks is no signature.
+    assert read_mail(f"see the log\n--\n{QUESTION}").own == f"see the log\n--\n{QUESTION}"
     banner = (
         "CAUTION: This email originated from outside the organization. Do not click links unless you trust the sender."
     )
