@@ -319,17 +319,22 @@ def without_mail(message: str) -> str:
     sentence under each, 1 of the 253 answerable train/dev questions was answered right (207 asked alone)."""
     mail = read_mail(message)
     text = mail.own
-    if mail.earlier and not _asks_something(text):
+    if mail.earlier and not _own_question(text):
         text = f"{text}\n\n{mail.earlier}".strip()
-    if mail.subject and (not _asks_something(text) or follows_up(asked := _stripped(text)) or refers_back(asked)):
-        text = f"{mail.subject}: {text}"
+    if mail.subject:
+        asked = _own_question(text)
+        if not asked or follows_up(asked) or refers_back(asked):
+            text = f"{mail.subject}: {text}"
     return text
 
 
-def _asks_something(words: str) -> bool:
-    """Whether the asker's words ask something of their own: a word to look for, and nothing pointing at the message
-    under them."""
-    return not _POINTS_BELOW.search(words) and bool(question_terms(_stripped(words)))
+def _own_question(words: str) -> str:
+    """The asker's words as asked (_stripped) when they ask something of their own: a word to look for, and nothing
+    pointing at the message under them; "" when they do not."""
+    if _POINTS_BELOW.search(words):
+        return ""
+    asked = _stripped(words)
+    return asked if question_terms(asked) else ""
 
 
 def without_sign_off(message: str) -> str:

@@ -36,7 +36,7 @@ from shared.story import (
     refers_back,
     told_and_asked,
 )
-from shared.text import identifiers, question_terms
+from shared.text import QUESTION_OPENING, identifiers, question_terms
 
 # A line this long that ends without a closing mark may have been wrapped by a mail client (at 72-80 characters); a
 # short line is a line of its own ("hotel cap nyc" above "lost my laptop who do i tell").
@@ -55,11 +55,9 @@ _MID_SENTENCE_START = re.compile(
 _AFTER_QUESTION_MARK = re.compile(r"(?<=\?)\s+(?=\S)")
 # "and" before a question's opening word: where a second question may start ("how long are invoices kept and who
 # approves a refund"); split there only when each side asks on its own (_and_parts).
-_AND_ASKS = re.compile(
-    r",?\s+and\s+(?=(?:what|whats|what's|when|where|who|whom|which|why|how|can|could|do|does|did|is|are|was|were"
-    r"|will|should|may|must)\b)",
-    re.IGNORECASE,
-)
+# The words are those after which a question asks a second thing (shared.text.QUESTION_OPENING, "what's" among
+# them), with "which", "whats", "whom" and "must".
+_AND_ASKS = re.compile(rf",?\s+and\s+(?=(?:{QUESTION_OPENING}|(?:which|whats|whom|must)\b))", re.IGNORECASE)
 # Words that join the next question to the one before: "also", "and", "plus", "oh and", "one more:".
 _JOINING = re.compile(
     r"^\W*(?:(?:and|also|plus|oh|then|next|secondly|second|lastly|finally|one\s+more(?:\s+thing)?|another\s+one)\b"
@@ -135,10 +133,11 @@ def _goes_on(line: str, after: str) -> bool:
 
 
 def _and_parts(piece: str) -> list[str]:
-    """A piece's questions joined by "and": both sides when each stands alone and refers to nothing ("how big is
-    team storage and what happens when its full" asks of one thing), else the piece."""
+    """A piece's questions joined by "and": both sides when neither refers to anything ("how big is team storage and
+    what happens when its full" asks of one thing), else the piece. Whether each stands alone is asked of every part
+    by separate_questions."""
     parts = _AND_ASKS.split(piece, maxsplit=1)
-    if len(parts) == 2 and all(_stands_alone(part) and referring_word(part) is None for part in parts):
+    if len(parts) == 2 and all(referring_word(part) is None for part in parts):
         return parts
     return [piece]
 

@@ -1139,9 +1139,9 @@ def identifiers(text: str) -> set[str]:
 # comma, spaced dash or "and" before a question word ("... date and how do i see ...", ", can we still get a refund").
 # "refund and cancellation policy" asks one thing, and so does a claim ("For every 1,000 children, more than 300
 # ...", "... T cells, which causes ..."): after a comma "which" opens a relative clause, after "and" a question.
-_ASKING = r"(?:what|when|where|who|why|how|can|could|do|does|did|is|are|was|were|will|should|may)\b"
+QUESTION_OPENING = r"(?:what|when|where|who|why|how|can|could|do|does|did|is|are|was|were|will|should|may)\b"
 _QUESTION_BREAK = re.compile(
-    rf"\s*(?:[;?]|\s[+&]\s|(?:,|\s[-–—])\s*(?={_ASKING})|,?\s*\band\s+(?=(?:{_ASKING}|which\b)))\s*",
+    rf"\s*(?:[;?]|\s[+&]\s|(?:,|\s[-–—])\s*(?={QUESTION_OPENING})|,?\s*\band\s+(?=(?:{QUESTION_OPENING}|which\b)))\s*",
     re.IGNORECASE,
 )
 
