@@ -238,6 +238,16 @@ _SLANG = re.compile(
     r"|\[(?:sent|posted|shared)\s+(?:via|from|with)\s+[\w .-]{1,30}\]",
     re.IGNORECASE,
 )
+# What speech puts between a question's words, as dictation writes it down: hesitations ("which release uh made the
+# timeout configurable"), "you know" closing it, and "you know", "I mean" or "like" set off by commas. Read as
+# question words, "uh" and "er" were required of the answer, and "know" was asked about ("what is a P1 you know" was
+# answered with another severity). "er" only in lower case (SciFact's "ER" is the endoplasmic reticulum), "um" not
+# after a number ("10 um": micrometres).
+_DISFLUENCY = re.compile(
+    r"\s*(?:\b(?i:u+h+m*|(?<!\d)(?<!\d\s)u+m+|e+r+m+|h+m+)\b|\ber\b)(?:\s*,(?=\s))?"
+    r"|(?<!\bdo)(?<!\bdid)(?<!\bdoes)(?<!\bwould)(?<!\bif)(?<!\bt)[\s,]+(?i:you\s+know)(?=[\s?!.]*$)"
+    r"|\s*,\s*(?i:you\s+know|i\s+mean|like)\s*,|^\W*(?i:you\s+know|i\s+mean)\s*,"
+)
 # Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").
 _DISCOURSE = re.compile(
     r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|um+|uh+|hmm+|well|anyway)(?![\w'/-])"
@@ -345,7 +355,8 @@ def without_sign_off(message: str) -> str:
 
 def _stripped(question: str) -> str:
     question = LOG_STAMP.sub(" ", _BOLD.sub(r"\1", _unwrapped(_without_markup(without_mail(question)))))
-    text = _DISCOURSE.sub("", _GREETING.sub("", _SLANG.sub(" ", question).strip(), count=1), count=1)
+    question = _DISFLUENCY.sub(" ", _SLANG.sub(" ", question)).strip()
+    text = _DISCOURSE.sub("", _GREETING.sub("", question, count=1), count=1)
     text = without_sign_off(NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1)))
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", _LINK.sub(" ", text)))).strip()
     text = _SPACE_BEFORE_MARK.sub("", _NOW.sub("", text)).replace("  ", " ").strip()
