@@ -13,6 +13,7 @@ question, a sign-off that closes it, and set phrases of asking anywhere; every o
 import html
 import re
 
+from shared.characters import plain_characters
 from shared.mail import read_mail
 from shared.story import follows_up, refers_back
 from shared.text import question_terms
@@ -310,7 +311,8 @@ _CLAIM_CLOSING = re.compile(
 
 def without_chatter(question: str) -> str:
     """The question without its greeting, sign-off, phrases of asking and the frame of a claim put up to be
-    checked; the question itself when nothing else would be left."""
+    checked; the question itself when nothing else would be left. Read in plain characters (shared.characters)."""
+    question = plain_characters(question)
     text = _stripped(question)
     return text if re.search(r"\w", text) else question
 
@@ -318,7 +320,7 @@ def without_chatter(question: str) -> str:
 def only_chatter(text: str) -> bool:
     """Whether a message's line is nothing but what is written around a question ("Hi team, two questions:",
     "Thanks, Sam", "Sent from my iPhone")."""
-    return not re.search(r"\w", _stripped(text))
+    return not re.search(r"\w", _stripped(plain_characters(text)))
 
 
 def without_mail(message: str) -> str:

@@ -17,6 +17,7 @@ search by the generator (shared.text.question_parts).
 
 import re
 
+from shared.characters import plain_characters
 from shared.chatter import (
     FIRST_LIST_MARKER,
     LOG_STAMP,
@@ -80,7 +81,9 @@ _LEAD_IN = re.compile(r":\s*$")
 
 def separate_questions(message: str) -> list[str]:
     """The questions a message asks, each as written (its list marker and joining word left out, a lead-in's topic
-    before it); [message] when it asks one, or when a part does not stand alone."""
+    before it); [message] when it asks one, or when a part does not stand alone. Read in plain characters
+    (shared.characters): a full-width question mark parts questions as "?" does."""
+    message = plain_characters(message)
     topic = ""
     pieces: list[str] = []
     # A reply's quoted thread and a signature are no questions of the message (shared.mail).
