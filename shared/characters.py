@@ -1,8 +1,8 @@
 """A message's characters as the passages write theirs: what input methods, word processors and clipboards put in
 place of plain ones.
 
-- Full-width letters and digits typed with a CJK input method ("ＳＳＯ ｏｎ ｓｔａｒｔｅｒ？"), ligatures pasted out of a
-  PDF ("conﬁgure") and no-break spaces: Unicode's compatibility forms (NFKC). Full-width, no labelled question
+- Full-width letters and digits typed with a CJK input method ("ＳＳＯ ｏｎ ｓｔａｒｔｅｒ？"), ligatures pasted out
+  of a PDF ("conﬁgure") and no-break spaces: Unicode's compatibility forms (NFKC). Full-width, no labelled question
   found its passage (recall@5 0.006 of train+dev); with no-break spaces 0.790 were answered right against 0.818.
 - The sentence marks of a CJK input method, with no space after them.
 - Zero-width and other invisible format characters a chat or a web page pastes in ("refund\\u200b window").
