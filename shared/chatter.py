@@ -15,6 +15,7 @@ import re
 
 from shared.characters import plain_characters
 from shared.mail import read_mail
+from shared.pasted import without_machine_text
 from shared.story import follows_up, refers_back
 from shared.text import question_terms
 
@@ -118,16 +119,6 @@ _NOW = re.compile(
     r"|^\W*(?:(?:right\s+now|as\s+of\s+(?:today|now)|at\s+(?:the\s+moment|present)|these\s+days)\b|(?:today|now)\s*,)\s*,?"
     r"|(?<!\bvs)(?<!\bvs\.)(?<!\bversus)(?<!\bthan)(?<!\band)(?<!\bor)(?<!\buntil)(?<!\btill)(?<!\bfrom)(?<!\bsince)"
     r"\s+(?:right\s+now|as\s+of\s+(?:today|now)|at\s+(?:the\s+moment|present)|these\s+days)(?=\W*$)",
-    re.IGNORECASE,
-)
-# The time stamp of a pasted log line ("2026-12-07T10:00:01Z ERROR sync: E-4412 conflict", "[10:00:01]"), and a
-# syslog line's host and process after it ("Dec  7 10:00:01 laptop-22 nwc-sync[4411]: ..."): a time to the second is
-# the machine's, not what is asked, and its digits were read as names the answer must hold ("01z", "2026-12-07t10",
-# "laptop-22"), so "how do I fix it?" under such a line was refused; the error code after it stays.
-LOG_STAMP = re.compile(
-    r"\[?(?:\d{4}-\d{2}-\d{2}[T ]|(?P<syslog>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\s+\d{1,2}\s+))?"
-    r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:z|\s?[+-]\d{2}:?\d{2}|\s?utc)?\]?"
-    r"(?(syslog)\s+[\w.-]+\s+[\w./-]+(?:\[\d+\])?:)",
     re.IGNORECASE,
 )
 # Markdown's bold around words ("**scim on starter?**": the closing mark hid the question mark).
@@ -356,7 +347,7 @@ def without_sign_off(message: str) -> str:
 
 
 def _stripped(question: str) -> str:
-    question = LOG_STAMP.sub(" ", _BOLD.sub(r"\1", _unwrapped(_without_markup(without_mail(question)))))
+    question = without_machine_text(_BOLD.sub(r"\1", _unwrapped(_without_markup(without_mail(question)))))
     question = _DISFLUENCY.sub(" ", _SLANG.sub(" ", question)).strip()
     text = _DISCOURSE.sub("", _GREETING.sub("", question, count=1), count=1)
     text = without_sign_off(NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1)))

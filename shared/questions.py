@@ -20,13 +20,13 @@ import re
 from shared.characters import plain_characters
 from shared.chatter import (
     FIRST_LIST_MARKER,
-    LOG_STAMP,
     NEXT_LIST_MARKER,
     only_chatter,
     without_chatter,
     without_mail,
     without_sign_off,
 )
+from shared.pasted import is_log_line
 from shared.spelling import english_word
 from shared.story import (
     ASKING_WORD,
@@ -69,9 +69,6 @@ _JOINING = re.compile(
 # unless it asks something ("i want to work from spain for 2 months who approves", "we dont like our consultant can we
 # swap them").
 _TELLS = re.compile(rf"^\W*(?:{FIRST_PERSON_WORDS})\b", re.IGNORECASE)
-# A pasted log line says what happened and asks nothing ("2026-12-07 02:00:13,442 ERROR job-runner: E-4501 job
-# exceeded time limit" above "what is the max timeout?" had been answered as a question of its own).
-_LOG_LEVEL = re.compile(r"\b(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|TRACE)\b")
 # A bullet opening a line ("- ", "* ", "• ").
 _BULLET = re.compile(r"^[-*•]\s+")
 # A lead-in line closed by a colon ("About travel:", "Two questions on refunds:") names what the questions below ask
@@ -161,7 +158,9 @@ def _asks(piece: str) -> bool:
 def _stands_alone(piece: str) -> bool:
     """Whether a part of a message is a question of its own: it asks something to look for, as a question (or as
     the words to look for: "hotel cap nyc"), and refers to no other part."""
-    if LOG_STAMP.search(piece) or _LOG_LEVEL.search(piece):
+    # A pasted log line says what happened and asks nothing ("2026-12-07 02:00:13,442 ERROR job-runner: E-4501 job
+    # exceeded time limit" above "what is the max timeout?" had been answered as a question of its own).
+    if is_log_line(piece):
         return False
     asked = without_chatter(piece)
     story, question = told_and_asked(asked)
