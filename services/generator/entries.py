@@ -3,6 +3,7 @@ entry (meaning, cause, resolution), a numbered clause, the clause a quoted claus
 introduces."""
 
 import re
+from collections.abc import Iterator
 
 from services.generator.coverage import heading_words, unit_terms
 from shared.model import ScoredChunk
@@ -178,7 +179,7 @@ def named_entry(
 
 
 # Words that name the kind of a numbered clause ("clause 10.3", "section 4.2"), not what it is about.
-_CLAUSE_WORDS = frozenset({"clause", "section", "article", "paragraph"})
+CLAUSE_WORDS = frozenset({"clause", "section", "article", "paragraph"})
 # An entry this long or shorter is quoted whole whatever its number of units: about three sentences.
 _SHORT_ENTRY_CHARS = 400
 _PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")
@@ -195,10 +196,33 @@ def numbered_clause(
     """When no unit covers the question's words, the best-ranked paragraph numbered with the identifier it names
     ("10.3 Assignment. Neither party may assign ..." for "clause 10.3 can we assign the contract to our
     subsidiary"): contracts and policies number their clauses inside a section, so the clause, not the section,
-    is the entry. Quoted whole when short enough. The passage must hold one of the question's other words, if it
-    has any, in the paragraph, its heading path or its title's initials: "dpa clause 9.1" is not the MSA's 9.1.
-    Empty when there is none."""
-    others = wanted - named - _CLAUSE_WORDS
+    is the entry. Quoted whole when short enough. Empty when there is none (_named_clauses)."""
+    for passage, units in _named_clauses(passages, spans, named, wanted):
+        if 0 < len(units) <= max_units:
+            return [(passage, start, end) for start, end in units]
+    return []
+
+
+def named_clause_units(
+    passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], named: set[str], wanted: set[str]
+) -> set[tuple[int, int]]:
+    """(passage rank, unit start) of each unit of a clause the question names by its number (_named_clauses): such a
+    unit holds the kind of clause asked for ("section 4.2 of the MSA"), which a clause does not write."""
+    ranks = {id(passage): rank for rank, passage in enumerate(passages)}
+    return {
+        (ranks[id(passage)], start)
+        for passage, units in _named_clauses(passages, spans, named, wanted)
+        for start, _ in units
+    }
+
+
+def _named_clauses(
+    passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], named: set[str], wanted: set[str]
+) -> Iterator[tuple[ScoredChunk, list[tuple[int, int]]]]:
+    """Each paragraph numbered with an identifier the question names, best-ranked first, with its units. The passage
+    must hold one of the question's other words, if it has any, in the paragraph, its heading path or its title's
+    initials: "dpa clause 9.1" is not the MSA's 9.1."""
+    others = wanted - named - CLAUSE_WORDS
     for passage, passage_spans in zip(passages, spans, strict=True):
         about = heading_words(passage)
         names = identifiers(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
@@ -208,7 +232,4 @@ def numbered_clause(
                 continue
             if others and not others & (about | unit_terms(paragraph.group())):
                 continue
-            units = [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]
-            if 0 < len(units) <= max_units:
-                return [(passage, start, end) for start, end in units]
-    return []
+            yield passage, [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]

@@ -21,9 +21,11 @@ from services.generator.coverage import (
     written_words,
 )
 from services.generator.entries import (
+    CLAUSE_WORDS,
     entry_among,
     field_entry_names,
     is_entry_of,
+    named_clause_units,
     named_entry,
     numbered_clause,
     rank_of,
@@ -485,6 +487,8 @@ class ExtractiveGenerator:
         own_by: dict[tuple[int, int], set[str]] = {}  # the same, less the words only its headings hold
         scoped: set[tuple[int, int]] = set()  # units saying the row a yes/no question names is left out
         seen_terms: set[str] = set()
+        clause_kind = CLAUSE_WORDS & wanted
+        clauses = named_clause_units(passages, spans, named, wanted) if clause_kind else set()
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
             heading_terms = heading_words(passage) & wanted
@@ -524,6 +528,8 @@ class ExtractiveGenerator:
                     seen_terms |= header_terms
                     continue
                 hits = asked.held_by(unit, unit_words, row)
+                if (rank, start) in clauses:
+                    hits |= clause_kind
                 if row:
                     # A table row means nothing without its header: the header's words count fully,
                     # but only for a row that matches on its own (the header is shared by every row).
@@ -888,6 +894,11 @@ _MEANING_FRAME = frozenset({"mean", "define", "definition", "calculate", "comput
 _CLASS_FRAME = frozenset({"count", "qualify", "consider"})
 # The words a question asking about the rest frames it with ("other than invoices", "besides the vpn, what else").
 _EXCLUDING_FRAME = frozenset({"besides", "apart", "aside", "except", "exclude", "else", "other"})
+# A numbered clause named by its kind ("section 4.2 of the MSA", "what does clause 7.2 say"): the frame asking what
+# it says is no word the clause ("4.2 If the Monthly Uptime ...") writes, nor is its kind, which the clause so
+# numbered holds (entries.named_clause_units).
+_NAMED_CLAUSE = re.compile(r"(?:\b(?:clause|section|article|paragraph)\s+|§\s*)\d+(?:\.\d+)*\b", re.IGNORECASE)
+_SAYS_FRAME = frozenset({"say", "state"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 # Words naming the kind of thing a name is, written after it: "what does the P1 severity mean".
 _KIND_WORDS = frozenset({"severity", "incident", "error", "warning", "code", "level", "priority"})
@@ -904,6 +915,8 @@ def _asked_words(query: str, meaning: tuple[str, bool] | None = None, excluded: 
     # `meaning`, `excluded`: _asked_meaning's and excluded_terms' readings, when the caller has them.
     if (excluded_terms(query) if excluded is None else excluded) and terms - _EXCLUDING_FRAME:
         terms -= _EXCLUDING_FRAME
+    if _NAMED_CLAUSE.search(query) and terms - _SAYS_FRAME:
+        terms -= _SAYS_FRAME
     phrase, by_class = meaning or _asked_meaning(query)
     frame = _CLASS_FRAME if by_class else _MEANING_FRAME
     if phrase and len(phrase.split()) <= _NAME_WORDS and terms - frame:
