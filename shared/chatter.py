@@ -240,6 +240,8 @@ _DISFLUENCY = re.compile(
     r"|(?<!\bdo)(?<!\bdid)(?<!\bdoes)(?<!\bwould)(?<!\bif)(?<!\bt)[\s,]+(?i:you\s+know)(?=[\s?!.]*$)"
     r"|\s*,\s*(?i:you\s+know|i\s+mean|like)\s*,|^\W*(?i:you\s+know|i\s+mean)\s*,"
 )
+# What each of those starts with, found in ~3 µs where _DISFLUENCY takes ~15 µs on a question with none.
+_MAYBE_DISFLUENT = re.compile(r"\b(?:u+[hm]|e+r|h+m|you\s+know|i\s+mean|like)", re.IGNORECASE)
 # Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").
 _DISCOURSE = re.compile(
     r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|um+|uh+|hmm+|well|anyway)(?![\w'/-])"
@@ -348,7 +350,8 @@ def without_sign_off(message: str) -> str:
 
 def _stripped(question: str) -> str:
     question = without_machine_text(_BOLD.sub(r"\1", _unwrapped(_without_markup(without_mail(question)))))
-    question = _DISFLUENCY.sub(" ", _SLANG.sub(" ", question)).strip()
+    question = _SLANG.sub(" ", question)
+    question = (_DISFLUENCY.sub(" ", question) if _MAYBE_DISFLUENT.search(question) else question).strip()
     text = _DISCOURSE.sub("", _GREETING.sub("", question, count=1), count=1)
     text = without_sign_off(NEXT_LIST_MARKER.sub("; ", FIRST_LIST_MARKER.sub("", text.strip(), count=1)))
     text = _ASKING.sub("", _ASIDE.sub("", _MENTION.sub("", _LINK.sub(" ", text)))).strip()

@@ -30,6 +30,9 @@ _FRAMES = (
     r"|^[ \t]*\.\.\. \d+ more[ \t]*$)"
 )
 _MACHINE = re.compile(f"{_KLOG}|{_STAMP}|{_CONTAINER}|{_FRAMES}", re.IGNORECASE)
+# What each of those holds, found in ~1 µs where _MACHINE takes ~15 µs on a question with none (every reading of a
+# question runs it, several times).
+_MAYBE_MACHINE = re.compile(r':|\||File "|\((?:native method|unknown source)\)|\.\.\. \d+ more', re.IGNORECASE)
 # The level a logger writes ("2026-12-07 02:00:13,442 ERROR job-runner: E-4501 job exceeded time limit").
 _LOG_LEVEL = re.compile(r"\b(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|TRACE)\b")
 
@@ -37,9 +40,9 @@ _LOG_LEVEL = re.compile(r"\b(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL|TRAC
 def without_machine_text(text: str) -> str:
     """`text` without the stamps, hosts, processes, containers, source lines and stack frames a machine wrote around
     the error it pastes; each replaced by a space, so the words either side stay apart."""
-    return _MACHINE.sub(" ", text)
+    return _MACHINE.sub(" ", text) if _MAYBE_MACHINE.search(text) else text
 
 
 def is_log_line(text: str) -> bool:
     """Whether `text` is (or holds) a pasted log line or stack frame, which says what happened and asks nothing."""
-    return bool(_MACHINE.search(text) or _LOG_LEVEL.search(text))
+    return bool(_MAYBE_MACHINE.search(text) and _MACHINE.search(text) or _LOG_LEVEL.search(text))
