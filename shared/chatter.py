@@ -244,7 +244,7 @@ _DISFLUENCY = re.compile(
 _MAYBE_DISFLUENT = re.compile(r"\b(?:u+[hm]|e+r|h+m|you\s+know|i\s+mean|like)", re.IGNORECASE)
 # Words that carry a conversation on, opening the question ("So, ...", "ok so", "btw", "one more thing - ...").
 _DISCOURSE = re.compile(
-    r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|um+|uh+|hmm+|well|anyway)(?![\w'/-])"
+    r"^\W*(?:(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|well|anyway)(?![\w'/-])"
     r"|(?:one\s+more\s+thing|another\s+(?:question|one)|(?:quick\s+)?follow[\s-]?up)(?=\s*[:,.!-])"
     # Saying how many questions follow: "two questions:", "I have a couple of quick questions."
     r"|(?:(?:i|we)\s+(?:have|'ve\s+got|got)\s+)?(?:a\s+)?(?:two|three|four|[2-4]|couple(?:\s+of)?|few|some|several"
