@@ -205,12 +205,14 @@ def numbered_clause(
 
 def named_clause_units(
     passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], named: set[str], wanted: set[str]
-) -> set[tuple[int, int]]:
-    """(passage rank, unit start) of each unit of a clause the question names by its number (_named_clauses): such a
-    unit holds the kind of clause asked for ("section 4.2 of the MSA"), which a clause does not write."""
+) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """For each unit of a clause the question names by its number (_named_clauses), by (passage rank, unit start),
+    the units of that clause. Such a unit holds the kind of clause asked for ("section 4.2 of the MSA"), which a
+    clause does not write, and leads to the whole clause ("what does section 10.3 say": "10.3 Assignment." is its
+    heading sentence, "Neither party may assign ..." what it says)."""
     ranks = {id(passage): rank for rank, passage in enumerate(passages)}
     return {
-        (ranks[id(passage)], start)
+        (ranks[id(passage)], start): units
         for passage, units in _named_clauses(passages, spans, named, wanted)
         for start, _ in units
     }

@@ -488,7 +488,7 @@ class ExtractiveGenerator:
         scoped: set[tuple[int, int]] = set()  # units saying the row a yes/no question names is left out
         seen_terms: set[str] = set()
         clause_kind = CLAUSE_WORDS & wanted
-        clauses = named_clause_units(passages, spans, named, wanted) if clause_kind else set()
+        clauses = named_clause_units(passages, spans, named, wanted) if named else {}
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
             heading_terms = heading_words(passage) & wanted
@@ -649,6 +649,9 @@ class ExtractiveGenerator:
         chosen = [lead, *(s for s in chosen if s is not lead and not _far_below(s[4], lead[4]))]
         _, top_rank, top_start, top_end, top = chosen[0]
         entry = whole_entry(top, spans[top_rank], named or field_entry_names(top, top_start, top_end), self.max_units)
+        clause = clauses.get((top_rank, top_start), [])
+        if not entry and 0 < len(clause) <= self.max_units:
+            entry = [(top, start, end) for start, end in clause]  # the clause asked for, whole
         if not entry and not is_entry_of(top, named):  # an entry too long to quote whole keeps its best units
             # The named thing's entry answers before a sentence elsewhere that mentions it, even where the entry
             # shares fewer of the question's words ("E-4412 ... which cli command fixes it": the manual's entry, not

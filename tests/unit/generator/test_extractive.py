@@ -963,6 +963,14 @@ def test_a_clause_named_by_its_kind_is_held_by_the_clause_so_numbered():
     for question in ("section 7.2 of the MSA", "msa clause 7.2", "what does clause 7.2 say", "MSA § 7.2"):
         answer = ExtractiveGenerator().run(question, [msa])
         assert answer.coverage == 1.0 and answer.citations[0].quote.startswith("7.2"), question
+    # Asked for by its number, a clause is quoted whole: found by use, "what does section 10.3 say" was answered with
+    # its heading sentence alone, "10.3 Assignment.".
+    general = passage(GENERAL, doc="msa", path=("Master Services Agreement", "10. General"))
+    for question in ("what does section 10.3 say", "msa 10.3"):
+        assert [c.quote[:20] for c in ExtractiveGenerator().run(question, [general]).citations] == [
+            "10.3 Assignment.",
+            "Neither party may as",
+        ], question
     # The kind alone, or with no number, stays a word of the question; another document's clause is no answer.
     assert ExtractiveGenerator().run("which section covers termination", [msa]).coverage < 1.0
     assert ExtractiveGenerator().run("dpa clause 7.5", [msa]).abstained
