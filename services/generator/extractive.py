@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import re
 
+from services.generator.asker_quotes import asker_quote, quoted_passages
 from services.generator.base import empty_question
 from services.generator.coverage import (
     heading_words,
@@ -76,7 +77,7 @@ from shared.quantities import (
     threshold_terms,
 )
 from shared.spelling import corrected
-from shared.story import Told, kept_context, told_and_asked
+from shared.story import Told, follows_up, kept_context, told_and_asked
 from shared.text import (
     abbreviated_terms,
     address_terms,
@@ -362,6 +363,7 @@ class ExtractiveGenerator:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy"); a greeting, a
         # sign-off and phrases of asking ("Hello, could you please let me know ...? Thanks!") are not the question.
         query = without_chatter(query)
+        query, passages = _read_past_quote(query, passages)
         query = numbers_in_digits(with_prefixes_joined(corrected(query, [chunk_words(p.chunk) for p in passages])))
         # "I'm staying in SF next week, what's the hotel cap?": read from where it asks; the story is kept below
         # as far as the passages can answer to it.
@@ -905,6 +907,26 @@ _SAYS_FRAME = frozenset({"say", "state"})
 _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance window")
 # Words naming the kind of thing a name is, written after it: "what does the P1 severity mean".
 _KIND_WORDS = frozenset({"severity", "incident", "error", "warning", "code", "level", "priority"})
+
+
+# Words that ask whether a quote holds ("is that still true?", "is this correct?"): nothing of their own to look for.
+_CHECKING = frozenset(content_terms("true correct right accurate valid current still up to date"))
+
+
+def _read_past_quote(query: str, passages: list[ScoredChunk]) -> tuple[str, list[ScoredChunk]]:
+    """A question asked of what the asker quotes from a passage ('The MSA says "Customer will pay the fees stated in
+    the Order Form" - does that include taxes?'): asked of the quote's documents only, as its rest ("does that
+    include taxes?") unless that asks only whether the quote holds or follows it up (asker_quotes). Otherwise as it
+    came."""
+    quote = asker_quote(query)
+    quoted = quoted_passages(quote.quote, passages) if quote else []
+    if not quote or not quoted:
+        return query, passages
+    documents = {p.chunk.meta.document_id for p in quoted}
+    anchored = [p for p in passages if p.chunk.meta.document_id in documents]
+    # A rest that follows the quote up ("what about Business?") asks the quote's question of another thing.
+    own = question_terms(quote.rest) - _CHECKING and not follows_up(quote.rest)
+    return (quote.rest if own else query), anchored
 
 
 def _asked_words(query: str, meaning: tuple[str, bool] | None = None, excluded: set[str] | None = None) -> set[str]:
