@@ -14,9 +14,11 @@ import re
 
 from shared.model import ScoredChunk
 
-# A quoted span of four words or more, in straight or curly double quotes: shorter ones are names or error messages
-# ('"E-4412 conflict"'), which the question asks about as they are.
-_QUOTE = re.compile(r"[\"“”]([^\"“”\n]+?)[\"“”]")
+# A quoted span of four words or more, in straight or curly double quotes, or quoted lines ("> ..." as mail and
+# Markdown quote): shorter ones are names or error messages ('"E-4412 conflict"'), which the question asks about as
+# they are.
+_QUOTE = re.compile(r"[\"“”]([^\"“”\n]+?)[\"“”]|((?:^[ \t]*>[^\n]*(?:\n|$))+)", re.MULTILINE)
+_QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 _MIN_QUOTE_WORDS = 4
 # How the asker says where they read it, before the quote: "The MSA says", "In the refund policy it says", "According
 # to the DPA,", "Docs:", "re:". The quote's document is where the answer comes from, so this says nothing more.
@@ -39,10 +41,11 @@ class AskerQuote:
 def asker_quote(message: str) -> AskerQuote | None:
     """The first quote of four words or more in the message, and the rest of it; None when there is none."""
     for found in _QUOTE.finditer(message):
-        if len(found.group(1).split()) >= _MIN_QUOTE_WORDS:
+        quote = found.group(1) or _QUOTE_MARK.sub("", found.group(2)).strip()
+        if len(quote.split()) >= _MIN_QUOTE_WORDS:
             before = _SOURCE.sub("", message[: found.start()])
             rest = " ".join(f"{before} {_AFTER.sub('', message[found.end() :])}".split())
-            return AskerQuote(found.group(1), rest)
+            return AskerQuote(quote, rest)
     return None
 
 

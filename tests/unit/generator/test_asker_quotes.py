@@ -24,6 +24,14 @@ def test_a_quote_and_the_question_asked_of_it_are_read_apart():
     assert (
         asker_quote('Can we object to "Northwind will notify Customer at least 30 days"?').rest == "Can we object to ?"
     )
+    # Quoted lines, as a mail or Markdown quotes them.
+    read = asker_quote(
+        "Re your note:\n> Late submissions (more than 60 days)\n> are not reimbursed.\n\nwhat about 45 days?"
+    )
+    assert (read.quote, read.rest) == (
+        "Late submissions (more than 60 days)\nare not reimbursed.",
+        "what about 45 days?",
+    )
     # A short quote is a name or an error message the question asks about as it is.
     assert asker_quote('I get "E-4412 conflict" when syncing') is None
     assert asker_quote("what is the refund window") is None
