@@ -451,14 +451,14 @@ def condition_terms(wanted: set[str], text: str) -> set[str]:
 
 # "deadline" names the kind of answer as "max" does: a time limit. A unit that states one, a duration with the word
 # that makes it a limit ("within 30 days of the trip", "at least 14 days before departure", "no later than 5 business
-# days"), holds the word.
+# days", "announced at least 72 hours in advance"), holds the word.
 DEADLINE_WORDS = frozenset({"deadline", "cutoff"})  # the words a question asks for a time limit with
 # Between a count and its time unit: "30 days", "5 business days", "24-hour".
 _COUNTED = r"(?:[ \t-]+(?:business|calendar|working))?[ \t-]+"
 _DURATION = rf"\b\d+{_COUNTED}(?:second|minute|hour|day|week|month|year)s?\b"
 _TIME_LIMIT = re.compile(
     rf"\b(?:within|before|no later than|not later than|by)\b.{{0,40}}?{_DURATION}"  # "within 30 days"
-    rf"|{_DURATION}.{{0,40}}?\b(?:before|after)\b",  # "14 days before departure"
+    rf"|{_DURATION}.{{0,40}}?\b(?:before|after|prior\s+to|in\s+advance|ahead)\b",  # "14 days before departure"
     re.IGNORECASE,
 )
 

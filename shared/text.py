@@ -319,6 +319,11 @@ def names_nothing(terms: set[str]) -> bool:
 # the expense report due" and "postmortem due date" the deadline is what "due" (and its "date") says.
 _ASKS_DUE = re.compile(r"\bwhen\s+(?:is|are|was|were|will)\b.*\bdue\b(?!\s+to\b)|\bdue\s+date\b")
 _ASKS_DEADLINE = re.compile(r"\b(?:by\s+)?when\b.*\b(?:have|has|had|need|needs)\s+to\b|\b(?:by\s+)?when\b.*\bmust\b")
+# "how far in advance", "how early", "how long before": the question asks how long before something it must be done,
+# a time limit ("at least 14 days before departure"), as "by when" does; "advance" is no word of its answer.
+_ASKS_LEAD_TIME = re.compile(
+    r"\bhow\s+(?:far\s+(?:in\s+advance|ahead)|early|long\s+(?:in\s+advance|before(?:hand)?))\b"
+)
 
 
 def question_terms(question: str) -> set[str]:
@@ -327,7 +332,10 @@ def question_terms(question: str) -> set[str]:
     by when something must be done."""
     terms = content_terms(question)
     lowered = question.lower()
-    if _ASKS_DEADLINE.search(lowered):
+    if _ASKS_LEAD_TIME.search(lowered):
+        terms -= {"advance", "ahead", "beforehand"}
+        terms.add("deadline")
+    elif _ASKS_DEADLINE.search(lowered):
         terms.add("deadline")
     elif _ASKS_DUE.search(lowered):
         # "when is the expense report due": "due" is the deadline asked for, which a unit stating a time limit holds

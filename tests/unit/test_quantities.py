@@ -353,6 +353,8 @@ def test_a_question_asking_the_most_of_a_number_is_held_only_by_a_bound_on_a_cou
         ("Expenses must be submitted in Expensify within 30 days of the trip end date.", {"deadline"}),
         ("International travel always requires pre-approval at least 14 days before departure.", {"deadline"}),
         ("Claims must be made no later than 5 business days after delivery.", {"deadline"}),
+        ("Scheduled maintenance is announced at least 72 hours in advance.", {"deadline"}),
+        ("Changes are reviewed 2 days prior to release.", {"deadline"}),
         ("Create an expense report in Expensify and submit it to your manager.", set()),
         ("Daily backups are kept for 35 days.", set()),  # a period, not a limit
         ("Workspaces are archived after 90 days of inactivity.", set()),  # when something happens, not a limit
