@@ -23,6 +23,7 @@ from services.gateway.parts import Answered, joined_response
 from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
 from services.gateway.scope_readers import ScopeReaders
 from shared import spelling
+from shared.asker_quotes import asks_of_its_own, pasted_quote
 from shared.calibration import AnswerDecision
 from shared.chatter import without_chatter
 from shared.clients import StageCallError, StageClient
@@ -295,6 +296,17 @@ class Funnel:
         best = candidates[: self.rerank_top_n]
         return search_text(story, asked, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
 
+    def _without_pasted(self, query: str, candidates: list) -> str:
+        """What a query asks besides the sentences it pasted from the candidates (shared.asker_quotes), when it asks
+        something of its own; empty otherwise (or when the gateway reads queries as written)."""
+        if not self.read_misspellings or not candidates:
+            return ""
+        found = pasted_quote(query, candidates)
+        if found is None or not asks_of_its_own(found[0].rest):
+            return ""
+        metrics.READ_AS.inc()
+        return found[0].rest
+
     def _read_as(self, query: str, plain: str, candidates: list) -> str:
         """The query with each misspelled word read as the word of the candidates one edit from it, and without
         what is written around the question (shared.chatter); empty when there is none of either (or the gateway
@@ -436,6 +448,25 @@ class Funnel:
             timings,
             reference=reference,
         )
+        # Sentences pasted from a passage above the question ("Here's what the policy says: ... who approves a $3000
+        # refund?") are what the asker read, not what they ask: their words had the search find them again, their
+        # dates choose the document's version ("replaces the 2025 Refund Policy"), and the answer echo them.
+        rest = self._without_pasted(read_as or question, candidates)
+        if rest:
+            asked = self._as_asked(rest)
+            reference = self._time_reference(asked.searched, request.filters)
+            read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
+                request.tenant_id,
+                rest,
+                asked,
+                request.filters,
+                request.mode,
+                self.candidates,
+                context,
+                timings,
+                reference=reference,
+            )
+            read_as = read_as or rest
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
             self._rerank(searched, candidates, len(candidates), context, timings, query_embedding)

@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import re
 
-from services.generator.asker_quotes import asker_quote, quoted_passages
 from services.generator.base import empty_question
 from services.generator.coverage import (
     heading_words,
@@ -37,6 +36,7 @@ from services.generator.entries import (
 from services.generator.listing import enumeration, listed_terms
 from services.generator.quoting import missing_words, quoted_answer
 from shared import spelling
+from shared.asker_quotes import asker_quote, asks_of_its_own, pasted_quote, quoted_passages
 from shared.chatter import without_chatter
 from shared.currencies import currency_terms_held, question_currencies, stated_currencies
 from shared.model import Answer, ScoredChunk
@@ -77,7 +77,7 @@ from shared.quantities import (
     threshold_terms,
 )
 from shared.spelling import corrected
-from shared.story import Told, follows_up, kept_context, told_and_asked
+from shared.story import Told, kept_context, told_and_asked
 from shared.text import (
     abbreviated_terms,
     address_terms,
@@ -909,24 +909,20 @@ _NAME_WORDS = 3  # the most words a name asked about has ("scheduled maintenance
 _KIND_WORDS = frozenset({"severity", "incident", "error", "warning", "code", "level", "priority"})
 
 
-# Words that ask whether a quote holds ("is that still true?", "is this correct?"): nothing of their own to look for.
-_CHECKING = frozenset(content_terms("true correct right accurate valid current still up to date"))
-
-
 def _read_past_quote(query: str, passages: list[ScoredChunk]) -> tuple[str, list[ScoredChunk]]:
     """A question asked of what the asker quotes from a passage ('The MSA says "Customer will pay the fees stated in
     the Order Form" - does that include taxes?'): asked of the quote's documents only, as its rest ("does that
-    include taxes?") unless that asks only whether the quote holds or follows it up (asker_quotes). Otherwise as it
-    came."""
+    include taxes?") unless that asks only whether the quote holds or follows it up; so too sentences pasted from a
+    passage unquoted (asker_quotes). Otherwise as it came."""
     quote = asker_quote(query)
     quoted = quoted_passages(quote.quote, passages) if quote else []
+    if not quoted:
+        quote, quoted = pasted_quote(query, passages) or (None, [])
     if not quote or not quoted:
         return query, passages
     documents = {p.chunk.meta.document_id for p in quoted}
     anchored = [p for p in passages if p.chunk.meta.document_id in documents]
-    # A rest that follows the quote up ("what about Business?") asks the quote's question of another thing.
-    own = question_terms(quote.rest) - _CHECKING and not follows_up(quote.rest)
-    return (quote.rest if own else query), anchored
+    return (quote.rest if asks_of_its_own(quote.rest) else query), anchored
 
 
 def _asked_words(query: str, meaning: tuple[str, bool] | None = None, excluded: set[str] | None = None) -> set[str]:

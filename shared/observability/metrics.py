@@ -55,7 +55,8 @@ CITATION_FAILURES = Counter(
 DEGRADED = Counter("ragmesh_degraded_answers_total", "Answers served without a stage (fused order)", ["stage"])
 READ_AS = Counter(
     "ragmesh_questions_read_as_total",
-    "Asks and Searches run again as read: a misspelled word as a passage word, or without a greeting around it",
+    "Asks and Searches run again as read: a misspelled word as a passage word, without a greeting around it, or"
+    " without sentences pasted from a passage",
 )
 SEPARATE_QUESTIONS = Counter(
     "ragmesh_separate_questions_total",

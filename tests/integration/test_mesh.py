@@ -3,6 +3,7 @@
 import os
 import threading
 import time
+from pathlib import Path
 
 import grpc
 import pytest
@@ -282,6 +283,32 @@ def test_a_question_told_after_a_story_is_searched_and_answered_as_asked(gateway
     dated = "what was the refund window under the 2025 policy?"
     told = ask(gateway, f"{dated} I'm new here and still learning.")
     assert told.time_reference == ask(gateway, dated).time_reference != ""
+
+
+def test_what_the_asker_pastes_or_quotes_from_a_document_is_not_what_they_ask(gateway, ingested):
+    """Found by use: a question under paragraphs pasted from the travel policy was answered with the pasted hotel cap
+    (the pasted words found the pasted passages again, top score above the threshold); one asked of a quoted
+    sentence echoed it, or was answered from another document sharing a word of the question."""
+    travel = Path(EXAMPLES, "handbook", "travel-expenses.md").read_text().split("\n\n")
+    pasted = "\n\n".join(p for p in travel if "hotel cap" in p or "Premium economy" in p)
+    response = ask(
+        gateway, f"Here's what the travel policy says:\n\n{pasted}\n\nSo how long do I have to submit expenses?"
+    )
+    assert response.read_as == "how long do I have to submit expenses?"
+    assert not response.answer.abstained and "within 30 days" in response.answer.text
+    assert_citations_verifiable(response)
+    # Asked of a quote: answered from the quoted document, the DPA's next sentence, or not at all.
+    objection = ask(
+        gateway,
+        'According to the DPA, "Northwind will notify Customer at least 30 days before adding a new Sub-processor". '
+        "Can we object?",
+    )
+    assert objection.answer.text.startswith("Customer may object on reasonable data protection grounds")
+    assert {c.document_id for c in objection.answer.citations} == {"contracts/data-processing-addendum"}
+    taxes = ask(
+        gateway, 'The MSA says "Customer will pay the fees stated in the Order Form" - does that include taxes?'
+    )
+    assert taxes.answer.abstained
 
 
 def test_a_message_of_separate_questions_is_answered_question_by_question(mesh, gateway, ingested):

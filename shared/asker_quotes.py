@@ -1,5 +1,6 @@
 """What the asker quotes from the documents: 'The MSA says "Customer will pay the fees stated in the Order Form" -
-does that include taxes?'.
+does that include taxes?', or a paragraph pasted from one above the question ("Here's what the travel policy says:
+... So can I expense a gym membership?").
 
 The quote says where the asker read; the rest of the message says what they ask about it. Read as one question, the
 quote's words were all but the whole question, and the unit it was copied from covered them: of ten such messages
@@ -13,6 +14,8 @@ import dataclasses
 import re
 
 from shared.model import ScoredChunk
+from shared.story import follows_up
+from shared.text import content_terms, question_terms, sentence_spans
 
 # A quoted span of four words or more, in straight or curly double quotes, or quoted lines ("> ..." as mail and
 # Markdown quote): shorter ones are names or error messages ('"E-4412 conflict"'), which the question asks about as
@@ -30,6 +33,13 @@ _SOURCE = re.compile(
 # What is left at the quote's place after it: " - ", ": ", a lone comma or full stop.
 _AFTER = re.compile(r"^[\s\-–—:,.;]+")
 _NON_WORD = re.compile(r"\W+")
+# Words that ask whether a quote holds ("is that still true?", "is this correct?"): nothing of their own to look for.
+_CHECKING = frozenset(content_terms("true correct right accurate valid current still up to date"))
+# A sentence pasted from a passage, unquoted, is found in it as written: long enough that a question of the asker's own
+# is not (a FAQ's heading asked as it is stays the question: nothing else is left).
+_MIN_PASTED_WORDS = 8
+# A line introducing what was pasted: "Here's what the travel policy says:", "I read this:".
+_INTRO = re.compile(r"^[^\n.?!]{0,80}:\s*$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +59,13 @@ def asker_quote(message: str) -> AskerQuote | None:
     return None
 
 
+def asks_of_its_own(rest: str) -> bool:
+    """Whether what is asked of a quote asks something to look for by itself: not only whether the quote holds ("is
+    that still true?"), nor a follow-up of it ("what about Business?", which asks the quote's question of another
+    thing)."""
+    return bool(question_terms(rest) - _CHECKING) and not follows_up(rest)
+
+
 def quoted_passages(quote: str, passages: list[ScoredChunk]) -> list[ScoredChunk]:
     """The passages whose text holds the quote, up to case, spacing and punctuation."""
     wanted = _plain(quote)
@@ -57,3 +74,28 @@ def quoted_passages(quote: str, passages: list[ScoredChunk]) -> list[ScoredChunk
 
 def _plain(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
+
+
+def pasted_quote(message: str, passages: list[ScoredChunk]) -> tuple[AskerQuote, list[ScoredChunk]] | None:
+    """The sentences of the message found as written in a passage (eight words or more each), the rest of it, and
+    the passages they were found in; None when there are none, or nothing else is left."""
+    plain = [_plain(p.chunk.body) for p in passages]
+    pasted: list[str] = []
+    rest: list[str] = []
+    found_in: set[int] = set()
+    for line in message.splitlines():
+        for start, end in sentence_spans(line):
+            sentence = line[start:end]
+            words = _plain(sentence)
+            found = (
+                {i for i, body in enumerate(plain) if words in body}
+                if len(words.split()) >= _MIN_PASTED_WORDS
+                else set()
+            )
+            (pasted if found else rest).append(sentence)
+            found_in |= found
+    rest = [part for part in rest if not _INTRO.match(part)]
+    if not pasted or not rest:
+        return None
+    quote = AskerQuote(" ".join(pasted), " ".join(" ".join(rest).split()))
+    return quote, [passages[i] for i in sorted(found_in)]

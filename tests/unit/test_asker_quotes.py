@@ -1,5 +1,5 @@
-from services.generator.asker_quotes import asker_quote, quoted_passages
 from services.generator.extractive import ExtractiveGenerator
+from shared.asker_quotes import asker_quote, asks_of_its_own, pasted_quote, quoted_passages
 from tests.unit.generator.test_extractive import passage
 
 MSA = (
@@ -74,3 +74,25 @@ def test_a_quote_only_checked_or_followed_up_is_read_with_the_question():
     answer = ExtractiveGenerator().run(paraphrased, [msa])
     assert answer == ExtractiveGenerator().run(paraphrased.replace('"', ""), [msa])
     assert answer.citations[0].quote.startswith("3.2")
+
+
+def test_sentences_pasted_from_a_passage_are_told_from_the_question_under_them():
+    msa, dpa = passage(MSA, doc="msa"), passage(DPA, doc="dpa")
+    message = (
+        "Here's what the contract says:\n\nCustomer will pay the fees stated in the Order Form. Invoices are due "
+        "within 30 days of the invoice date.\n\nSo can we pay by card?"
+    )
+    read, found_in = pasted_quote(message, [dpa, msa])
+    assert read.rest == "So can we pay by card?" and found_in == [msa]
+    assert read.quote.startswith("Customer will pay the fees")
+    # A question of the asker's own, or a short sentence a passage happens to hold, is not pasted.
+    assert pasted_quote("when are invoices due?", [msa]) is None
+    assert pasted_quote("Invoices are due. What about fees?", [msa]) is None
+    # Nothing but pasted text: nothing else to ask.
+    assert pasted_quote("Invoices are due within 30 days of the invoice date.", [msa]) is None
+
+
+def test_what_is_asked_of_a_quote_asks_of_its_own_unless_it_only_checks_or_follows_it_up():
+    assert asks_of_its_own("does that include taxes?")
+    assert not asks_of_its_own("is that still true?")
+    assert not asks_of_its_own("what about Business?")
