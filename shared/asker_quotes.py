@@ -76,24 +76,31 @@ def _plain(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
+def may_hold_paste(message: str) -> bool:
+    """Whether a message could hold a sentence pasted above its question (pasted_quote): two sentences at least, one
+    of them as long as a pasted one must be. Read before looking for the paste costs a search."""
+    sentences = [line[start:end] for line in message.splitlines() for start, end in sentence_spans(line)]
+    return len(sentences) > 1 and any(len(_plain(s).split()) >= _MIN_PASTED_WORDS for s in sentences)
+
+
 def pasted_quote(message: str, passages: list[ScoredChunk]) -> tuple[AskerQuote, list[ScoredChunk]] | None:
-    """The sentences of the message found as written in a passage (eight words or more each), the rest of it, and
-    the passages they were found in; None when there are none, or nothing else is left."""
+    """The sentences of the message found as written in a passage (eight words or more each, or any statement on a
+    line with such a one: "Usage-based charges are not refundable." in a pasted paragraph), the rest of it, and the
+    passages they were found in; None when there are none, or nothing else is left."""
     plain = [_plain(p.chunk.body) for p in passages]
     pasted: list[str] = []
     rest: list[str] = []
     found_in: set[int] = set()
     for line in message.splitlines():
-        for start, end in sentence_spans(line):
-            sentence = line[start:end]
-            words = _plain(sentence)
-            found = (
-                {i for i, body in enumerate(plain) if words in body}
-                if len(words.split()) >= _MIN_PASTED_WORDS
-                else set()
-            )
-            (pasted if found else rest).append(sentence)
-            found_in |= found
+        sentences = [line[start:end] for start, end in sentence_spans(line)]
+        found = [{i for i, body in enumerate(plain) if _plain(s) and _plain(s) in body} for s in sentences]
+        long_found = [
+            bool(f) and len(_plain(s).split()) >= _MIN_PASTED_WORDS for s, f in zip(sentences, found, strict=True)
+        ]
+        for sentence, where, long in zip(sentences, found, long_found, strict=True):
+            is_pasted = long or (any(long_found) and bool(where) and not sentence.rstrip().endswith("?"))
+            (pasted if is_pasted else rest).append(sentence)
+            found_in |= where if is_pasted else set()
     rest = [part for part in rest if not _INTRO.match(part)]
     if not pasted or not rest:
         return None

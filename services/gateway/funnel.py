@@ -23,7 +23,7 @@ from services.gateway.parts import Answered, joined_response
 from services.gateway.policy import BELOW_THRESHOLD, invalid_citations, should_abstain, supported
 from services.gateway.scope_readers import ScopeReaders
 from shared import spelling
-from shared.asker_quotes import asks_of_its_own, pasted_quote
+from shared.asker_quotes import asks_of_its_own, may_hold_paste, pasted_quote
 from shared.calibration import AnswerDecision
 from shared.chatter import without_chatter
 from shared.clients import StageCallError, StageClient
@@ -452,6 +452,13 @@ class Funnel:
         # refund?") are what the asker read, not what they ask: their words had the search find them again, their
         # dates choose the document's version ("replaces the 2025 Refund Policy"), and the answer echo them.
         rest = self._without_pasted(read_as or question, candidates)
+        if not rest and reference is not None and may_hold_paste(read_as or question):
+            # A paste's own dates may have chosen another version of its document than the one it was copied from:
+            # it is looked for among every version.
+            every_version, _ = self._retrieve(
+                request.tenant_id, searched, request.filters, request.mode, self.candidates, context, timings, False
+            )
+            rest = self._without_pasted(read_as or question, every_version)
         if rest:
             asked = self._as_asked(rest)
             reference = self._time_reference(asked.searched, request.filters)

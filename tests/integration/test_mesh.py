@@ -297,6 +297,13 @@ def test_what_the_asker_pastes_or_quotes_from_a_document_is_not_what_they_ask(ga
     assert response.read_as == "how long do I have to submit expenses?"
     assert not response.answer.abstained and "within 30 days" in response.answer.text
     assert_citations_verifiable(response)
+    # Pasted from the 2026 refund policy, whose opening names "the 2025 Refund Policy": that year had chosen the 2025
+    # version, which holds none of the pasted sentences, and the answer echoed its opening.
+    refund = Path(EXAMPLES, "handbook", "refund-policy-2026.md").read_text().split("\n\n")
+    pasted = "\n\n".join(p for p in refund if p.startswith(("This policy replaces", "A customer may request")))
+    response = ask(gateway, f"I read this:\n\n{pasted}\n\nwho approves a $3000 refund?")
+    assert response.read_as == "who approves a $3000 refund?"
+    assert "VP of Finance" in response.answer.text
     # Asked of a quote: answered from the quoted document, the DPA's next sentence, or not at all.
     objection = ask(
         gateway,

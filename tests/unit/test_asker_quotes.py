@@ -1,5 +1,5 @@
 from services.generator.extractive import ExtractiveGenerator
-from shared.asker_quotes import asker_quote, asks_of_its_own, pasted_quote, quoted_passages
+from shared.asker_quotes import asker_quote, asks_of_its_own, may_hold_paste, pasted_quote, quoted_passages
 from tests.unit.generator.test_extractive import passage
 
 MSA = (
@@ -85,6 +85,11 @@ def test_sentences_pasted_from_a_passage_are_told_from_the_question_under_them()
     read, found_in = pasted_quote(message, [dpa, msa])
     assert read.rest == "So can we pay by card?" and found_in == [msa]
     assert read.quote.startswith("Customer will pay the fees")
+    # A short sentence pasted beside a long one is pasted too ("Usage-based charges are not refundable.").
+    read, _ = pasted_quote(
+        "Customer will pay the fees stated in the Order Form. Invoices are due.\n\nCan we pay by card?", [msa]
+    )
+    assert read.rest == "Can we pay by card?"
     # A question of the asker's own, or a short sentence a passage happens to hold, is not pasted.
     assert pasted_quote("when are invoices due?", [msa]) is None
     assert pasted_quote("Invoices are due. What about fees?", [msa]) is None
@@ -96,3 +101,9 @@ def test_what_is_asked_of_a_quote_asks_of_its_own_unless_it_only_checks_or_follo
     assert asks_of_its_own("does that include taxes?")
     assert not asks_of_its_own("is that still true?")
     assert not asks_of_its_own("what about Business?")
+
+
+def test_only_a_message_of_two_sentences_one_long_may_hold_a_paste():
+    assert may_hold_paste("I read this:\n\nCustomer will pay the fees stated in the Order Form.\n\nwhen are they due?")
+    assert not may_hold_paste("under the 2025 policy who approved refunds above 5k")
+    assert not may_hold_paste("We bought in 2025. Can we get a refund?")
