@@ -33,6 +33,7 @@ _SOURCE = re.compile(
 # What is left at the quote's place after it: " - ", ": ", a lone comma or full stop.
 _AFTER = re.compile(r"^[\s\-–—:,.;]+")
 _NON_WORD = re.compile(r"\W+")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|our|us)\b", re.IGNORECASE)
 # Words that ask whether a quote holds ("is that still true?", "is this correct?"): nothing of their own to look for.
 _CHECKING = frozenset(content_terms("true correct right accurate valid current still up to date"))
 # A sentence pasted from a passage, unquoted, is found in it as written: long enough that a question of the asker's own
@@ -76,20 +77,26 @@ def _plain(text: str) -> str:
     return _NON_WORD.sub(" ", text.lower()).strip()
 
 
-def may_hold_paste(message: str) -> bool:
+def may_hold_paste(message: str, but_the_askers: bool = False) -> bool:
     """Whether a message could hold a sentence pasted above its question (pasted_quote): two sentences at least, one
-    of them as long as a pasted one must be. Read before looking for the paste costs a search."""
+    of them as long as a pasted one must be; with `but_the_askers`, one that is not in the first person either ("My
+    manager asked me this morning and I couldn't find it.": the asker's own telling, which a ticket pasted whole can
+    be too). Read before looking for the paste costs a search."""
     sentences = [line[start:end] for line in message.splitlines() for start, end in sentence_spans(line)]
-    return len(sentences) > 1 and any(len(_plain(s).split()) >= _MIN_PASTED_WORDS for s in sentences)
+    return len(sentences) > 1 and any(
+        len(_plain(s).split()) >= _MIN_PASTED_WORDS and not (but_the_askers and _FIRST_PERSON.search(s))
+        for s in sentences
+    )
 
 
 def pasted_quote(message: str, passages: list[ScoredChunk]) -> tuple[AskerQuote, list[ScoredChunk]] | None:
-    """The sentences of the message found as written in a passage (eight words or more each, or any statement on a
-    line with such a one: "Usage-based charges are not refundable." in a pasted paragraph), the rest of it, and the
-    passages they were found in; None when there are none, or nothing else is left."""
+    """The sentences of the message found as written in a passage (eight words or more each, or any sentence on a
+    line with such a one: "Usage-based charges are not refundable.", or a ticket's "Can we still get them?" in a
+    pasted paragraph), the rest of it, and the passages they were found in; None when there are none, or nothing
+    else is left."""
     plain = [_plain(p.chunk.body) for p in passages]
     pasted: list[str] = []
-    rest: list[str] = []
+    rest: list[str] = []  # by line: the asker's lines keep their breaks (a list of questions stays one)
     found_in: set[int] = set()
     for line in message.splitlines():
         sentences = [line[start:end] for start, end in sentence_spans(line)]
@@ -97,12 +104,14 @@ def pasted_quote(message: str, passages: list[ScoredChunk]) -> tuple[AskerQuote,
         long_found = [
             bool(f) and len(_plain(s).split()) >= _MIN_PASTED_WORDS for s, f in zip(sentences, found, strict=True)
         ]
+        own: list[str] = []
         for sentence, where, long in zip(sentences, found, long_found, strict=True):
-            is_pasted = long or (any(long_found) and bool(where) and not sentence.rstrip().endswith("?"))
-            (pasted if is_pasted else rest).append(sentence)
+            is_pasted = long or (any(long_found) and bool(where))
+            (pasted if is_pasted else own).append(sentence)
             found_in |= where if is_pasted else set()
-    rest = [part for part in rest if not _INTRO.match(part)]
+        if own and not _INTRO.match(" ".join(own)):
+            rest.append(" ".join(own))
     if not pasted or not rest:
         return None
-    quote = AskerQuote(" ".join(pasted), " ".join(" ".join(rest).split()))
+    quote = AskerQuote(" ".join(pasted), "\n".join(rest))
     return quote, [passages[i] for i in sorted(found_in)]

@@ -25,6 +25,7 @@ from services.evaluation.cases import (
     load_cases,
 )
 from services.evaluation.mailed import as_mailed
+from services.evaluation.pasted import with_pasted
 from services.evaluation.report import HEADLINE, build_report, write_report
 from services.evaluation.runner import ask_case, search_case
 from services.evaluation.stories import with_stories
@@ -124,6 +125,11 @@ def run(args) -> int:
     if args.mailed is not None:
         cases = as_mailed(cases, args.mailed)
         name += f" (each question sent in a mail or chat template, seed {args.mailed})"
+    if args.pasted is not None:
+        if args.beir:
+            raise SystemExit("--pasted needs the case format (--cases): it pastes from the corpus documents")
+        cases = with_pasted(cases, args.corpus, args.pasted)
+        name += f" (each question asked under a paragraph pasted from the documents, seed {args.pasted})"
     if args.together is not None:
         cases = asked_together(cases, args.together)
         name += f" (each question asked together with another, seed {args.together})"
@@ -460,6 +466,13 @@ def add_parser(sub) -> None:
         metavar="SEED",
         help="ask each question as mail and chat clients send it (a quoted thread, a signature block, a banner, a "
         "mention; services/evaluation/mailed.py), the template chosen with the seed",
+    )
+    p.add_argument(
+        "--pasted",
+        type=int,
+        metavar="SEED",
+        help="ask each question under a paragraph pasted from its gold document (\"Here's what I found in the docs: "
+        '... {question}"; services/evaluation/pasted.py), paragraph and form chosen with the seed',
     )
     p.add_argument(
         "--together",

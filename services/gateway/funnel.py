@@ -296,6 +296,16 @@ class Funnel:
         best = candidates[: self.rerank_top_n]
         return search_text(story, asked, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
 
+    def _without_pasted_parts(self, request: gateway_pb2.AskRequest, context, timings: list) -> str:
+        """The message without the sentences it pasted from the passages a search for all of it finds (_without_pasted),
+        or as it came."""
+        asked = self._as_asked(request.question)
+        filters = _every_version(request.filters) if time_reference.applies(request.filters) else request.filters
+        candidates, _ = self._retrieve(
+            request.tenant_id, asked.searched, filters, request.mode, self.candidates, context, timings, False
+        )
+        return self._without_pasted(asked.plain, candidates) or request.question
+
     def _without_pasted(self, query: str, candidates: list) -> str:
         """What a query asks besides the sentences it pasted from the candidates (shared.asker_quotes), when it asks
         something of its own; empty otherwise (or when the gateway reads queries as written)."""
@@ -418,6 +428,9 @@ class Funnel:
         timings: list = []
         # A message asking several separate questions is answered question by question (shared.questions).
         questions = separate_questions(request.question) if self.read_misspellings else [request.question]
+        if len(questions) > 1 and may_hold_paste(request.question):
+            # A pasted paragraph's own questions ("... Can we still get them?" in a ticket) are not the asker's.
+            questions = separate_questions(self._without_pasted_parts(request, context, timings))
         self.limits.question_parts(len(questions))
         if len(questions) == 1:
             answered = self._answer(request, request.question, context, timings)
@@ -452,11 +465,18 @@ class Funnel:
         # refund?") are what the asker read, not what they ask: their words had the search find them again, their
         # dates choose the document's version ("replaces the 2025 Refund Policy"), and the answer echo them.
         rest = self._without_pasted(read_as or question, candidates)
-        if not rest and reference is not None and may_hold_paste(read_as or question):
-            # A paste's own dates may have chosen another version of its document than the one it was copied from:
-            # it is looked for among every version.
+        if not rest and time_reference.applies(request.filters) and may_hold_paste(read_as or question, True):
+            # A paste may come from another version of its document than the one searched: a superseded one, or one
+            # its own dates chose ("replaces the 2025 Refund Policy"). It is looked for among every version.
             every_version, _ = self._retrieve(
-                request.tenant_id, searched, request.filters, request.mode, self.candidates, context, timings, False
+                request.tenant_id,
+                searched,
+                _every_version(request.filters),
+                request.mode,
+                self.candidates,
+                context,
+                timings,
+                False,
             )
             rest = self._without_pasted(read_as or question, every_version)
         if rest:
@@ -611,6 +631,14 @@ class Funnel:
 class _Asked(typing.NamedTuple):
     plain: str  # without what is written around it
     searched: str  # what a first search reads: also without a story's telling
+
+
+def _every_version(filters: common_pb2.SearchFilters) -> common_pb2.SearchFilters:
+    """The request's filters (tenant, scopes, documents), over every version of each document."""
+    widened = common_pb2.SearchFilters()
+    widened.CopyFrom(filters)
+    widened.include_superseded = True
+    return widened
 
 
 def _without_question_mark(query: str) -> str:

@@ -107,3 +107,5 @@ def test_only_a_message_of_two_sentences_one_long_may_hold_a_paste():
     assert may_hold_paste("I read this:\n\nCustomer will pay the fees stated in the Order Form.\n\nwhen are they due?")
     assert not may_hold_paste("under the 2025 policy who approved refunds above 5k")
     assert not may_hold_paste("We bought in 2025. Can we get a refund?")
+    told = "My manager asked me this morning and I couldn't find it. How long are invoices kept?"
+    assert may_hold_paste(told) and not may_hold_paste(told, but_the_askers=True)
