@@ -296,6 +296,42 @@ class Funnel:
         best = candidates[: self.rerank_top_n]
         return search_text(story, asked, content_terms(" ".join(chunk_words(c.chunk) for c in best)))
 
+    def _search(self, request: gateway_pb2.AskRequest, question: str, context, timings: list) -> tuple:
+        """(reference, read_as, searched, candidates, query_embedding) for one question: the time it names, then
+        retrieval as the passages spell it (_retrieve_as_spelled)."""
+        asked = self._as_asked(question)
+        reference = self._time_reference(asked.searched, request.filters)
+        return reference, *self._retrieve_as_spelled(
+            request.tenant_id,
+            question,
+            asked,
+            request.filters,
+            request.mode,
+            self.candidates,
+            context,
+            timings,
+            reference=reference,
+        )
+
+    def _pasted_rest(self, request, query: str, searched: str, candidates: list, context, timings: list) -> str:
+        """What the query asks besides a paste found among the candidates (_without_pasted), or among every version
+        of the documents: a paste may come from another version than the one searched, a superseded one or one its
+        own dates chose ("replaces the 2025 Refund Policy"). Empty when there is none."""
+        rest = self._without_pasted(query, candidates)
+        if rest or not time_reference.applies(request.filters) or not may_hold_paste(query, True):
+            return rest
+        every_version, _ = self._retrieve(
+            request.tenant_id,
+            searched,
+            _every_version(request.filters),
+            request.mode,
+            self.candidates,
+            context,
+            timings,
+            False,
+        )
+        return self._without_pasted(query, every_version)
+
     def _without_pasted_parts(self, request: gateway_pb2.AskRequest, context, timings: list) -> str:
         """The message without the sentences it pasted from the passages a search for all of it finds (_without_pasted),
         or as it came."""
@@ -449,51 +485,13 @@ class Funnel:
     def _answer(self, request: gateway_pb2.AskRequest, question: str, context, timings: list) -> Answered:
         """One question through the funnel: retrieve, rerank, the calibrated decision, generate, verify."""
         span = trace.get_current_span()
-        asked = self._as_asked(question)
-        reference = self._time_reference(asked.searched, request.filters)
-        read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
-            request.tenant_id,
-            question,
-            asked,
-            request.filters,
-            request.mode,
-            self.candidates,
-            context,
-            timings,
-            reference=reference,
-        )
+        reference, read_as, searched, candidates, query_embedding = self._search(request, question, context, timings)
         # Sentences pasted from a passage above the question ("Here's what the policy says: ... who approves a $3000
         # refund?") are what the asker read, not what they ask: their words had the search find them again, their
         # dates choose the document's version ("replaces the 2025 Refund Policy"), and the answer echo them.
-        rest = self._without_pasted(read_as or question, candidates)
-        if not rest and time_reference.applies(request.filters) and may_hold_paste(read_as or question, True):
-            # A paste may come from another version of its document than the one searched: a superseded one, or one
-            # its own dates chose ("replaces the 2025 Refund Policy"). It is looked for among every version.
-            every_version, _ = self._retrieve(
-                request.tenant_id,
-                searched,
-                _every_version(request.filters),
-                request.mode,
-                self.candidates,
-                context,
-                timings,
-                False,
-            )
-            rest = self._without_pasted(read_as or question, every_version)
+        rest = self._pasted_rest(request, read_as or question, searched, candidates, context, timings)
         if rest:
-            asked = self._as_asked(rest)
-            reference = self._time_reference(asked.searched, request.filters)
-            read_as, searched, candidates, query_embedding = self._retrieve_as_spelled(
-                request.tenant_id,
-                rest,
-                asked,
-                request.filters,
-                request.mode,
-                self.candidates,
-                context,
-                timings,
-                reference=reference,
-            )
+            reference, read_as, searched, candidates, query_embedding = self._search(request, rest, context, timings)
             read_as = read_as or rest
         # The reranker orders every candidate (it rescores the head); the funnel keeps the top N.
         every, model_id, degraded = (
