@@ -100,10 +100,9 @@ def pasted_quote(message: str, passages: list[ScoredChunk]) -> tuple[AskerQuote,
     found_in: set[int] = set()
     for line in message.splitlines():
         sentences = [line[start:end] for start, end in sentence_spans(line)]
-        found = [{i for i, body in enumerate(plain) if _plain(s) and _plain(s) in body} for s in sentences]
-        long_found = [
-            bool(f) and len(_plain(s).split()) >= _MIN_PASTED_WORDS for s, f in zip(sentences, found, strict=True)
-        ]
+        words = [_plain(s) for s in sentences]
+        found = [{i for i, body in enumerate(plain) if w and w in body} for w in words]
+        long_found = [bool(f) and len(w.split()) >= _MIN_PASTED_WORDS for w, f in zip(words, found, strict=True)]
         own: list[str] = []
         for sentence, where, long in zip(sentences, found, long_found, strict=True):
             is_pasted = long or (any(long_found) and bool(where))
