@@ -14,7 +14,7 @@ import dataclasses
 import re
 
 from shared.model import ScoredChunk
-from shared.story import follows_up
+from shared.story import FIRST_PERSON_WORDS, follows_up
 from shared.text import content_terms, question_terms, sentence_spans
 
 # A quoted span of four words or more, in straight or curly double quotes, or quoted lines ("> ..." as mail and
@@ -33,7 +33,7 @@ _SOURCE = re.compile(
 # What is left at the quote's place after it: " - ", ": ", a lone comma or full stop.
 _AFTER = re.compile(r"^[\s\-–—:,.;]+")
 _NON_WORD = re.compile(r"\W+")
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|our|us)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(rf"\b(?:{FIRST_PERSON_WORDS})\b", re.IGNORECASE)  # the asker's words (shared.story)
 # Words that ask whether a quote holds ("is that still true?", "is this correct?"): nothing of their own to look for.
 _CHECKING = frozenset(content_terms("true correct right accurate valid current still up to date"))
 # A sentence pasted from a passage, unquoted, is found in it as written: long enough that a question of the asker's own

@@ -197,7 +197,7 @@ def numbered_clause(
     ("10.3 Assignment. Neither party may assign ..." for "clause 10.3 can we assign the contract to our
     subsidiary"): contracts and policies number their clauses inside a section, so the clause, not the section,
     is the entry. Quoted whole when short enough. Empty when there is none (_named_clauses)."""
-    for passage, units in _named_clauses(passages, spans, named, wanted):
+    for _, passage, units in _named_clauses(passages, spans, named, wanted):
         if 0 < len(units) <= max_units:
             return [(passage, start, end) for start, end in units]
     return []
@@ -210,22 +210,20 @@ def named_clause_units(
     the units of that clause. Such a unit holds the kind of clause asked for ("section 4.2 of the MSA"), which a
     clause does not write, and leads to the whole clause ("what does section 10.3 say": "10.3 Assignment." is its
     heading sentence, "Neither party may assign ..." what it says)."""
-    ranks = {id(passage): rank for rank, passage in enumerate(passages)}
     return {
-        (ranks[id(passage)], start): units
-        for passage, units in _named_clauses(passages, spans, named, wanted)
-        for start, _ in units
+        (rank, start): units for rank, _, units in _named_clauses(passages, spans, named, wanted) for start, _ in units
     }
 
 
 def _named_clauses(
     passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], named: set[str], wanted: set[str]
-) -> Iterator[tuple[ScoredChunk, list[tuple[int, int]]]]:
-    """Each paragraph numbered with an identifier the question names, best-ranked first, with its units. The passage
+) -> Iterator[tuple[int, ScoredChunk, list[tuple[int, int]]]]:
+    """Each paragraph numbered with an identifier the question names, best-ranked first: its passage's rank, the
+    passage and the paragraph's units. The passage
     must hold one of the question's other words, if it has any, in the paragraph, its heading path or its title's
     initials: "dpa clause 9.1" is not the MSA's 9.1."""
     others = wanted - named - CLAUSE_WORDS
-    for passage, passage_spans in zip(passages, spans, strict=True):
+    for rank, (passage, passage_spans) in enumerate(zip(passages, spans, strict=True)):
         about = heading_words(passage)
         names = identifiers(" ".join([passage.chunk.meta.title, *passage.chunk.heading_path]))
         for paragraph in _PARAGRAPH.finditer(passage.chunk.body):
@@ -234,4 +232,4 @@ def _named_clauses(
                 continue
             if others and not others & (about | unit_terms(paragraph.group())):
                 continue
-            yield passage, [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]
+            yield rank, passage, [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]
