@@ -13,6 +13,8 @@ import typing
 
 import quotequail
 
+from shared.text import PARAGRAPH_BREAK
+
 # RFC 3676's signature delimiter ("-- " on a line of its own), and "--" as clients without the space write it, with
 # what follows it when that asks nothing ("?").
 _SIGNATURE = re.compile(r"\n[ \t]*--[ \t]*\n[^?]*\Z")
@@ -27,7 +29,6 @@ _BANNER = re.compile(
     r"|unless\s+you\s+(?:recogni[sz]e|trust)\s+the\s+sender)",
     re.IGNORECASE,
 )
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 # What every quoted or forwarded message's header quotequail knows holds: a colon ("On ... wrote:", "From: ..."), a
 # line of dashes or underscores, or an address in angle brackets. quotequail tries each of its patterns on every
 # line (~8 ms for 70 lines), so a message without any of these is not handed to it.
@@ -54,7 +55,7 @@ def read_mail(message: str) -> Mail:
 
 def _without_banners(text: str) -> str:
     """The text without its banner paragraphs; a paragraph that asks something ("?") is the asker's."""
-    paragraphs = _PARAGRAPH_BREAK.split(text)
+    paragraphs = PARAGRAPH_BREAK.split(text)
     kept = [part for part in paragraphs if "?" in part or not _BANNER.search(part)]
     return text if len(kept) == len(paragraphs) else "\n\n".join(kept)
 

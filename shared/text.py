@@ -6,6 +6,9 @@ from collections.abc import Iterator
 
 import simplemma
 
+# A blank line (spaces or tabs on it): where a paragraph ends in a message or a plain-text document.
+PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
 _ABBREVIATIONS = {
     "e.g",
     "i.e",

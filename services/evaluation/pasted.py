@@ -15,6 +15,7 @@ import random
 import re
 
 from services.evaluation.cases import EvalCase, SourceTexts
+from shared.text import PARAGRAPH_BREAK
 
 FORMS = (
     "Here's what I found in the docs:\n\n{paragraph}\n\n{question}",
@@ -24,7 +25,6 @@ FORMS = (
 # A paragraph of running text: twelve words at least, not a heading, a table, a list or a file's front matter.
 _MIN_WORDS = 12
 _NOT_RUNNING_TEXT = re.compile(r"^\s*(?:#|\||[-*•]\s|\d+\.\s|---|```|[{\[<])")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def with_pasted(cases: list[EvalCase], corpus_dirs: list[str], seed: int) -> list[EvalCase]:
@@ -50,6 +50,6 @@ def with_pasted(cases: list[EvalCase], corpus_dirs: list[str], seed: int) -> lis
 def _paragraphs(text: str) -> list[str]:
     return [
         " ".join(p.split())
-        for p in _PARAGRAPH_BREAK.split(text)
+        for p in PARAGRAPH_BREAK.split(text)
         if len(p.split()) >= _MIN_WORDS and not _NOT_RUNNING_TEXT.match(p)
     ]
