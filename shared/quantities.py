@@ -13,7 +13,7 @@ import dataclasses
 import math
 import re
 
-from shared.text import content_terms
+from shared.text import content_terms, periods_named
 
 # A number with an optional currency before it and a percent sign or a word after it: "$1,500", "99.0%", "500 seats";
 # "5k" is thousands.
@@ -533,6 +533,28 @@ def asks_only_for_duration(question: str) -> bool:
 def states_span(text: str) -> bool:
     """The text says how long something lasts: a duration in digits or in words, or the event that ends it."""
     return states_duration(text) or bool(_SPAN_IN_WORDS.search(text))
+
+
+# "how often are backups taken", "how frequently do rotations change": the answer is a frequency, stated by a period
+# ("Daily backups", "billed per month", "every 6 hours"), a count of times ("twice a year", "3 times"), or the span
+# that repeats ("Each rotation is one week long").
+_ASKS_FREQUENCY = re.compile(r"\bhow\s+(?:often|frequently)\b|\bwhat\s+(?:frequency|interval)\b", re.IGNORECASE)
+_STATED_TIMES = re.compile(
+    r"\b(?:once|twice|thrice|(?:\d+|two|three|four|five|six|ten)\s+times|nightly|fortnightly|biweekly"
+    r"|frequency|interval)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_frequency(question: str) -> bool:
+    """A "how often" question: its answer says how often something happens."""
+    return bool(_ASKS_FREQUENCY.search(question))
+
+
+def states_frequency(text: str) -> bool:
+    """The text says how often something happens: a period ("daily", "per week", "every 6 hours"), a count of times,
+    or a span that repeats ("one week long")."""
+    return bool(periods_named(text)) or states_span(text) or bool(_STATED_TIMES.search(text))
 
 
 _ASKS_DATE = re.compile(r"\b(?:when|dates?)\b", re.IGNORECASE)

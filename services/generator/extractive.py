@@ -50,6 +50,7 @@ from shared.quantities import (
     asks_for_count,
     asks_for_date,
     asks_for_duration,
+    asks_for_frequency,
     asks_for_number,
     asks_for_version,
     asks_only_for_duration,
@@ -68,6 +69,7 @@ from shared.quantities import (
     states_anchored_span,
     states_count,
     states_date,
+    states_frequency,
     states_number,
     states_rate,
     states_span,
@@ -171,6 +173,9 @@ class _Asked:
     duration: bool
     span: bool
     taken: bool  # "how long does a refund take": a span measured from an event is a window, not the time it takes
+    # A "how often" question is answered only by a unit saying how often: "any changes deployed during the week"
+    # holds "how often do on-call rotations change" by its words, "Each rotation is one week long" answers it.
+    frequency: bool
     # A dated heading answers when the question asks the date of the thing it names: "when was v2.1 released" is
     # answered by "## v2.1.0 (2025-06-01)", which every note under it is read under but none states.
     dated: bool
@@ -241,6 +246,7 @@ class _Asked:
             duration=asks_for_duration(query),
             span=asks_only_for_duration(query),
             taken=asks_time_taken(query),
+            frequency=asks_for_frequency(query),
             when=(when := asks_for_date(query)),
             dated=bool(named) and when,
             unwritten=wanted - written.words,
@@ -828,6 +834,8 @@ def _answers_something_else(
         return True  # "how many plans are there": "Annual plans cancelled within the 14-day window" counts days
     if asked.span and not states_span(unit):
         return True  # "how long": a unit that states no span of time, by its length or its end, does not say
+    if asked.frequency and not states_frequency(unit):
+        return True  # "how often": a unit stating no period, no count of times and no span does not say
     if _about_other_row(row, name, unit_words, covered, asked):
         return True  # about another row of the table ("Business" where "Starter" is asked)
     if asked.defines and not (

@@ -12,6 +12,7 @@ from shared.quantities import (
     asks_for_count,
     asks_for_date,
     asks_for_duration,
+    asks_for_frequency,
     asks_for_number,
     asks_for_version,
     asks_only_for_duration,
@@ -31,6 +32,7 @@ from shared.quantities import (
     states_count,
     states_date,
     states_duration,
+    states_frequency,
     states_number,
     states_rate,
     states_span,
@@ -565,3 +567,34 @@ def test_due_date_terms_are_held_by_when_payment_is_due():
         due_date_terms(content_terms("payment terms"), "3.1 Customer will pay the fees stated in the Order Form.")
         == set()
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("how often do on-call rotations change", True),
+        ("how frequently are backups taken", True),
+        ("what interval are status updates posted at for a P3", True),
+        ("how long do we keep backups", False),
+        ("how many times can i retry", False),
+    ],
+)
+def test_a_how_often_question_asks_for_a_frequency(question, asks):
+    assert asks_for_frequency(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("Daily backups are kept for 35 days.", True),
+        ("Failed deliveries are retried every 6 hours.", True),
+        ("Finance audits a random sample of 10% of all reports every month.", True),
+        ("Each rotation is one week long, starting Monday at 10:00 local time.", True),
+        ("Audits happen twice a year.", True),
+        ("Our nightly import script uploads 3,000 files.", True),
+        ("At the end of a rotation, the outgoing primary writes a handover note listing open incidents.", False),
+        ("Production changes during an on-call week need approval from the secondary.", False),
+    ],
+)
+def test_a_frequency_is_stated_by_a_period_a_count_of_times_or_a_span(text, states):
+    assert states_frequency(text) is states

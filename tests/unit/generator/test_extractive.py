@@ -1048,6 +1048,24 @@ def test_a_city_asked_about_by_its_initials_is_held_by_the_name_a_passage_writes
     assert generator.run("hotel cap la", [meals, hotels]).coverage < 1.0
 
 
+def test_a_how_often_question_is_answered_by_a_unit_saying_how_often():
+    """Found by use: "how often do on-call rotations change" was answered with the handover note's "any changes
+    deployed during the week", which holds every word of it and says nothing of how often."""
+    rotations = passage(
+        "Each rotation is one week long, starting Monday at 10:00 local time.", path=("On-Call Policy", "Rotations")
+    )
+    handover = passage(
+        "At the end of a rotation, the outgoing primary writes a handover note listing open incidents, silenced "
+        "alerts and any changes deployed during the week.",
+        path=("On-Call Policy", "Handover"),
+    )
+    answer = ExtractiveGenerator().run("how often do on-call rotations change", [handover, rotations])
+    assert not answer.abstained and answer.text.startswith("Each rotation is one week long")
+    assert ExtractiveGenerator().run("how often do on-call rotations change", [handover]).abstained
+    # Asked what it says, the handover note answers as before.
+    assert not ExtractiveGenerator().run("what goes in the handover note", [handover]).abstained
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
