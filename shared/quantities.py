@@ -727,8 +727,10 @@ def states_count(text: str, counted: str) -> bool:
         year = not a.unit and a.value.is_integer() and 1900 <= a.value <= 2099 and "," not in text[a.start : a.end]
         if not a.kind and not a.unit and a.start != opening and not year:
             return True
+    # The word counted is read as a term, as `counted` is: "50 deliveries" counts "delivery".
     number = rf"(?:(?<![\w.-])\d[\d,.]*|{_NUMBER_WORDS.pattern})"
-    return bool(re.search(rf"{number}\s+(?:[a-z-]+\s+)?{re.escape(counted)}", text, re.IGNORECASE))
+    counts = re.finditer(rf"{number}\s+(?P<words>(?:[a-z-]+\s+)?[a-z-]+)", text, re.IGNORECASE)
+    return any(counted in content_terms(m.group("words")) for m in counts)
 
 
 def asks_for_count(question: str) -> bool:

@@ -180,6 +180,10 @@ def test_a_count_of_things_is_stated_by_a_number_of_them():
     assert states_count("| Starter | $19 | $190 | 3 | 100 GB |", "seat")
     assert states_count("Employees who travel more than four times a year may request a corporate card.", "time")
     assert states_count("your script uses 8 parallel workers.", "worker")  # a qualifier between them
+    # Found by use: "how many webhook deliveries per second" was refused; the count's word is read as a term, so a
+    # plural in -ies ("50 deliveries") counts "delivery".
+    assert states_count("Outgoing webhooks are limited to 50 deliveries per second per endpoint.", "delivery")
+    assert states_count("Up to three policies apply.", "policy")
 
 
 def test_a_percentage_written_out_is_a_percentage():
