@@ -1048,6 +1048,7 @@ _STATES_WAY = re.compile(
     r"|\bfill\s+in\b|^\s*resolution\s*:",
     re.IGNORECASE,
 )
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def asks_way(question: str) -> bool:
@@ -1056,8 +1057,10 @@ def asks_way(question: str) -> bool:
 
 
 def states_way(text: str) -> bool:
-    """Whether a text says how something is done (through, via, by submitting, a resolution)."""
-    return bool(_STATES_WAY.search(text))
+    """Whether a text says how something is done (through, via, by submitting, a resolution), or gives the command
+    that does it in code ("`nwctl bucket delete <name> --force`: delete a bucket ..."; a name in code, as
+    "`Retry-After`", is no command)."""
+    return bool(_STATES_WAY.search(text)) or any(len(m.group(1).split()) > 1 for m in _CODE_SPAN.finditer(text))
 
 
 # "where to apply for startup pricing", "where do we send legal notices": a question asking where to go or write.

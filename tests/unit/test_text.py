@@ -830,6 +830,10 @@ def test_a_question_asking_the_way_and_a_text_saying_how_it_is_done():
     assert states_way("Verification is done through TechSoup or a copy of the accreditation letter.")
     assert states_way("Resolution: update the card in Billing.")
     assert not states_way("Purchases made through a reseller are still refunded by the reseller.")
+    # A command in code says how; a name in code does not, nor two names in code with words between them.
+    assert states_way("- `nwctl bucket delete <name> --force`: delete a bucket and all objects in it.")
+    assert not states_way("- `Retry-After`: only on HTTP 429 responses; seconds to wait before retrying.")
+    assert not states_way("Install `nwctl` or download a `binary` from the releases page.")
 
 
 def test_a_which_not_question_names_the_kind_it_asks_for():

@@ -1066,6 +1066,24 @@ def test_a_how_often_question_is_answered_by_a_unit_saying_how_often():
     assert not ExtractiveGenerator().run("what goes in the handover note", [handover]).abstained
 
 
+def test_a_how_to_question_is_answered_by_the_command_that_does_it():
+    """Found by use: "how to delete a bucket with files in it" was answered with an error entry's "Resolution: delete
+    unused files", which holds as many of its words and says how by its "Resolution:"; the CLI reference's command
+    says how as well, and its passage ranks first."""
+    cli = passage(
+        "- `nwctl bucket create <name> --versioning`: create a bucket with object versioning enabled.\n"
+        "- `nwctl bucket delete <name> --force`: delete a bucket and all objects in it. Requires the owner role.",
+        path=("nwctl CLI Reference", "Commands", "nwctl bucket"),
+    )
+    quota = passage(
+        "Meaning: the workspace has used more than 90% of its storage quota. Cause: normal growth or large uploads. "
+        "Resolution: delete unused files, or buy the Extra Storage add-on.",
+        path=("Error Code Reference", "Quota errors and warnings", "W-2203 Approaching storage quota"),
+    )
+    answer = ExtractiveGenerator().run("how to delete a bucket with files in it", [cli, quota])
+    assert not answer.abstained and answer.text.startswith("- `nwctl bucket delete <name> --force`")
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
