@@ -91,6 +91,7 @@ from shared.text import (
     cell_acronyms,
     cell_demonyms,
     chunk_words,
+    clipped_terms,
     comparison_parts,
     content_terms,
     excluded_terms,
@@ -500,7 +501,10 @@ class ExtractiveGenerator:
         clauses = named_clause_units(passages, spans, named, wanted) if named else {}
         for rank, passage in enumerate(passages):
             body = passage.chunk.body
-            heading_terms = heading_words(passage) & wanted
+            heading = heading_words(passage)
+            # A clipped word the passages never write is held by the heading that writes it out: "env var" by
+            # "Environment variables", as it is by a unit's own words (held_words).
+            heading_terms = (heading & wanted) | clipped_terms(asked.unwritten, heading)
             # An identifier the document's title names ("Ticket 10502 - ...") is what every unit of it is about.
             heading_terms |= identifiers(passage.chunk.meta.title) & named
             # So is the customer a ticket's record header names ("Customer: Brightside Dental Group").

@@ -1084,6 +1084,22 @@ def test_a_how_to_question_is_answered_by_the_command_that_does_it():
     assert not answer.abstained and answer.text.startswith("- `nwctl bucket delete <name> --force`")
 
 
+def test_a_clipped_word_is_held_by_the_heading_that_writes_it_out():
+    """Found by use: "which env var sets the api key" was answered with E-1001's "the API key in the request is
+    missing": the section headed "Environment variables" writes neither "env" nor "var" in its sentences."""
+    variables = passage(
+        "`NWC_API_KEY` overrides the key in the profile. `NWC_REGION` sets the default region.",
+        path=("nwctl CLI Reference", "Environment variables"),
+    )
+    invalid_key = passage(
+        "Meaning: the API key in the request is missing, malformed or revoked. Resolution: generate a new key in "
+        "Settings > API Keys.",
+        path=("Error Code Reference", "Authentication errors", "E-1001 Invalid API key"),
+    )
+    answer = ExtractiveGenerator().run("which env var sets the api key", [variables, invalid_key])
+    assert not answer.abstained and answer.text.startswith("`NWC_API_KEY` overrides the key in the profile.")
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
