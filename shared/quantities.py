@@ -327,9 +327,34 @@ def terms_bounded(
 
 # A number before a month's name is a day of it ("3 November 2025"): a date, no count of days or weeks.
 _MONTH_ABBREVIATIONS = "jan feb mar apr may jun jul aug sep sept oct nov dec".split()
-_MONTH_NAMES = frozenset(
-    "january february march april may june july august september october november december".split()
-) | frozenset(_MONTH_ABBREVIATIONS)
+_MONTH_NAMES_IN_ORDER = "january february march april may june july august september october november december".split()
+_MONTH_NAMES = frozenset(_MONTH_NAMES_IN_ORDER) | frozenset(_MONTH_ABBREVIATIONS)
+
+
+# Each month by its number, from its name or its abbreviation ("sep", "sept").
+_MONTH_NUMBERS = {
+    **{name: i for i, name in enumerate(_MONTH_NAMES_IN_ORDER, start=1)},
+    **{name[:3]: i for i, name in enumerate(_MONTH_NAMES_IN_ORDER, start=1)},
+    "sept": 9,
+}
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-\d{2}\b")
+
+
+def date_terms(wanted: set[str], text: str) -> set[str]:
+    """The question's month names and years that a date the text states falls in: "the september outage" (or "the
+    outage in september 2025") is "A P1 outage on 2025-09-09 lasted 41 minutes", and "sept" is September however
+    the text writes it."""
+    # Not "may", which a question asks with far more often than it names May.
+    months = {term: _MONTH_NUMBERS[term] for term in wanted if term in _MONTH_NUMBERS and term != "may"}
+    years = {term for term in wanted if len(term) == 4 and term.isdigit()}
+    if not months and not years:
+        return set()
+    dates = _ISO_DATE.findall(text)
+    stated = {int(month) for _, month in dates}
+    stated |= {_MONTH_NUMBERS[word] for word in re.findall(r"[a-z]+", text.lower()) if word in _MONTH_NUMBERS}
+    # A year by a date in it, and in the month asked where one is: "october 2025" is not held by 2025-09-09.
+    dated_years = {year for year, month in dates if not months or int(month) in months.values()}
+    return {term for term, month in months.items() if month in stated} | (years & dated_years)
 
 
 def _kind(unit: str) -> str:

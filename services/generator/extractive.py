@@ -58,6 +58,7 @@ from shared.quantities import (
     bound_terms,
     condition_terms,
     counted_thing,
+    date_terms,
     deadline_terms,
     due_date_terms,
     late_terms,
@@ -321,6 +322,7 @@ class _Asked:
             | deadline_terms(self.wanted, unit)
             | threshold_terms(self.wanted, unit)
             | late_terms(self.wanted, unit)
+            | date_terms(self.wanted, unit)
             | due_date_terms(self.wanted, unit)
             | condition_terms(self.wanted, unit)
             | share_terms(self.wanted, unit)

@@ -20,6 +20,7 @@ from shared.quantities import (
     bound_terms,
     condition_terms,
     counted_thing,
+    date_terms,
     deadline_terms,
     due_date_terms,
     late_terms,
@@ -602,3 +603,15 @@ def test_a_how_often_question_asks_for_a_frequency(question, asks):
 )
 def test_a_frequency_is_stated_by_a_period_a_count_of_times_or_a_span(text, states):
     assert states_frequency(text) is states
+
+
+def test_a_month_or_year_asked_is_held_by_a_date_in_it():
+    """Found by use: "how long was the september outage" was refused; the release note dates it 2025-09-09."""
+    outage = "A P1 outage on 2025-09-09 lasted 41 minutes in us-east."
+    assert date_terms(content_terms("how long was the september outage"), outage) == {"september"}
+    assert date_terms(content_terms("the outage in sept 2025"), outage) == {"september", "2025"}
+    assert date_terms(content_terms("outage in 2025"), outage) == {"2025"}
+    # Another month, or its year beside another month, is not held; nor "may", which asks far more than it names.
+    assert date_terms(content_terms("was there an outage in october 2025"), outage) == set()
+    assert date_terms(content_terms("may i see the outage report"), "Published 2025-05-02.") == set()
+    assert date_terms(content_terms("the september outage"), "Renewed on 9 September 2025.") == {"september"}

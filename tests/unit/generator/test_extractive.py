@@ -1100,6 +1100,17 @@ def test_a_clipped_word_is_held_by_the_heading_that_writes_it_out():
     assert not answer.abstained and answer.text.startswith("`NWC_API_KEY` overrides the key in the profile.")
 
 
+def test_a_month_asked_about_is_held_by_a_date_in_it():
+    """Found by use: "how long was the september outage" was refused (coverage 0.33 at the gate's threshold)."""
+    availability = passage(
+        "A P1 outage on 2025-09-09 lasted 41 minutes in us-east; affected customers received a 10% Service Credit.",
+        path=("Release Notes v2.2.x", "v2.2.0 (2025-11-17)", "Availability"),
+    )
+    answer = ExtractiveGenerator().run("how long was the september outage", [availability])
+    assert not answer.abstained and answer.coverage == 1.0
+    assert ExtractiveGenerator().run("was there an outage in october 2025", [availability]).abstained
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
