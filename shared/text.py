@@ -909,6 +909,34 @@ def name_acronyms(text: str) -> set[str]:
     return acronyms(_RUNNING_NAME.findall(text))
 
 
+# Words written one after another, only spaces or a hyphen between them ("multi-factor authentication").
+_PHRASE_RUN = re.compile(r"[A-Za-z]+(?:(?: |-)[A-Za-z]+)*")
+
+
+def phrase_initials(text: str, wanted: set[str]) -> set[str]:
+    """The wanted words that are the initials of two to five words the text writes one after another, in any case,
+    the first and the last no stopword: "ip" for "intellectual property", "mfa" for "multi-factor authentication",
+    "sso" for "single sign-on". For words no name abbreviates (name_acronyms) because the text writes them in lower
+    case; the caller asks only for words that are no English word."""
+    wanted = {w for w in wanted if 2 <= len(w) <= 5 and w.isalpha()}
+    if not wanted:
+        return set()
+    found: set[str] = set()
+    for run in _PHRASE_RUN.findall(text):
+        parts = re.split(r"( |-)", run.lower())
+        words, joined = parts[::2], [False, *(sep == "-" for sep in parts[1::2])]
+        for i, first in enumerate(words):
+            if first in STOPWORDS:
+                continue
+            for size in range(2, min(5, len(words) - i) + 1):
+                end = i + size - 1
+                initials = "".join(w[0] for w in words[i : end + 1])
+                # A compound's last part may be a small word ("sign-on"), a phrase's last word not ("is in").
+                if initials in wanted and (words[end] not in STOPWORDS or joined[end]):
+                    found.add(initials)
+    return found
+
+
 def abbreviated_terms(wanted: set[str], terms: set[str]) -> set[str]:
     """The wanted terms among the words of a table header (`terms`), written shorter as a clipped word ("ack" for
     a column headed "Acknowledge", "cancel" for "cancellation"), or as the doing of a column headed by its doer

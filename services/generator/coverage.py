@@ -7,6 +7,7 @@ import re
 
 from shared.model import ScoredChunk
 from shared.places import city_initials
+from shared.spelling import english_word
 from shared.text import (
     acronyms,
     clipped_terms,
@@ -14,6 +15,7 @@ from shared.text import (
     content_terms,
     name_acronyms,
     numbers_in_digits,
+    phrase_initials,
     title_and_heading_terms,
     with_number_units,
     without_addresses,
@@ -55,13 +57,15 @@ def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritte
     (compound_parts), and the question's clipped words it writes out ("app" in "Application logs"), of those the
     passages never write as they are (`unwritten`): where they write "fee" or "logs", "fee" is not a clip of
     "feedback" nor "log" of "logistics"; and of those, the initials of a name it writes out ("sf" in "San
-    Francisco") or that a city it names goes by ("nyc" in "New York")."""
+    Francisco", "ip" in "intellectual property") or that a city it names goes by ("nyc" in "New York")."""
     held = compound_parts(unit, wanted) | unit_words
     missing = wanted & unwritten
     held |= clipped_terms(missing, held)
     # A short word no passage writes may be a name they write out ("sf" and "San Francisco").
     if any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in missing):
         held |= (name_acronyms(unit) | city_initials(unit)) & missing
+        # Or of words it writes in lower case ("ip" in "an intellectual property right"), if no English word.
+        held |= phrase_initials(unit, {word for word in missing - held if not english_word(word)})
     return held
 
 

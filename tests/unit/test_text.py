@@ -40,6 +40,7 @@ from shared.text import (
     opposite_terms,
     period_qualified,
     periods_named,
+    phrase_initials,
     question_parts,
     question_terms,
     read_row,
@@ -843,3 +844,13 @@ def test_a_which_not_question_names_the_kind_it_asks_for():
     assert negated_kind("which plans include phone support") == set()
     assert negated_kind("which plan has the most storage") == set()
     assert negated_kind("which account is it") == set()  # "account" ends in "nt" and denies nothing
+
+
+def test_the_initials_of_words_written_in_lower_case():
+    """ "ip" for "an intellectual property right", "mfa" for "multi-factor authentication", "sso" for a compound
+    ending in a small word ("single sign-on"); not a phrase ending in one, nor words a comma parts."""
+    assert phrase_initials("claims that the Services infringe an intellectual property right", {"ip"}) == {"ip"}
+    assert phrase_initials("the workspace requires multi-factor authentication", {"mfa"}) == {"mfa"}
+    assert phrase_initials("Opens a browser for single sign-on and stores a token", {"sso"}) == {"sso"}
+    assert phrase_initials("it is in place", {"iip", "ii"}) == set()
+    assert phrase_initials("invoices, payments", {"ip"}) == set()

@@ -1111,6 +1111,19 @@ def test_a_month_asked_about_is_held_by_a_date_in_it():
     assert ExtractiveGenerator().run("was there an outage in october 2025", [availability]).abstained
 
 
+def test_a_short_word_is_held_by_the_lower_case_words_it_abbreviates():
+    """Found by use: "does northwind cover ip infringement claims" was refused with the indemnity clause first (at a
+    top score of 0.853): the clause writes "intellectual property" in lower case, which no name abbreviates."""
+    indemnity = passage(
+        "9.1 Northwind will defend Customer against any third-party claim alleging that the Services infringe an "
+        "intellectual property right and will pay the resulting damages finally awarded.",
+        path=("Master Services Agreement", "9. Indemnification"),
+    )
+    generator = ExtractiveGenerator()
+    generator.warm_up()
+    assert not generator.run("does northwind cover ip infringement claims", [indemnity]).abstained
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
