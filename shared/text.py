@@ -329,6 +329,13 @@ _ASKS_LEAD_TIME = re.compile(
 )
 
 
+# "what happened with ticket 10231", "what's happening with the pixelmint import": what a thing is about, in which
+# "happen" is no word of the answer. Not "what happens if ...", which asks for a consequence.
+_ASKS_WHAT_HAPPENED = re.compile(
+    r"\bwhat(?:'?s|\s+is|\s+has)?\s+(?:happened|happening|going\s+on)\s+(?:with|to|in|on)\b"
+)
+
+
 def question_terms(question: str) -> set[str]:
     """The content terms of a question, less the measure word of a "how long"/"how often" question (unless the
     question uses the word again, as in "how long is the long-haul allowance"), with "deadline" for a question asking
@@ -346,6 +353,8 @@ def question_terms(question: str) -> set[str]:
         # ("when is rent due") would be half held by any time limit.
         terms -= {"due", "date"} if "due date" in lowered else {"due"}
         terms.add("deadline")
+    if _ASKS_WHAT_HAPPENED.search(lowered):
+        terms -= {"happen", "go"}  # "what happened with ticket 10231" asks what it is about, as "what was ... about"
     for match in _HOW_MEASURE.finditer(lowered):
         word = match.group(1)
         if _written_once(word, lowered):

@@ -570,9 +570,11 @@ class ExtractiveGenerator:
                 if not hits and (
                     (asked_above and not asked.needed <= covered)
                     or (not asked_above and len(unit.split()) < _MIN_WORDS)
+                    or (not asked.polar and _YES_OR_NO.fullmatch(unit))
                 ):
-                    # "Yes." under "Can I claim expenses paid in another currency?" answers that question, and
-                    # "Attached." or "Thanks." in a ticket holds its number by the title and says nothing of it.
+                    # "Yes." under "Can I claim expenses paid in another currency?" answers that question (and one
+                    # asked as yes or no with all its words, not "what currency should i claim in"), and "Attached."
+                    # or "Thanks." in a ticket holds its number by the title and says nothing of it.
                     continue
                 # A sentence stating a scope answers for the row it leaves out, named or not ("do P3s need a PIR").
                 if _states_scope(row, unit_words, covered, asked, name):
@@ -756,6 +758,8 @@ def _named_kinds(
 
 # The fewest words a unit holding none of the question's words by itself says something in ("Attached." does not).
 _MIN_WORDS = 3
+# A unit that only says yes or no, answering the question above it.
+_YES_OR_NO = re.compile(r"\s*(?:yes|no)\W*", re.IGNORECASE)
 # A "Resolution:" (or "Fix:", "Workaround:") field says how a thing is fixed: it holds the question's word for that
 # ("how do i fix a sync conflict": E-4412's "Resolution: open the file history, ..." under "E-4412 Sync conflict").
 _FIX_FIELD = re.compile(r"\s*(?:resolution|fix|workaround)\s*:", re.IGNORECASE)

@@ -145,6 +145,15 @@ def test_the_measure_word_of_a_how_question_is_not_a_question_term():
     assert question_terms("is the long weekend paid") == content_terms("long weekend pay")
 
 
+def test_what_happened_with_a_thing_asks_what_it_is_about():
+    """Found by use: "what happened with ticket 10231" was refused (no unit writes "happen"), where "what was ticket
+    10231 about" is answered from the ticket's beginning."""
+    assert question_terms("what happened with ticket 10231") == content_terms("ticket 10231")
+    assert question_terms("what's going on with ticket 10502") == content_terms("ticket 10502")
+    assert question_terms("whats happening with the pixelmint import") == content_terms("pixelmint import")
+    assert "happen" in question_terms("what happens if i keep retrying after a 429")  # a consequence is asked
+
+
 def test_a_question_asking_by_when_something_must_be_done_asks_for_a_deadline():
     assert question_terms("when do i have to submit my expenses") == content_terms("submit expenses") | {"deadline"}
     assert question_terms("by when must we pay") == content_terms("must pay") | {"deadline"}

@@ -373,6 +373,9 @@ def test_a_unit_answering_its_question_heading_does_not_answer_another_question(
     # The heading's own question is still answered by it.
     answer = ExtractiveGenerator().run("can i claim expenses paid in another currency", [faq])
     assert answer.citations[0].quote == "Yes."
+    # Found by use: "what currency should i claim in" asks all of the heading's words, but not yes or no.
+    answer = ExtractiveGenerator().run("what currency should i claim in", [faq])
+    assert not answer.abstained and all(c.quote != "Yes." for c in answer.citations)
 
 
 def test_a_question_naming_only_a_document_is_answered_from_its_beginning():
