@@ -333,14 +333,14 @@ class Funnel:
         return self._without_pasted(query, every_version)
 
     def _without_pasted_parts(self, request: gateway_pb2.AskRequest, context, timings: list) -> str:
-        """The message without the sentences it pasted from the passages a search for all of it finds (_without_pasted),
-        or as it came."""
+        """The message without the sentences it pasted from the passages a search for all of it finds (_without_pasted);
+        empty when it pasted none."""
         asked = self._as_asked(request.question)
         filters = _every_version(request.filters) if time_reference.applies(request.filters) else request.filters
         candidates, _ = self._retrieve(
             request.tenant_id, asked.searched, filters, request.mode, self.candidates, context, timings, False
         )
-        return self._without_pasted(asked.plain, candidates) or request.question
+        return self._without_pasted(asked.plain, candidates)
 
     def _without_pasted(self, query: str, candidates: list) -> str:
         """What a query asks besides the sentences it pasted from the candidates (shared.asker_quotes), when it asks
@@ -465,12 +465,14 @@ class Funnel:
         timings: list = []
         # A message asking several separate questions is answered question by question (shared.questions).
         questions = separate_questions(request.question) if self.read_misspellings else [request.question]
+        rest = ""
         if len(questions) > 1 and may_hold_paste(request.question):
             # A pasted paragraph's own questions ("... Can we still get them?" in a ticket) are not the asker's.
-            questions = separate_questions(self._without_pasted_parts(request, context, timings))
+            rest = self._without_pasted_parts(request, context, timings)
+            questions = separate_questions(rest) if rest else questions
         self.limits.question_parts(len(questions))
         if len(questions) == 1:
-            answered = self._answer(request, request.question, context, timings)
+            answered = self._answer(request, request.question, context, timings, rest)
             response = answered.response(self.decision.threshold, request.include_candidates)
             return self._finish(request, response, answered.candidates, timings, span)
         span.set_attribute("ragmesh.question.parts", len(questions))
@@ -482,14 +484,21 @@ class Funnel:
         response, candidates = joined_response(parts, self.decision.threshold, request.include_candidates)
         return self._finish(request, response, candidates, timings, span)
 
-    def _answer(self, request: gateway_pb2.AskRequest, question: str, context, timings: list) -> Answered:
-        """One question through the funnel: retrieve, rerank, the calibrated decision, generate, verify."""
+    def _answer(
+        self, request: gateway_pb2.AskRequest, question: str, context, timings: list, rest: str = ""
+    ) -> Answered:
+        """One question through the funnel: retrieve, rerank, the calibrated decision, generate, verify. `rest`:
+        what the question asks besides a paste, where that was found already (ask)."""
         span = trace.get_current_span()
-        reference, read_as, searched, candidates, query_embedding = self._search(request, question, context, timings)
-        # Sentences pasted from a passage above the question ("Here's what the policy says: ... who approves a $3000
-        # refund?") are what the asker read, not what they ask: their words had the search find them again, their
-        # dates choose the document's version ("replaces the 2025 Refund Policy"), and the answer echo them.
-        rest = self._pasted_rest(request, read_as or question, searched, candidates, context, timings)
+        if not rest:
+            reference, read_as, searched, candidates, query_embedding = self._search(
+                request, question, context, timings
+            )
+            # Sentences pasted from a passage above the question ("Here's what the policy says: ... who approves a
+            # $3000 refund?") are what the asker read, not what they ask: their words had the search find them
+            # again, their dates choose the document's version ("replaces the 2025 Refund Policy"), and the answer
+            # echo them.
+            rest = self._pasted_rest(request, read_as or question, searched, candidates, context, timings)
         if rest:
             reference, read_as, searched, candidates, query_embedding = self._search(request, rest, context, timings)
             read_as = read_as or rest
