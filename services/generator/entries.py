@@ -187,19 +187,16 @@ _LEADING_NUMBER = re.compile(r"\s*(?:clause\s+|section\s+|§\s*)?(\d+(?:\.\d+)+)
 
 
 def numbered_clause(
-    passages: list[ScoredChunk],
-    spans: list[list[tuple[int, int]]],
-    named: set[str],
-    wanted: set[str],
-    max_units: int,
+    passages: list[ScoredChunk], clauses: dict[tuple[int, int], list[tuple[int, int]]], max_units: int
 ) -> list[tuple[ScoredChunk, int, int]]:
     """When no unit covers the question's words, the best-ranked paragraph numbered with the identifier it names
     ("10.3 Assignment. Neither party may assign ..." for "clause 10.3 can we assign the contract to our
     subsidiary"): contracts and policies number their clauses inside a section, so the clause, not the section,
-    is the entry. Quoted whole when short enough. Empty when there is none (_named_clauses)."""
-    for _, passage, units in _named_clauses(passages, spans, named, wanted):
-        if 0 < len(units) <= max_units:
-            return [(passage, start, end) for start, end in units]
+    is the entry. Quoted whole when short enough. `clauses`: the question's named clauses, best-ranked first
+    (named_clause_units). Empty when there is none."""
+    for (rank, _), units in clauses.items():
+        if len(units) <= max_units:
+            return [(passages[rank], start, end) for start, end in units]
     return []
 
 
@@ -211,15 +208,15 @@ def named_clause_units(
     clause does not write, and leads to the whole clause ("what does section 10.3 say": "10.3 Assignment." is its
     heading sentence, "Neither party may assign ..." what it says)."""
     return {
-        (rank, start): units for rank, _, units in _named_clauses(passages, spans, named, wanted) for start, _ in units
+        (rank, start): units for rank, units in _named_clauses(passages, spans, named, wanted) for start, _ in units
     }
 
 
 def _named_clauses(
     passages: list[ScoredChunk], spans: list[list[tuple[int, int]]], named: set[str], wanted: set[str]
-) -> Iterator[tuple[int, ScoredChunk, list[tuple[int, int]]]]:
-    """Each paragraph numbered with an identifier the question names, best-ranked first: its passage's rank, the
-    passage and the paragraph's units. The passage
+) -> Iterator[tuple[int, list[tuple[int, int]]]]:
+    """Each paragraph numbered with an identifier the question names, best-ranked first: its passage's rank and
+    the paragraph's units. The passage
     must hold one of the question's other words, if it has any, in the paragraph, its heading path or its title's
     initials: "dpa clause 9.1" is not the MSA's 9.1."""
     others = wanted - named - CLAUSE_WORDS
@@ -232,4 +229,4 @@ def _named_clauses(
                 continue
             if others and not others & (about | unit_terms(paragraph.group())):
                 continue
-            yield rank, passage, [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]
+            yield rank, [(s, e) for s, e in passage_spans if paragraph.start() <= s < paragraph.end()]

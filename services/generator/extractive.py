@@ -591,7 +591,7 @@ class ExtractiveGenerator:
                     own_by[(rank, start)] = hits
         if not scored:
             entry = named_entry(passages, spans, named, self.max_units) or numbered_clause(
-                passages, spans, named, wanted, self.max_units
+                passages, clauses, self.max_units
             )
             if entry:
                 return _Selection(entry, set(), seen_terms)  # the entry answers for the thing named, not its words
