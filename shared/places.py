@@ -112,6 +112,16 @@ def city_initials(text: str) -> set[str]:
     return set().union(*(initials_by_name[_spaced(match.group(0))] for match in pattern.finditer(text)))
 
 
+def is_city_initials(word: str) -> bool:
+    """Whether a word (in lower case) is initials a big city goes by ("nyc", "sf"): it names the city."""
+    return word in _every_city_initials()
+
+
+@functools.cache
+def _every_city_initials() -> frozenset[str]:
+    return frozenset().union(*_city_initials()[1].values())
+
+
 def _spaced(name: str) -> str:
     """A name as written ("Washington,  D.C.") in the form it is looked up by ("washington d.c.")."""
     return re.sub(r",?\s+", " ", name).lower()

@@ -923,11 +923,12 @@ _PHRASE_RUN = re.compile(r"[A-Za-z]+(?:(?: |-)[A-Za-z]+)*")
 
 
 def phrase_initials(text: str, wanted: set[str]) -> set[str]:
-    """The wanted words that are the initials of two to five words the text writes one after another, in any case,
-    the first and the last no stopword: "ip" for "intellectual property", "mfa" for "multi-factor authentication",
-    "sso" for "single sign-on". For words no name abbreviates (name_acronyms) because the text writes them in lower
-    case; the caller asks only for words that are no English word."""
-    wanted = {w for w in wanted if 2 <= len(w) <= 5 and w.isalpha()}
+    """The wanted words of three to five letters that are the initials of as many words the text writes one after
+    another, in any case, the first and the last no stopword: "mfa" for "multi-factor authentication", "rpm" for
+    "requests per minute", "sso" for "single sign-on". For words no name abbreviates (name_acronyms) because the
+    text writes them in lower case; the caller asks only for words that are no English word. Not two letters: two
+    words written one after another begin with any two letters too often ("sf" and "shared files")."""
+    wanted = {w for w in wanted if 3 <= len(w) <= 5 and w.isalpha()}
     if not wanted:
         return set()
     found: set[str] = set()

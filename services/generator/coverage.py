@@ -6,7 +6,7 @@ import math
 import re
 
 from shared.model import ScoredChunk
-from shared.places import city_initials
+from shared.places import city_initials, is_city_initials
 from shared.spelling import english_word
 from shared.text import (
     acronyms,
@@ -57,15 +57,17 @@ def held_words(unit: str, unit_words: frozenset[str], wanted: set[str], unwritte
     (compound_parts), and the question's clipped words it writes out ("app" in "Application logs"), of those the
     passages never write as they are (`unwritten`): where they write "fee" or "logs", "fee" is not a clip of
     "feedback" nor "log" of "logistics"; and of those, the initials of a name it writes out ("sf" in "San
-    Francisco", "ip" in "intellectual property") or that a city it names goes by ("nyc" in "New York")."""
+    Francisco", "mfa" in "multi-factor authentication") or that a city it names goes by ("nyc" in "New York")."""
     held = compound_parts(unit, wanted) | unit_words
     missing = wanted & unwritten
     held |= clipped_terms(missing, held)
     # A short word no passage writes may be a name they write out ("sf" and "San Francisco").
     if any(len(word) <= _ACRONYM_LETTERS and word.isalpha() for word in missing):
         held |= (name_acronyms(unit) | city_initials(unit)) & missing
-        # Or of words it writes in lower case ("ip" in "an intellectual property right"), if no English word.
-        held |= phrase_initials(unit, {word for word in missing - held if not english_word(word)})
+        # Or of words it writes in lower case ("mfa" in "multi-factor authentication"), if no English word and
+        # no city's ("nyc" names New York, whatever words a unit writes).
+        abbreviations = {word for word in missing - held if not english_word(word) and not is_city_initials(word)}
+        held |= phrase_initials(unit, abbreviations)
     return held
 
 
