@@ -9,11 +9,16 @@ funnel answers part by part. Only a message that leans on the one before is read
 "also", "what about" ... that names at most two things (four if it also refers back), or one that refers back
 ("it", "that", "them") and names at most two. "and what about the parental leave policy" names a topic of its own
 and is asked alone. (The chat door also asks a follow-up alone when its composed question is refused.)
+
+A follow-up that only swaps what the question before asks about is that question about it, asked alone: "who
+approves a 3000 refund", "and 200?" asks who approves a 200 refund (composed, "200?" was answered with "more than 200
+seats"); "how much is the team plan", "what about the enterprise plan?" asks how much the enterprise plan is.
 """
 
 import re
 
-from shared.text import BARE_NEGATIONS, content_terms
+from shared.quantities import amounts
+from shared.text import BARE_NEGATIONS, STOPWORDS, content_terms
 
 # How a follow-up opens; what comes after it is what it adds to the question before.
 _OPENER = re.compile(
@@ -58,6 +63,54 @@ def follow_up_rest(message: str) -> str | None:
     return None
 
 
+def _with_amount_replaced(earlier: str, rest: str) -> str | None:
+    """The earlier question asking about the follow-up's amount instead of its own: "who approves a 3000 refund",
+    "and 200?" asks who approves a 200 refund, not about 200 seats. Only where the follow-up names nothing but the
+    amount (and its unit), the earlier question names one amount, and their units agree (or the follow-up's number
+    has none)."""
+    added, before = amounts(rest), amounts(earlier)
+    if len(added) != 1 or len(before) != 1:
+        return None
+    new, old = added[0], before[0]
+    if content_terms(rest[: new.start] + rest[new.end :]) - {old.unit, new.unit}:
+        return None  # it names something besides the amount: "and 200 seats on business?"
+    if new.unit and new.unit != old.unit and not {new.unit, old.unit} <= _MONEY:
+        return None  # "2 weeks" is no "6 months"
+    return earlier[: old.start] + rest[new.start : new.end] + earlier[old.end :]
+
+
+_MONEY = frozenset({"$", "€", "£", "¤"})
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _with_thing_replaced(earlier: str, rest: str) -> str | None:
+    """The earlier question asking about the follow-up's thing instead of the one of its kind it names: "how much is
+    the team plan", "what about the enterprise plan?" asks how much the enterprise plan is. Only where the follow-up
+    is two or three words naming a thing by a word the earlier question names its own by, once ("plan"); the words
+    before it there ("team") are what the follow-up's replace."""
+    words = _WORD.findall(rest)
+    while words and words[0].lower() in _LEADING:
+        words = words[1:]
+    if not 2 <= len(words) <= 3 or any(w.lower() in STOPWORDS for w in words):
+        return None
+    head = content_terms(words[-1])
+    found = [m for m in _WORD.finditer(earlier) if head and content_terms(m.group()) == head]
+    if len(found) != 1:
+        return None
+    start, end = found[0].span()
+    # The words just before it that qualify it ("team" in "the team plan"), up to a small word or a mark.
+    for m in reversed(list(_WORD.finditer(earlier[:start]))):
+        if m.group().lower() in STOPWORDS or earlier[m.end() : start].strip():
+            break
+        start = m.start()
+    replaced = earlier[:start] + " ".join(words) + earlier[end:]
+    return replaced if content_terms(replaced) != content_terms(earlier) else None
+
+
+# Words a follow-up opens with before the thing it names ("for the business plan?").
+_LEADING = frozenset({"and", "for", "the", "on", "in", "with", "about", "a", "an"})
+
+
 def standalone_question(user_messages: list[str]) -> str:
     """The question to ask for the last of the user's messages (in conversation order): the message itself, or,
     when it follows up an earlier one, both as one question in two parts. A chain of follow-ups reads back to the
@@ -78,6 +131,8 @@ def standalone_question(user_messages: list[str]) -> str:
         if earlier and follow_up_rest(earlier) is None:
             if len(earlier) > _MAX_EARLIER_CHARS:
                 break
-            composed = f"{earlier.rstrip(' ?.!;')}; {rest}"
+            # "and 200?", "what about the enterprise plan?": the earlier question about that one, asked alone.
+            replaced = _with_amount_replaced(earlier, rest) or _with_thing_replaced(earlier, rest)
+            composed = replaced or f"{earlier.rstrip(' ?.!;')}; {rest}"
             return f"{composed}\n{then.strip()}" if then.strip() else composed
     return question

@@ -21,7 +21,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
             "what is the consumer refund window; for business customers?",
         ),
         ("team plan price?", "what about Enterprise?", "team plan price; Enterprise?"),
-        ("team plan price", "And, the business plan?", "team plan price; the business plan?"),
+        # A follow-up naming a thing of the kind the question before names ("plan") asks that question about it.
+        ("team plan price", "And, the business plan?", "business plan price"),
+        ("how much is the team plan", "what about the enterprise plan?", "how much is the enterprise plan"),
+        (
+            "how much storage does the team plan get",
+            "and for the business plan?",
+            "how much storage does the business plan get",
+        ),
+        # One naming only an amount asks the question before about it (found by use: composed, "who approves a 3000
+        # refund; 200?" was answered with "more than 200 seats" and an on-call stipend of $200).
+        ("who approves a 3000 refund", "and 200?", "who approves a 200 refund"),
+        ("who approves a $3000 refund", "what about $200?", "who approves a $200 refund"),
+        ("can i work from spain for 2 months", "and 6 months?", "can i work from spain for 6 months"),
+        # Not an amount of another unit, nor one beside a thing of its own: those are composed.
+        ("can i work from spain for 2 months", "and 6 weeks?", "can i work from spain for 2 months; 6 weeks?"),
+        ("who approves a 3000 refund", "and 200 seats?", "who approves a 3000 refund; 200 seats?"),
         ("team plan price", "same for annual billing", "team plan price; annual billing"),
         # A message referring back and naming one thing.
         ("what does E-4421 mean", "how do i fix it?", "what does E-4421 mean; how do i fix it?"),
