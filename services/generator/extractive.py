@@ -410,6 +410,9 @@ class ExtractiveGenerator:
             [_side_by_side(p) for p in passages],
             _record_subjects(passages, spans),
         )
+        # "how much is the team plan; business?" (a chat follow-up composed with the question before it) asks how
+        # much the business plan is, where the tables set Business beside Team.
+        query, wanted = _follow_up_swapped(query, written.siblings, wanted)
         told = kept_context(story, written.words) if story else Told()
         wanted, optional = told.joined(wanted)
         weights = term_weights(wanted, passages, spans, words, written.words)
@@ -783,6 +786,32 @@ def _by_position(
         doc = passage.chunk.meta.document_id
         ranks[doc] = min(rank, ranks.get(doc, rank))
     return ranks
+
+
+# A follow-up's opening words before the table row it names ("for business?").
+_FOLLOW_UP_OPENING = re.compile(r"^\s*(?:(?:and|for|on|with|the|what\s+about|how\s+about)\s+)*", re.IGNORECASE)
+
+
+def _follow_up_swapped(query: str, siblings: dict[str, set[str]], wanted: set[str]) -> tuple[str, set[str]]:
+    """A question composed with a follow-up after a ";" ("how much is the team plan; business?", services/http/
+    conversation.py) as the first part about the rows the follow-up names, where those are all it names and the
+    first part names one row beside them in a table ("team" beside "business"); and its words. Otherwise the
+    query and `wanted` as they came."""
+    first, mark, then = query.partition(";")
+    added = _asked_words(then) if mark else set()
+    if not added or not added <= siblings.keys():
+        return query, wanted
+    swapped = {row for row in _asked_words(first) & siblings.keys() if siblings[row] & added and row not in added}
+    if len(swapped) != 1:
+        return query, wanted
+    row = swapped.pop()
+    words = list(re.finditer(r"[\w-]+", first))
+    at = [m for m in words if content_terms(m.group()) == {row}]
+    if len(at) != 1:
+        return query, wanted
+    replacement = _FOLLOW_UP_OPENING.sub("", then).strip(" ?.!")
+    asked = first[: at[0].start()] + replacement + first[at[0].end() :]
+    return asked, _asked_words(asked)
 
 
 def _far_below(passage: ScoredChunk, lead: ScoredChunk) -> bool:

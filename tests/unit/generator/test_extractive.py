@@ -1131,6 +1131,22 @@ def test_a_short_word_is_held_by_the_lower_case_words_it_abbreviates():
     assert generator.run("is there an edge in sf", [edges]).coverage < 1.0
 
 
+def test_a_follow_up_naming_a_row_beside_the_one_asked_asks_about_it():
+    """Found by use through the chat door: "how much is the team plan", then "and business?", was composed as "how
+    much is the team plan; business?" and answered with the Team row again. The price list sets Business beside
+    Team, so the follow-up asks how much the business plan is."""
+    plans = passage(
+        "| Plan | Monthly price | Annual price |\n| --- | --- | --- |\n| Starter | $19 | $190 |\n"
+        "| Team | $79 | $790 |\n| Business | $299 | $2,990 |",
+        path=("Northwind Cloud Price List", "Plans"),
+    )
+    answer = ExtractiveGenerator().run("how much is the team plan; business?", [plans])
+    assert not answer.abstained and answer.citations[0].quote == "| Business | $299 | $2,990 |"
+    # A follow-up naming more than rows is read in its two parts, as before.
+    both = ExtractiveGenerator().run("how much is the team plan; business annual price?", [plans])
+    assert both.citations[0].quote == "| Team | $79 | $790 |"
+
+
 def test_a_unit_holding_only_the_question_s_amount_does_not_answer_it():
     """'6 hours or longer' holds 6 weeks, but a flight rule says nothing about working from Spain for 6 weeks."""
     rule = passage("Premium economy is allowed for flights of 6 hours or longer.", path=("Travel", "Flights"))
