@@ -1,6 +1,6 @@
 """The official `openai` client against the front door's /v1/chat/completions: a cited answer, the same answer
-streamed, an abstention as a normal completion, a follow-up read with the question before it, the model list, and
-errors as the client's own exceptions."""
+streamed, an abstention as a normal completion, a follow-up read with the question before it (or as that question
+about another amount or table row), the model list, and errors as the client's own exceptions."""
 
 import re
 
@@ -114,6 +114,27 @@ def test_a_follow_up_is_asked_with_the_question_before_it(chat, ingested):
             c["document_id"] == "handbook/refund-policy" and "Business customers" in c["quote"]
             for c in extra["citations"]
         ), extra["citations"]
+
+
+@pytest.mark.parametrize(
+    "first, follow_up, quoted",
+    [
+        # Composed, "and 200?" was answered with "more than 200 seats get 10% off": it asks about a 200 refund.
+        ("who approves a 3000 refund", "and 200?", "Refunds up to $250 may be approved by any Tier 1 support agent."),
+        # Composed, "and business?" was answered with the Team row again: the price list sets Business beside Team.
+        ("how much is the Team plan per month", "and business?", "| Business | $299 | $2,990 |"),
+    ],
+)
+def test_a_follow_up_swapping_what_the_question_asks_about_is_answered_for_it(chat, ingested, first, follow_up, quoted):
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "..."},
+        {"role": "user", "content": follow_up},
+    ]
+    completion = chat.chat.completions.create(model="ragmesh", messages=messages)
+    extra = completion.model_extra
+    assert not extra["ragmesh"]["abstained"], completion.choices[0].message.content
+    assert quoted in extra["citations"][0]["quote"], extra["citations"]
 
 
 def test_a_refused_follow_up_is_asked_alone_before_it_is_refused(chat, ingested):
