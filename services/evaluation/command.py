@@ -24,6 +24,7 @@ from services.evaluation.cases import (
     load_beir,
     load_cases,
 )
+from services.evaluation.followed import as_follow_ups
 from services.evaluation.mailed import as_mailed
 from services.evaluation.pasted import with_pasted
 from services.evaluation.report import HEADLINE, build_report, write_report
@@ -130,6 +131,11 @@ def run(args) -> int:
             raise SystemExit("--pasted needs the case format (--cases): it pastes from the corpus documents")
         cases = with_pasted(cases, args.corpus, args.pasted)
         name += f" (each question asked under a paragraph pasted from the documents, seed {args.pasted})"
+    if args.followed is not None:
+        if args.beir:
+            raise SystemExit("--followed needs the case format (--cases): it reads the corpus's tables")
+        cases = as_follow_ups(cases, args.corpus, args.followed)
+        name += f" (each question naming one table row or amount asked as a chat follow-up, seed {args.followed})"
     if args.together is not None:
         cases = asked_together(cases, args.together)
         name += f" (each question asked together with another, seed {args.together})"
@@ -480,6 +486,13 @@ def add_parser(sub) -> None:
         metavar="SEED",
         help='ask each question beside another in one message ("1) {first} 2) {second}"; '
         "services/evaluation/together.py), each judged on its own part of the answer, partner and form seeded",
+    )
+    p.add_argument(
+        "--followed",
+        type=int,
+        metavar="SEED",
+        help='ask each question naming one table row or amount as the chat follow-up that swaps it in ("how many '
+        'users come with team", then "and enterprise?"; services/evaluation/followed.py), the others left out',
     )
     p.add_argument(
         "--withhold-gold",
