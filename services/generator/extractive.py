@@ -397,6 +397,10 @@ class ExtractiveGenerator:
         # state, with those of a question naming two, which asks how they meet even where its parts name one each
         # ("paid in EUR, will my refund come back in dollars").
         bodies = [p.chunk.body for p in passages]
+        siblings = row_siblings(bodies)
+        # "how much is the team plan; business?" (a chat follow-up composed with the question before it) asks how
+        # much the business plan is, where the tables set Business beside Team.
+        query, wanted = _follow_up_swapped(query, siblings, wanted)
         named_money = set(question_currencies(f"{story} {query}"))
         stated_money = (
             set().union(*(stated_currencies(body, generic=False) for body in bodies)) if named_money else set()
@@ -404,15 +408,12 @@ class ExtractiveGenerator:
         asked_pairs = modifier_pairs(query)
         written = _Written(
             written_words(passages, words),
-            row_siblings(bodies),
+            siblings,
             stated_money | (named_money if len(named_money) > 1 else set()),
             _named_kinds(passages, spans, words, asked_pairs) if asked_pairs else set(),
             [_side_by_side(p) for p in passages],
             _record_subjects(passages, spans),
         )
-        # "how much is the team plan; business?" (a chat follow-up composed with the question before it) asks how
-        # much the business plan is, where the tables set Business beside Team.
-        query, wanted = _follow_up_swapped(query, written.siblings, wanted)
         told = kept_context(story, written.words) if story else Told()
         wanted, optional = told.joined(wanted)
         weights = term_weights(wanted, passages, spans, words, written.words)
