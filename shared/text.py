@@ -938,7 +938,7 @@ def phrase_initials(text: str, wanted: set[str]) -> set[str]:
         for i, first in enumerate(words):
             if first in STOPWORDS:
                 continue
-            for size in range(2, min(5, len(words) - i) + 1):
+            for size in range(3, min(5, len(words) - i) + 1):
                 end = i + size - 1
                 initials = "".join(w[0] for w in words[i : end + 1])
                 # A compound's last part may be a small word ("sign-on"), a phrase's last word not ("is in").
