@@ -320,27 +320,22 @@ class Funnel:
         rest = self._without_pasted(query, candidates)
         if rest or not time_reference.applies(request.filters) or not may_hold_paste(query, True):
             return rest
-        every_version, _ = self._retrieve(
-            request.tenant_id,
-            searched,
-            _every_version(request.filters),
-            request.mode,
-            self.candidates,
-            context,
-            timings,
-            False,
-        )
-        return self._without_pasted(query, every_version)
+        return self._without_pasted(query, self._paste_candidates(request, searched, context, timings))
 
     def _without_pasted_parts(self, request: gateway_pb2.AskRequest, context, timings: list) -> str:
         """The message without the sentences it pasted from the passages a search for all of it finds (_without_pasted);
         empty when it pasted none."""
         asked = self._as_asked(request.question)
+        return self._without_pasted(asked.plain, self._paste_candidates(request, asked.searched, context, timings))
+
+    def _paste_candidates(self, request: gateway_pb2.AskRequest, searched: str, context, timings: list) -> list:
+        """The candidates a paste is looked for among: over every version of the documents, as a paste may come from
+        another than the one a question's time chose, unless the request fixes the versions itself."""
         filters = _every_version(request.filters) if time_reference.applies(request.filters) else request.filters
         candidates, _ = self._retrieve(
-            request.tenant_id, asked.searched, filters, request.mode, self.candidates, context, timings, False
+            request.tenant_id, searched, filters, request.mode, self.candidates, context, timings, False
         )
-        return self._without_pasted(asked.plain, candidates)
+        return candidates
 
     def _without_pasted(self, query: str, candidates: list) -> str:
         """What a query asks besides the sentences it pasted from the candidates (shared.asker_quotes), when it asks
